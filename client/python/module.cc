@@ -1,0 +1,10 @@
+// textfeed._core: the C++ side of the Python package; one register_*() per topic.
+#include <pybind11/pybind11.h>
+
+#include "client/python/register.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "textfeed C++ core (decode, augmentation, EAST targets)";
+  m.attr("__version__") = "0.1.0";
+  textfeed::python::register_errors(m);
+}

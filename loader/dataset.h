@@ -1,0 +1,94 @@
+// Dataset readers: ICDAR-2015 text files and UFO json (TARGETS.md §1), into one index of
+// SampleRecords. Reading the index touches annotation files only, never pixels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/quad.h"
+#include "base/status.h"
+
+namespace textfeed::loader {
+
+enum class DatasetFormat : unsigned char { kIcdar15, kUfo };
+
+// How a `###` in an ICDAR line marks the word ignored (TARGETS.md §1.1, §5 #16).
+enum class IgnoreText : unsigned char {
+  kSubstring,  // SakuraRiven: "###" anywhere in the line (the default, as the reference)
+  kExact,      // the transcription is exactly "###" (or "*", argman's convention)
+};
+
+// What a UFO word with more than 4 points becomes (TARGETS.md §1.2, §5 #7).
+enum class PolyPolicy : unsigned char {
+  kSkip,        // dropped, i.e. background (the reference)
+  kMinRect,     // replaced by its minimum-area rectangle, label kept
+  kMaskIgnore,  // replaced by its minimum-area rectangle with label 0 (masked out of the loss)
+};
+
+// Options of the readers. A value type; validated by the readers.
+struct ReaderOptions {
+  IgnoreText ignore_text = IgnoreText::kSubstring;
+  // UFO: words with any of these tags are skipped entirely (background), as the reference.
+  std::vector<std::string> ignore_tags = {"masked", "excluded-region", "maintable", "stamp"};
+  PolyPolicy poly_policy = PolyPolicy::kSkip;
+  // UFO filter_vertices: words whose convex-hull area is below this are dropped (reference: 1).
+  double drop_under_area = 1.0;
+  // UFO filter_vertices ignore_under, made effective (§5 #5). 0 = off, as the reference.
+  double ignore_under_area = 0.0;
+  // ICDAR folder layout below the root.
+  std::string images_dir = "images";
+  std::string gt_dir = "gt";
+};
+
+// One image and its words. Words are in annotation order; the four vectors have equal length.
+struct SampleRecord {
+  std::string image;       // path relative to the dataset root; never absolute, never has ".."
+  std::string annotation;  // the file the words came from (gt txt or UFO json), for messages
+  std::vector<Quad> quads;
+  std::vector<unsigned char> labels;  // kLabelValid (1) or kLabelIgnored (0)
+  std::vector<std::string> texts;     // transcription; empty when the source has none
+  std::vector<int> lines;             // ICDAR: 1-based line number; UFO: 0-based word ordinal
+  int width = 0;                      // from the annotation when it gives one (UFO), else 0
+  int height = 0;
+};
+
+// A record or word the reader left out, with where and why.
+struct BadRecord {
+  std::string file;  // annotation or image file
+  int line = 0;      // 1-based line (ICDAR) or word ordinal (UFO); 0 = the whole file
+  std::string reason;
+};
+
+struct Dataset {
+  std::string root;  // absolute path of the dataset folder
+  DatasetFormat format = DatasetFormat::kIcdar15;
+  std::vector<SampleRecord> samples;  // sorted by image path
+  std::vector<BadRecord> bad;         // what was skipped, in reading order
+
+  size_t num_words() const;
+  size_t num_ignored() const;
+  // Absolute path of sample i's image.
+  std::string image_path(size_t i) const;
+};
+
+// ICDAR-2015: root/images/<stem>.<jpg|png|...> paired BY NAME with root/gt/gt_<stem>.txt.
+// A gt file without an image, or an image without a gt file, is listed in `bad` (the image then
+// has no words only if its gt file is missing: it is kept with zero words). Unparsable lines are
+// listed in `bad` and skipped. Errors: kNotFound (no such folder), kInvalidArgument.
+Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& options);
+
+// UFO json `json_path` whose image names are relative to root/images (or root when there is no
+// images folder). Errors: kNotFound, kCorrupt (not valid json / wrong structure, with the byte
+// offset or key), kInvalidArgument (an image name that escapes the root).
+Result<Dataset> read_ufo(const std::string& root, const std::string& json_path,
+                         const ReaderOptions& options);
+
+// Auto-detects: a .json file or a folder with ufo/*.json is UFO (root = the folder holding
+// images/), a folder with gt/ is ICDAR-2015.
+Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& options);
+
+// Joins `name` under `root`, refusing absolute names and any ".." that escapes the root.
+Result<std::string> safe_join(const std::string& root, const std::string& name);
+
+}  // namespace textfeed::loader

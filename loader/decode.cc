@@ -1,0 +1,2 @@
+// Placeholder: implemented by the reader/decode work.
+#include "loader/decode.h"

@@ -1,0 +1,62 @@
+// Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), other formats through
+// OpenCV. The header is read and the pixel limit checked before anything is allocated.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/image.h"
+#include "base/status.h"
+
+namespace textfeed::loader {
+
+enum class ImageCodec : unsigned char { kJpeg, kPng, kOther };
+
+struct ImageInfo {
+  int width = 0;
+  int height = 0;
+  int channels = 0;  // in the file (1 gray, 3 colour, 4 CMYK); decode always gives RGB
+  ImageCodec codec = ImageCodec::kOther;
+};
+
+struct DecodeOptions {
+  int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
+};
+
+// Owns a TurboJPEG handle and scratch buffers. A resource type: move-only; not thread-safe, so
+// each worker thread owns one.
+class Decoder {
+ public:
+  explicit Decoder(const DecodeOptions& options = {});
+  ~Decoder();
+  Decoder(Decoder&&) noexcept;
+  Decoder& operator=(Decoder&&) noexcept;
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+
+  // Reads the size from the header only. `name` is used in messages (the file path).
+  // Errors: kCorrupt (unknown or damaged header), kInvalidArgument (over max_pixels).
+  Result<ImageInfo> read_info(std::span<const uint8_t> bytes, std::string_view name);
+
+  // Decodes to RGB uint8 at 1/scale_denom of full size (scale_denom in {1, 2, 4, 8}); JPEG uses
+  // DCT scaling (size = ceil(full / denom)), other formats are decoded then area-resized to the
+  // same size. `out` is reshaped, reusing its buffer. Errors: kCorrupt (truncated or damaged
+  // data, naming `name`), kInvalidArgument (bad scale_denom, over max_pixels).
+  Status decode(std::span<const uint8_t> bytes, std::string_view name, int scale_denom, Image& out);
+
+  // Size a decode with `scale_denom` produces for an image of `info`'s size.
+  static void scaled_size(const ImageInfo& info, int scale_denom, int* width, int* height);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads a whole file into `out` (resized, buffer reused). Errors: kNotFound, kIo.
+Status read_file(const std::string& path, std::vector<uint8_t>& out);
+
+}  // namespace textfeed::loader

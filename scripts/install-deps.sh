@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages textfeed builds and tests with; does nothing when all are present.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  libopencv-dev libtbb-dev capnproto libcapnp-dev libzmq3-dev cppzmq-dev libturbojpeg0-dev
+  libsimdjson-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-zmq python3-opencv python3-torch
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

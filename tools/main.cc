@@ -1,0 +1,31 @@
+// textfeed: the command-line entry point. Subcommands live one per file (tools/*_command.cc).
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands.h"
+
+namespace textfeed::tools {
+
+void fail(const std::string& command, const std::string& message, int exit_code) {
+  std::fprintf(stderr, "textfeed %s: %s\n", command.c_str(), message.c_str());
+  throw CLI::RuntimeError(exit_code);
+}
+
+}  // namespace textfeed::tools
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "textfeed: decode, augment and build EAST training targets in C++, and feed them to "
+      "PyTorch training processes.\n"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "textfeed 0.1.0");
+  textfeed::tools::add_synth_command(app);
+  textfeed::tools::add_inspect_command(app);
+  textfeed::tools::add_bench_command(app);
+  textfeed::tools::add_show_command(app);
+  textfeed::tools::add_cache_command(app);
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}
