@@ -7,4 +7,6 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "textfeed C++ core (decode, augmentation, EAST targets)";
   m.attr("__version__") = "0.1.0";
   textfeed::python::register_errors(m);
+  textfeed::python::register_targets(m);
+  textfeed::python::register_geometry(m);
 }

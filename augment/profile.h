@@ -1,0 +1,77 @@
+// AugmentOptions: every parameter of the per-sample pipeline, and the reference profiles that
+// set them (TARGETS.md §2, §5). A plain value type, validated once at the edge.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace textfeed::augment {
+
+// Which public pipeline the defaults reproduce.
+enum class Profile : unsigned char {
+  kUpstage,  // Upstage/boostcamp baseline: UFO, resize 2048, crop 1024, maps at 0.5, ROI mask
+  kSakura,   // SakuraRiven/EAST: ICDAR-2015, no resize, crop 512, maps at 0.25, ignored map
+};
+
+enum class FillRule : unsigned char { kEvenOdd, kUnion };            // §5 #1
+enum class Overlap : unsigned char { kSum, kLast, kSmallest, kIgnore };  // §5 #2
+enum class CropFallback : unsigned char { kKeepLast, kIgnoreCut };   // §5 #3
+enum class IgnoredTargets : unsigned char { kKeep, kNone };          // §5 #6 (kKeep = UP quirk)
+enum class MaskKind : unsigned char { kRoi, kIgnored };  // UP roi (1 = valid) / SR ignored (1 = ignore)
+enum class AngleError : unsigned char { kSr, kUp };                  // §5 #11
+enum class RoiResize : unsigned char { kLinear, kNearest, kRasterizeAtMap };  // §5 #13
+enum class OutputDType : unsigned char { kF32, kU8 };
+
+struct AugmentOptions {
+  Profile profile = Profile::kUpstage;
+
+  // Geometry (TARGETS.md §2.1-2.2).
+  int image_size = 2048;       // longer side after resize_img; 0 = no resize (sakura)
+  int crop_size = 1024;        // square crop side, px
+  double height_jitter = 0.2;  // adjust_height ratio in [1 - j, 1 + j)
+  double rotate_deg = 10.0;    // rotation angle in [-r, r) degrees
+  int crop_max_tries = 1000;
+  double cut_low = 0.01;       // a try is rejected if low <= overlap fraction <= high
+  double cut_high = 0.99;      //   for any valid word
+  bool vertices_f32 = true;    // §5 #9: UP float32 vertex arithmetic in resize/adjust_height
+  bool int_vertices = false;   // §5 #8: SR truncates y to integers after adjust_height
+  CropFallback crop_fallback = CropFallback::kKeepLast;
+
+  // Photometric (§2.1 step 4, §2.2 step 4), then normalize: (x / 255 - mean) / std.
+  double color_jitter_p = 0.5;  // probability that colour jitter runs at all
+  double brightness = 0.5;      // factor ~ U[1 - b, 1 + b]
+  double contrast = 0.5;
+  double saturation = 0.5;
+  double hue = 0.25;            // shift ~ U[-h, h] of a full turn
+  float mean[3] = {0.5f, 0.5f, 0.5f};
+  float std[3] = {0.5f, 0.5f, 0.5f};
+  OutputDType dtype = OutputDType::kF32;  // kU8: no jitter-normalize fusion; normalize on GPU
+
+  // Targets (§3).
+  double map_scale = 0.5;  // map side = int(crop_size * map_scale)
+  MaskKind mask = MaskKind::kRoi;
+  AngleError angle_error = AngleError::kUp;
+  FillRule fill_rule = FillRule::kEvenOdd;
+  Overlap overlap = Overlap::kSum;
+  IgnoredTargets ignored_targets = IgnoredTargets::kKeep;
+  RoiResize roi_resize = RoiResize::kLinear;
+  bool fix_orientation = false;  // §5 #10: reorder quads clockwise from the top-left first
+  double clamp_geo = 0.0;        // §5 #17: clamp d1..d4 to this many px; 0 = off
+
+  int map_size() const { return static_cast<int>(crop_size * map_scale); }
+};
+
+// The defaults of a profile.
+AugmentOptions profile_defaults(Profile profile);
+// "upstage" or "sakura". Errors: kInvalidArgument naming the accepted values.
+Result<Profile> parse_profile(std::string_view name);
+std::string_view profile_name(Profile profile);
+// Checks ranges (crop_size > 0, 0 < map_scale <= 1 with 1/map_scale an integer, ...).
+// Errors: kInvalidArgument naming the field and the value.
+Status validate(const AugmentOptions& options);
+// One line listing every field, for start-up logs.
+std::string describe(const AugmentOptions& options);
+
+}  // namespace textfeed::augment

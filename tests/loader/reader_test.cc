@@ -1,0 +1,1 @@
+// Placeholder; tests come with the implementation.
