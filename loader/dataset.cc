@@ -42,4 +42,33 @@ Result<std::string> safe_join(const std::string& root, const std::string& name) 
   return (fs::path(root) / rel.lexically_normal()).string();
 }
 
+Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p = fs::absolute(path, ec);
+  if (fs::is_regular_file(p)) {
+    if (p.extension() != ".json")
+      return Status::invalid_argument(path + ": a dataset is a folder (ICDAR-2015) or a UFO .json file");
+    const fs::path dir = p.parent_path();
+    const fs::path root = dir.filename() == "ufo" ? dir.parent_path() : dir;
+    return read_ufo(root.string(), p.string(), options);
+  }
+  if (!fs::is_directory(p)) return Status::not_found(path + ": no such file or folder");
+  if (fs::is_directory(p / options.gt_dir)) return read_icdar15(p.string(), options);
+  if (fs::is_directory(p / "ufo")) {
+    std::vector<fs::path> jsons;
+    for (const auto& e : fs::directory_iterator(p / "ufo", ec))
+      if (e.path().extension() == ".json") jsons.push_back(e.path());
+    if (jsons.size() == 1) return read_ufo(p.string(), jsons[0].string(), options);
+    for (const fs::path& j : jsons)
+      if (j.filename() == "train.json") return read_ufo(p.string(), j.string(), options);
+    std::string names;
+    for (const fs::path& j : jsons) names += " " + j.filename().string();
+    return Status::invalid_argument(path + ": cannot tell which UFO file to read (found:" +
+                                    (names.empty() ? std::string(" none") : names) + "); name one");
+  }
+  return Status::invalid_argument(path + ": not a dataset (no " + options.gt_dir +
+                                  "/ folder for ICDAR-2015, no ufo/ folder with a .json file)");
+}
+
 }  // namespace textfeed::loader
