@@ -1,0 +1,49 @@
+# textfeed cache file: the Cap'n Proto messages inside it. The byte layout around them (header,
+# index, footer) is in docs/cache_format.md and cache/format.h. Fields are only ever appended.
+@0xcd68c0d902fd077b;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("textfeed::cache::wire");
+
+enum Codec {
+  raw @0;   # pixels = height * width * 3 bytes, RGB, row-major (HWC), no row padding
+  jpeg @1;  # pixels = a baseline JPEG file (YCbCr 4:2:0 or 4:4:4), decoding to RGB
+}
+
+struct Sample {
+  # One image of the dataset with its annotation, as stored.
+  name @0 :Text;           # image path relative to the dataset root, "/" separated
+  origWidth @1 :UInt32;    # size of the source image before any resize, px
+  origHeight @2 :UInt32;
+  width @3 :UInt32;        # size of the stored pixels, px (after the profile's resize)
+  height @4 :UInt32;
+  codec @5 :Codec;
+  pixels @6 :Data;         # see Codec
+  quads @7 :Data;          # n * 8 float32 little-endian: x1,y1,...,x4,y4 in STORED pixel
+                           # coordinates (already multiplied by the resize factor, as the reference
+                           # does: float32(v) * float32(image_size / max(w, h)))
+  labels @8 :Data;         # n bytes: 1 = valid word, 0 = ignored
+  texts @9 :Data;          # n transcriptions, each followed by one NUL byte (UTF-8)
+  index @10 :UInt32;       # position of this sample in the cache (equals its index entry)
+}
+
+struct QuarantineEntry {
+  file @0 :Text;           # dataset-relative path of the input that was left out
+  reason @1 :Text;         # why (decode error, unreadable file, ...)
+}
+
+struct Meta {
+  # Written once, after the last sample; the footer points at it.
+  profile @0 :Text;        # "upstage" or "sakura": the profile whose deterministic steps shaped pixels
+  imageSize @1 :UInt32;    # longer side after resize; 0 = pixels kept at source size
+  codec @2 :Codec;
+  jpegQuality @3 :UInt8;   # 1..100 when codec = jpeg, else 0
+  buildUnixSeconds @4 :Int64;
+  buildSeconds @5 :Float64;    # wall time of the build
+  datasetRoot @6 :Text;    # absolute path of the dataset the cache was built from
+  datasetFormat @7 :Text;  # "icdar15" or "ufo"
+  numWords @8 :UInt64;
+  numIgnored @9 :UInt64;
+  pixelBytes @10 :UInt64;  # sum of all samples' pixels field sizes
+  quarantine @11 :List(QuarantineEntry);
+}

@@ -1,0 +1,136 @@
+// The sample cache: a single memory-mapped file of Cap'n Proto records (docs/cache_format.md).
+// CacheWriter builds one atomically (temporary name, fsync, rename); CacheReader maps one and
+// hands out zero-copy views, checking each record's checksum the first time it is read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/image.h"
+#include "base/quad.h"
+#include "base/status.h"
+
+namespace textfeed::cache {
+
+enum class PixelCodec : unsigned char { kRaw = 0, kJpeg = 1 };
+std::string_view codec_name(PixelCodec codec);
+
+// One sample as the writer takes it. Views must stay valid during CacheWriter::add().
+struct SampleData {
+  std::string_view name;
+  int orig_width = 0;
+  int orig_height = 0;
+  int width = 0;  // stored pixels
+  int height = 0;
+  PixelCodec codec = PixelCodec::kRaw;
+  // kRaw: height*width*3 RGB bytes; kJpeg: a JPEG file. The memory must stay readable up to the
+  // next multiple of 8 bytes past the end (those bytes are written as padding: zero them).
+  std::span<const uint8_t> pixels;
+  std::span<const Quad> quads;
+  std::span<const unsigned char> labels;
+  std::span<const std::string> texts;
+};
+
+struct QuarantineEntry {
+  std::string file;
+  std::string reason;
+};
+
+// What the Meta record holds (cache/cache.capnp documents each field).
+struct CacheMeta {
+  std::string profile;
+  int image_size = 0;
+  PixelCodec codec = PixelCodec::kRaw;
+  int jpeg_quality = 0;
+  int64_t build_unix_seconds = 0;
+  double build_seconds = 0;
+  std::string dataset_root;
+  std::string dataset_format;
+  uint64_t num_words = 0;
+  uint64_t num_ignored = 0;
+  uint64_t pixel_bytes = 0;
+  std::vector<QuarantineEntry> quarantine;
+};
+
+// Writes a cache file. A resource type owned by one thread. Nothing appears at the final path
+// until finish() succeeds; a writer destroyed (or a process killed) before that leaves at most
+// a temporary "<path>.tmp-<pid>" file, which never opens as a cache (it has no footer).
+class CacheWriter {
+ public:
+  // Errors: kInvalidArgument (path exists and !overwrite), kIo.
+  static Result<std::unique_ptr<CacheWriter>> create(const std::string& path, bool overwrite);
+  ~CacheWriter();
+  CacheWriter(const CacheWriter&) = delete;
+  CacheWriter& operator=(const CacheWriter&) = delete;
+
+  // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
+  // (inconsistent sizes), kIo.
+  Status add(const SampleData& sample);
+  // Writes Meta (num_words, num_ignored and pixel_bytes are filled from what was added), the
+  // index and the footer, fsyncs, and renames into place. Errors: kIo, kInvalidArgument.
+  Status finish(CacheMeta meta);
+
+  size_t num_samples() const;
+  uint64_t bytes_written() const;
+  const std::string& temp_path() const;
+
+ private:
+  struct Impl;
+  explicit CacheWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A zero-copy view of one sample, valid while its CacheReader lives.
+struct SampleView {
+  uint32_t index = 0;
+  std::string_view name;
+  int orig_width = 0;
+  int orig_height = 0;
+  int width = 0;
+  int height = 0;
+  PixelCodec codec = PixelCodec::kRaw;
+  std::span<const uint8_t> pixels;
+  std::span<const Quad> quads;
+  std::span<const unsigned char> labels;
+  std::string_view texts_blob;  // NUL-terminated transcriptions, one per quad
+
+  // The transcriptions (allocates; not for the hot path).
+  std::vector<std::string_view> texts() const;
+  // The pixels as an RGB image (kRaw only).
+  ImageView image() const { return {pixels.data(), height, width, 3, static_cast<ptrdiff_t>(width) * 3, DType::kU8}; }
+};
+
+// A mapped cache file. Immutable after open(), shared between threads (hence shared_ptr):
+// every method is safe to call concurrently. Many processes can map the same file; the page
+// cache holds it once.
+class CacheReader {
+ public:
+  // Maps and validates header, footer, index bounds and the Meta record.
+  // Errors: kNotFound, kIo, kCorrupt (naming what is wrong and where),
+  //         kUnimplemented (a newer format version).
+  static Result<std::shared_ptr<const CacheReader>> open(const std::string& path);
+  ~CacheReader();
+  CacheReader(const CacheReader&) = delete;
+  CacheReader& operator=(const CacheReader&) = delete;
+
+  size_t size() const;
+  const CacheMeta& meta() const;
+  const std::string& path() const;
+  uint64_t file_bytes() const;
+  // Sample i. Its checksum is checked the first time this reader returns it.
+  // Errors: kInvalidArgument (i out of range), kCorrupt (checksum or structure, naming sample i).
+  Result<SampleView> sample(size_t i) const;
+  // Checks sample i's checksum and structure now, whatever was checked before.
+  Status verify_sample(size_t i) const;
+
+ private:
+  struct Impl;
+  explicit CacheReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace textfeed::cache

@@ -1,0 +1,172 @@
+// CacheReader: mmap, validation on open, lazy per-record checksums, zero-copy views.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+
+#include "cache/cache.h"
+#include "cache/crc32c.h"
+#include "cache/detail/codec.h"
+#include "cache/format.h"
+
+namespace textfeed::cache {
+
+static_assert(std::endian::native == std::endian::little,
+              "the cache format is little-endian; big-endian hosts need byte swapping");
+
+struct CacheReader::Impl {
+  std::string path;
+  const uint8_t* base = nullptr;
+  size_t bytes = 0;
+  const IndexEntry* index = nullptr;
+  size_t n = 0;
+  CacheMeta meta;
+  std::unique_ptr<std::atomic<bool>[]> verified;  // one flag per sample; grows with the index
+
+  ~Impl() {
+    if (base) ::munmap(const_cast<uint8_t*>(base), bytes);
+  }
+  std::span<const capnp::word> words(uint64_t offset, uint64_t size) const {
+    return {reinterpret_cast<const capnp::word*>(base + offset), size / sizeof(capnp::word)};
+  }
+  Status corrupt(const std::string& what) const { return Status::corrupt(path + ": " + what); }
+  Status check_sample(size_t i, SampleView& v) const;
+};
+
+CacheReader::CacheReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CacheReader::~CacheReader() = default;
+
+Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& path) {
+  auto m = std::make_unique<Impl>();
+  m->path = path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::not_found(path + ": no such cache file");
+    return Status::from_errno("cannot open " + path, errno);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::from_errno("cannot stat " + path, err);
+  }
+  m->bytes = static_cast<size_t>(st.st_size);
+  if (m->bytes < sizeof(FileHeader) + sizeof(FileFooter)) {
+    ::close(fd);
+    return m->corrupt("file of " + std::to_string(m->bytes) + " bytes is too short to be a textfeed cache");
+  }
+  void* p = ::mmap(nullptr, m->bytes, PROT_READ, MAP_SHARED, fd, 0);
+  const int map_err = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) return Status::from_errno("cannot mmap " + path, map_err);
+  m->base = static_cast<const uint8_t*>(p);
+
+  FileHeader h;
+  std::memcpy(&h, m->base, sizeof(h));
+  if (std::memcmp(h.magic, kHeaderMagic, 8) != 0) return m->corrupt("not a textfeed cache (bad header magic)");
+  if (h.header_crc != crc32c(&h, offsetof(FileHeader, header_crc))) return m->corrupt("header checksum mismatch");
+  if (h.format_version > kFormatVersion)
+    return Status::unimplemented(path + ": cache format version " + std::to_string(h.format_version) +
+                                 " is newer than this textfeed reads (" + std::to_string(kFormatVersion) + "); rebuild it or upgrade");
+  if (h.format_version != kFormatVersion || h.header_size != sizeof(FileHeader) || h.schema_id != kSchemaId ||
+      h.endian_marker != kEndianMarker)
+    return m->corrupt("unsupported header (version, size, schema or byte order)");
+
+  FileFooter f;
+  std::memcpy(&f, m->base + m->bytes - sizeof(f), sizeof(f));
+  if (std::memcmp(f.magic, kFooterMagic, 8) != 0)
+    return m->corrupt("no footer: the file is truncated or its build did not finish");
+  if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc))) return m->corrupt("footer checksum mismatch");
+  if (f.format_version != h.format_version) return m->corrupt("header and footer disagree on the format version");
+  const uint64_t footer_at = m->bytes - sizeof(FileFooter);
+  if (f.num_samples > footer_at / sizeof(IndexEntry) || f.index_offset + f.num_samples * sizeof(IndexEntry) != footer_at)
+    return m->corrupt("index (" + std::to_string(f.num_samples) + " entries at " + std::to_string(f.index_offset) +
+                      ") does not end at the footer");
+  if (f.meta_offset < sizeof(FileHeader) || f.meta_offset % kAlignment || f.meta_size % kAlignment ||
+      f.meta_offset + f.meta_size != f.index_offset)
+    return m->corrupt("meta record bounds are invalid");
+  m->index = reinterpret_cast<const IndexEntry*>(m->base + f.index_offset);
+  m->n = f.num_samples;
+  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
+  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
+  uint64_t expect = sizeof(FileHeader);
+  for (size_t i = 0; i < m->n; ++i) {
+    const IndexEntry& e = m->index[i];
+    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.offset + e.size > f.meta_offset)
+      return m->corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
+                        std::to_string(e.size) + ") is out of bounds");
+    expect = e.offset + e.size;
+  }
+  if (expect != f.meta_offset) return m->corrupt("records do not end where the meta record starts");
+  TF_RETURN_IF_ERROR(internal::read_meta(m->words(f.meta_offset, f.meta_size), m->meta).with_context(path));
+  m->verified.reset(new std::atomic<bool>[m->n]());
+  return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
+}
+
+Status CacheReader::Impl::check_sample(size_t i, SampleView& v) const {
+  const IndexEntry& e = index[i];
+  TF_RETURN_IF_ERROR(internal::read_sample(words(e.offset, e.size), v)
+                         .with_context(path + ": sample " + std::to_string(i)));
+  auto bad = [&](const std::string& what) {
+    return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
+  };
+  if (v.index != i) return bad("record says it is sample " + std::to_string(v.index));
+  if (v.labels.size() != v.quads.size()) return bad("quads and labels differ in count");
+  size_t nul = 0;
+  for (char c : v.texts_blob) nul += (c == '\0');
+  if (nul != v.quads.size() || (!v.texts_blob.empty() && v.texts_blob.back() != '\0'))
+    return bad("transcriptions do not match the quads");
+  if (v.width <= 0 || v.height <= 0) return bad("empty image");
+  if (v.codec == PixelCodec::kRaw && v.pixels.size() != static_cast<size_t>(v.width) * v.height * 3)
+    return bad("raw pixels have " + std::to_string(v.pixels.size()) + " bytes for " +
+               std::to_string(v.width) + "x" + std::to_string(v.height) + "x3");
+  return Status();
+}
+
+size_t CacheReader::size() const { return impl_->n; }
+const CacheMeta& CacheReader::meta() const { return impl_->meta; }
+const std::string& CacheReader::path() const { return impl_->path; }
+uint64_t CacheReader::file_bytes() const { return impl_->bytes; }
+
+Result<SampleView> CacheReader::sample(size_t i) const {
+  const Impl& m = *impl_;
+  if (i >= m.n)
+    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
+  if (!m.verified[i].load(std::memory_order_acquire)) {
+    TF_RETURN_IF_ERROR(verify_sample(i));
+    m.verified[i].store(true, std::memory_order_release);
+  }
+  SampleView v;
+  TF_RETURN_IF_ERROR(m.check_sample(i, v));
+  return v;
+}
+
+Status CacheReader::verify_sample(size_t i) const {
+  const Impl& m = *impl_;
+  if (i >= m.n)
+    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
+  const IndexEntry& e = m.index[i];
+  if (crc32c(m.base + e.offset, e.size) != e.crc)
+    return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " + std::to_string(e.offset) +
+                     ", " + std::to_string(e.size) + " bytes)");
+  SampleView v;
+  return m.check_sample(i, v);
+}
+
+std::vector<std::string_view> SampleView::texts() const {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i < texts_blob.size(); ++i)
+    if (texts_blob[i] == '\0') {
+      out.push_back(texts_blob.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+}  // namespace textfeed::cache

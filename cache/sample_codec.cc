@@ -1,0 +1,127 @@
+// Cap'n Proto encoding of Sample and Meta records.
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include "cache/cache.capnp.h"
+#include "cache/detail/codec.h"
+
+namespace textfeed::cache::internal {
+namespace {
+
+capnp::ReaderOptions reader_options(size_t words) {
+  capnp::ReaderOptions o;
+  // Data blobs count towards the traversal limit: allow the message's own size, twice, and no more.
+  o.traversalLimitInWords = 2 * words + 1024;
+  o.nestingLimit = 16;
+  return o;
+}
+
+capnp::Data::Reader bytes(std::span<const uint8_t> s) { return {s.data(), s.size()}; }
+
+}  // namespace
+
+void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
+  capnp::MallocMessageBuilder message(1024);
+  auto orphanage = message.getOrphanage();
+  auto r = message.initRoot<wire::Sample>();
+  r.setName(capnp::Text::Reader(s.name.data(), s.name.size()));
+  r.setOrigWidth(static_cast<uint32_t>(s.orig_width));
+  r.setOrigHeight(static_cast<uint32_t>(s.orig_height));
+  r.setWidth(static_cast<uint32_t>(s.width));
+  r.setHeight(static_cast<uint32_t>(s.height));
+  r.setCodec(s.codec == PixelCodec::kJpeg ? wire::Codec::JPEG : wire::Codec::RAW);
+  r.adoptPixels(orphanage.referenceExternalData(bytes(s.pixels)));
+  r.setQuads(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.quads.data()), s.quads.size_bytes()));
+  r.setLabels(capnp::Data::Reader(s.labels.data(), s.labels.size()));
+  size_t text_bytes = 0;
+  for (const std::string& t : s.texts) text_bytes += t.size() + 1;
+  auto texts = r.initTexts(static_cast<unsigned>(text_bytes));
+  size_t pos = 0;
+  for (const std::string& t : s.texts) {
+    std::copy(t.begin(), t.end(), texts.begin() + pos);
+    pos += t.size();
+    texts[pos++] = 0;
+  }
+  r.setIndex(index);
+  capnp::writeMessage(out, message);
+}
+
+void write_meta(kj::OutputStream& out, const CacheMeta& m) {
+  capnp::MallocMessageBuilder message;
+  auto r = message.initRoot<wire::Meta>();
+  r.setProfile(m.profile);
+  r.setImageSize(static_cast<uint32_t>(m.image_size));
+  r.setCodec(m.codec == PixelCodec::kJpeg ? wire::Codec::JPEG : wire::Codec::RAW);
+  r.setJpegQuality(static_cast<uint8_t>(m.jpeg_quality));
+  r.setBuildUnixSeconds(m.build_unix_seconds);
+  r.setBuildSeconds(m.build_seconds);
+  r.setDatasetRoot(m.dataset_root);
+  r.setDatasetFormat(m.dataset_format);
+  r.setNumWords(m.num_words);
+  r.setNumIgnored(m.num_ignored);
+  r.setPixelBytes(m.pixel_bytes);
+  auto q = r.initQuarantine(static_cast<unsigned>(m.quarantine.size()));
+  for (size_t i = 0; i < m.quarantine.size(); ++i) {
+    q[i].setFile(m.quarantine[i].file);
+    q[i].setReason(m.quarantine[i].reason);
+  }
+  capnp::writeMessage(out, message);
+}
+
+Status read_sample(std::span<const capnp::word> words, SampleView& v) {
+  try {
+    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+                                          reader_options(words.size()));
+    auto r = message.getRoot<wire::Sample>();
+    auto name = r.getName();
+    v.name = std::string_view(name.begin(), name.size());
+    v.orig_width = static_cast<int>(r.getOrigWidth());
+    v.orig_height = static_cast<int>(r.getOrigHeight());
+    v.width = static_cast<int>(r.getWidth());
+    v.height = static_cast<int>(r.getHeight());
+    v.codec = r.getCodec() == wire::Codec::JPEG ? PixelCodec::kJpeg : PixelCodec::kRaw;
+    if (r.getCodec() != wire::Codec::JPEG && r.getCodec() != wire::Codec::RAW)
+      return Status::corrupt("unknown pixel codec " + std::to_string(static_cast<int>(r.getCodec())));
+    auto pixels = r.getPixels();
+    v.pixels = {pixels.begin(), pixels.size()};
+    auto quads = r.getQuads();
+    if (quads.size() % sizeof(Quad) != 0)
+      return Status::corrupt("quads field of " + std::to_string(quads.size()) + " bytes is not whole quads");
+    v.quads = {reinterpret_cast<const Quad*>(quads.begin()), quads.size() / sizeof(Quad)};
+    auto labels = r.getLabels();
+    v.labels = {labels.begin(), labels.size()};
+    auto texts = r.getTexts();
+    v.texts_blob = std::string_view(reinterpret_cast<const char*>(texts.begin()), texts.size());
+    v.index = r.getIndex();
+  } catch (const kj::Exception& e) {
+    return Status::corrupt(std::string("malformed record: ") + e.getDescription().cStr());
+  }
+  return Status();
+}
+
+Status read_meta(std::span<const capnp::word> words, CacheMeta& m) {
+  try {
+    capnp::FlatArrayMessageReader message(kj::arrayPtr(words.data(), words.size()),
+                                          reader_options(words.size()));
+    auto r = message.getRoot<wire::Meta>();
+    m.profile = r.getProfile();
+    m.image_size = static_cast<int>(r.getImageSize());
+    m.codec = r.getCodec() == wire::Codec::JPEG ? PixelCodec::kJpeg : PixelCodec::kRaw;
+    m.jpeg_quality = r.getJpegQuality();
+    m.build_unix_seconds = r.getBuildUnixSeconds();
+    m.build_seconds = r.getBuildSeconds();
+    m.dataset_root = r.getDatasetRoot();
+    m.dataset_format = r.getDatasetFormat();
+    m.num_words = r.getNumWords();
+    m.num_ignored = r.getNumIgnored();
+    m.pixel_bytes = r.getPixelBytes();
+    m.quarantine.clear();
+    for (auto q : r.getQuarantine()) m.quarantine.push_back({q.getFile(), q.getReason()});
+  } catch (const kj::Exception& e) {
+    return Status::corrupt(std::string("malformed meta record: ") + e.getDescription().cStr());
+  }
+  return Status();
+}
+
+}  // namespace textfeed::cache::internal
