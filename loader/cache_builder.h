@@ -1,0 +1,62 @@
+// build_cache: dataset folder -> cache file. Decodes every image (DCT-scaled where the profile's
+// resize allows), resizes it as the reference's resize_img does (longer side = image_size), scales
+// the quads with the reference's float32 arithmetic, and writes them with cache::CacheWriter.
+// Inputs that fail are quarantined (listed with file and reason) and the build goes on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "augment/profile.h"
+#include "cache/cache.h"
+#include "loader/dataset.h"
+#include "loader/decode.h"
+
+namespace textfeed::loader {
+
+struct CacheBuildOptions {
+  std::string out;                 // final path of the cache file
+  augment::Profile profile = augment::Profile::kUpstage;
+  int image_size = 2048;           // longer side of the stored pixels; 0 = keep the source size
+  cache::PixelCodec codec = cache::PixelCodec::kRaw;
+  int jpeg_quality = 95;           // 1..100, for kJpeg
+  bool force = false;              // replace an existing file at `out`
+  DecodeOptions decode;
+};
+
+struct BuildProgress {
+  size_t done = 0;         // samples written or quarantined
+  size_t total = 0;
+  size_t quarantined = 0;
+  uint64_t bytes = 0;      // written so far
+  double seconds = 0;
+};
+
+struct BuildReport {
+  size_t samples = 0;
+  size_t quarantined = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  std::vector<cache::QuarantineEntry> quarantine;
+};
+
+// Stored size and quad scale of resize_img (TARGETS.md §2.2 step 2): r = S / max(w, h) in double
+// for the size, (S, int(h r)) if w > h else (int(w r), S); the quads use float32(r).
+struct ResizePlan {
+  int width = 0;
+  int height = 0;
+  float quad_scale = 1.0f;
+};
+ResizePlan reference_resize(int width, int height, int image_size);
+
+// Builds the cache inside `arena` (its concurrency is the thread count). `progress` is called
+// from one thread at a time after every sample. Errors: kInvalidArgument (options, existing
+// output without force), kIo; per-sample failures are quarantined, not errors.
+Result<BuildReport> build_cache(const Dataset& dataset, const CacheBuildOptions& options,
+                                tbb::task_arena& arena,
+                                const std::function<void(const BuildProgress&)>& progress);
+
+}  // namespace textfeed::loader
