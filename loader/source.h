@@ -1,0 +1,40 @@
+// SampleSource: where a pipeline's samples come from — a dataset folder (JPEG decode) or a cache
+// file (mapped pixels). Both give the same quads for the same image, so the same seed gives the
+// same geometry and targets from either.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cache/cache.h"
+#include "loader/dataset.h"
+#include "loader/decode.h"
+
+namespace textfeed::loader {
+
+// Immutable after open(); const methods are safe from many threads.
+class SampleSource {
+ public:
+  // A path ending in ".tfc" or starting with the cache magic is a cache; anything else is a
+  // dataset (see open_dataset). Errors: those of open_dataset / CacheReader::open.
+  static Result<std::shared_ptr<const SampleSource>> open(const std::string& path, const ReaderOptions& options);
+  static std::shared_ptr<const SampleSource> from_dataset(Dataset dataset);
+  static std::shared_ptr<const SampleSource> from_cache(std::shared_ptr<const cache::CacheReader> reader);
+
+  size_t size() const;
+  bool is_cache() const { return cache_ != nullptr; }
+  // Pixels in a cache were resized to this longer side (0: source size); -1 for a dataset.
+  int stored_image_size() const { return cache_ ? cache_->meta().image_size : -1; }
+  // Name of sample i (image path relative to the root), for messages.
+  std::string name(size_t i) const;
+  const Dataset* dataset() const { return dataset_.get(); }
+  const cache::CacheReader* cache() const { return cache_.get(); }
+  std::string describe() const;
+
+ private:
+  std::shared_ptr<const Dataset> dataset_;
+  std::shared_ptr<const cache::CacheReader> cache_;
+};
+
+}  // namespace textfeed::loader
