@@ -1,2 +1,161 @@
-// Placeholder: implemented by the reader/decode work.
+// Decoder: TurboJPEG for JPEG (DCT scaling, CMYK conversion), OpenCV for the rest; sizes are read
+// from the header and checked against max_pixels before anything is allocated.
 #include "loader/decode.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <turbojpeg.h>
+
+namespace textfeed::loader {
+
+struct Decoder::Impl {
+  DecodeOptions options;
+  tjhandle tj = nullptr;
+  std::vector<uint8_t> cmyk;
+  ~Impl() {
+    if (tj) tjDestroy(tj);
+  }
+};
+
+namespace {
+
+bool is_jpeg(std::span<const uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+bool is_png(std::span<const uint8_t> b) {
+  static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  return b.size() >= 8 && std::memcmp(b.data(), sig, 8) == 0;
+}
+uint32_t be32(const uint8_t* p) { return (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
+
+std::string msg(std::string_view name, const std::string& what) { return std::string(name) + ": " + what; }
+
+Status check_limits(const ImageInfo& info, std::string_view name, int64_t max_pixels) {
+  if (info.width <= 0 || info.height <= 0) return Status::corrupt(msg(name, "image header gives an empty size"));
+  const int64_t px = static_cast<int64_t>(info.width) * info.height;
+  if (px > max_pixels)
+    return Status::invalid_argument(msg(name, "image of " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                                                  " exceeds the limit of " + std::to_string(max_pixels) + " pixels"));
+  return Status();
+}
+
+}  // namespace
+
+Decoder::Decoder(const DecodeOptions& options) : impl_(std::make_unique<Impl>()) { impl_->options = options; }
+Decoder::~Decoder() = default;
+Decoder::Decoder(Decoder&&) noexcept = default;
+Decoder& Decoder::operator=(Decoder&&) noexcept = default;
+
+Result<ImageInfo> Decoder::read_info(std::span<const uint8_t> bytes, std::string_view name) {
+  ImageInfo info;
+  if (bytes.empty()) return Status::corrupt(msg(name, "empty file"));
+  if (is_jpeg(bytes)) {
+    if (!impl_->tj) impl_->tj = tjInitDecompress();
+    if (!impl_->tj) return Status::internal("tjInitDecompress failed");
+    int w = 0, h = 0, subsamp = 0, colorspace = 0;
+    if (tjDecompressHeader3(impl_->tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
+      return Status::corrupt(msg(name, std::string("bad JPEG header: ") + tjGetErrorStr2(impl_->tj)));
+    info = {w, h, colorspace == TJCS_GRAY ? 1 : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4 : 3,
+            ImageCodec::kJpeg};
+  } else if (is_png(bytes)) {
+    // IHDR is the first chunk: length(4) "IHDR"(4) width(4) height(4) depth(1) colour type(1).
+    if (bytes.size() < 33 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0)
+      return Status::corrupt(msg(name, "PNG without an IHDR chunk"));
+    const uint32_t w = be32(bytes.data() + 16), h = be32(bytes.data() + 20);
+    if (w > 0x7fffffff || h > 0x7fffffff) return Status::corrupt(msg(name, "PNG size out of range"));
+    const uint8_t type = bytes[25];
+    info = {static_cast<int>(w), static_cast<int>(h), type == 0 || type == 4 ? 1 : 3, ImageCodec::kPng};
+  } else {
+    // Other formats: OpenCV reads the header while decoding; its own pixel limit applies there.
+    info.codec = ImageCodec::kOther;
+    return info;
+  }
+  TF_RETURN_IF_ERROR(check_limits(info, name, impl_->options.max_pixels));
+  return info;
+}
+
+void Decoder::scaled_size(const ImageInfo& info, int d, int* width, int* height) {
+  *width = (info.width + d - 1) / d;
+  *height = (info.height + d - 1) / d;
+}
+
+Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, int d, Image& out) {
+  if (d != 1 && d != 2 && d != 4 && d != 8)
+    return Status::invalid_argument(msg(name, "scale_denom must be 1, 2, 4 or 8, got " + std::to_string(d)));
+  TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
+  if (info.codec == ImageCodec::kJpeg) {
+    int w, h;
+    scaled_size(info, d, &w, &h);
+    tjhandle tj = impl_->tj;
+    const int flags = TJFLAG_STOPONWARNING;
+    if (info.channels == 4) {
+      // TurboJPEG cannot convert CMYK to RGB: take the CMYK samples and convert here.
+      impl_->cmyk.resize(static_cast<size_t>(w) * h * 4);
+      if (tjDecompress2(tj, bytes.data(), bytes.size(), impl_->cmyk.data(), w, 0, h, TJPF_CMYK, flags) != 0)
+        return Status::corrupt(msg(name, std::string("JPEG decode failed: ") + tjGetErrorStr2(tj)));
+      out.reset(h, w, 3);
+      const uint8_t* s = impl_->cmyk.data();
+      uint8_t* o = out.data();
+      // libjpeg hands back Adobe's inverted CMYK (0 = full ink): R = C * K / 255.
+      for (size_t i = 0, n = static_cast<size_t>(w) * h; i < n; ++i, s += 4, o += 3) {
+        o[0] = static_cast<uint8_t>((s[0] * s[3] + 127) / 255);
+        o[1] = static_cast<uint8_t>((s[1] * s[3] + 127) / 255);
+        o[2] = static_cast<uint8_t>((s[2] * s[3] + 127) / 255);
+      }
+      return Status();
+    }
+    out.reset(h, w, 3);
+    if (tjDecompress2(tj, bytes.data(), bytes.size(), out.data(), w, 0, h, TJPF_RGB, flags) != 0)
+      return Status::corrupt(msg(name, std::string("JPEG decode failed: ") + tjGetErrorStr2(tj)));
+    return Status();
+  }
+  cv::Mat bgr;
+  try {
+    bgr = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<uint8_t*>(bytes.data())),
+                       cv::IMREAD_COLOR);
+  } catch (const cv::Exception& e) {
+    return Status::corrupt(msg(name, std::string("decode failed: ") + e.what()));
+  }
+  if (bgr.empty()) return Status::corrupt(msg(name, "not a decodable image (unknown format or damaged data)"));
+  info.width = bgr.cols;
+  info.height = bgr.rows;
+  TF_RETURN_IF_ERROR(check_limits(info, name, impl_->options.max_pixels));
+  int w, h;
+  scaled_size(info, d, &w, &h);
+  out.reset(h, w, 3);
+  cv::Mat dst(h, w, CV_8UC3, out.data());
+  if (d == 1) {
+    cv::cvtColor(bgr, dst, cv::COLOR_BGR2RGB);
+  } else {
+    cv::Mat small;
+    cv::resize(bgr, small, dst.size(), 0, 0, cv::INTER_AREA);
+    cv::cvtColor(small, dst, cv::COLOR_BGR2RGB);
+  }
+  return Status();
+}
+
+Status read_file(const std::string& path, std::vector<uint8_t>& out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    if (errno == ENOENT) return Status::not_found(path + ": no such file");
+    return Status::from_errno("cannot open " + path, errno);
+  }
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  if (size < 0) {
+    std::fclose(f);
+    return Status::io("cannot size " + path);
+  }
+  out.resize(static_cast<size_t>(size));
+  const size_t got = size ? std::fread(out.data(), 1, out.size(), f) : 0;
+  const bool err = std::ferror(f);
+  std::fclose(f);
+  if (err || got != out.size()) return Status::io("short read of " + path);
+  return Status();
+}
+
+}  // namespace textfeed::loader

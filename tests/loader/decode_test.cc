@@ -1,1 +1,174 @@
-// Placeholder; tests come with the implementation.
+// Decoder: full and DCT-scaled decode, every failure mode the issue names, format coverage.
+#include "loader/decode.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <turbojpeg.h>
+
+namespace textfeed::loader {
+namespace {
+
+std::vector<uint8_t> sample_jpeg() {
+  std::vector<uint8_t> b;
+  EXPECT_TRUE(read_file(std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample/images/img_1.jpg", b).ok());
+  return b;
+}
+
+cv::Mat as_mat(const Image& im) { return cv::Mat(im.height(), im.width(), CV_8UC3, const_cast<uint8_t*>(im.data())); }
+
+TEST(DecodeTest, RealJpegAtEveryScale) {
+  const auto bytes = sample_jpeg();
+  Decoder d;
+  auto info = d.read_info(bytes, "img_1.jpg");
+  ASSERT_TRUE(info.has_value()) << info.error().to_string();
+  EXPECT_EQ(info->width, 1280);
+  EXPECT_EQ(info->height, 720);
+  EXPECT_EQ(info->codec, ImageCodec::kJpeg);
+  Image full, half;
+  ASSERT_TRUE(d.decode(bytes, "img_1.jpg", 1, full).ok());
+  EXPECT_EQ(full.width(), 1280);
+  for (int denom : {2, 4, 8}) {
+    Image im;
+    ASSERT_TRUE(d.decode(bytes, "img_1.jpg", denom, im).ok());
+    EXPECT_EQ(im.width(), (1280 + denom - 1) / denom);
+    EXPECT_EQ(im.height(), (720 + denom - 1) / denom);
+  }
+  ASSERT_TRUE(d.decode(bytes, "img_1.jpg", 2, half).ok());
+  cv::Mat area;
+  cv::resize(as_mat(full), area, cv::Size(640, 360), 0, 0, cv::INTER_AREA);
+  cv::Mat diff;
+  cv::absdiff(area, as_mat(half), diff);
+  EXPECT_LT(cv::mean(diff)[0], 3.0);  // DCT scaling is an area-like filter
+}
+
+TEST(DecodeTest, TruncatedJpegIsCorruptAndNamed) {
+  const auto bytes = sample_jpeg();
+  Decoder d;
+  Image im;
+  for (size_t cut : {size_t{2}, size_t{100}, size_t{600}, bytes.size() / 3, bytes.size() - 100}) {
+    std::vector<uint8_t> b(bytes.begin(), bytes.begin() + cut);
+    Status s = d.decode(b, "cut.jpg", 1, im);
+    ASSERT_FALSE(s.ok()) << "cut at " << cut;
+    EXPECT_EQ(s.code(), Code::kCorrupt) << s.to_string();
+    EXPECT_NE(s.message().find("cut.jpg"), std::string::npos);
+  }
+}
+
+TEST(DecodeTest, RandomBytesAndEmptyInput) {
+  std::mt19937 g(1);
+  std::vector<uint8_t> junk(5000);
+  for (auto& c : junk) c = static_cast<uint8_t>(g());
+  Decoder d;
+  Image im;
+  EXPECT_EQ(d.decode(junk, "junk.bin", 1, im).code(), Code::kCorrupt);
+  junk[0] = 0xFF, junk[1] = 0xD8, junk[2] = 0xFF;  // a JPEG signature over garbage
+  EXPECT_EQ(d.decode(junk, "junk.jpg", 1, im).code(), Code::kCorrupt);
+  EXPECT_EQ(d.decode({}, "empty.jpg", 1, im).code(), Code::kCorrupt);
+}
+
+TEST(DecodeTest, HugeHeaderIsRefusedBeforeAllocating) {
+  auto bytes = sample_jpeg();
+  // Patch the SOF0/SOF2 frame header: FF C0|C2, len(2), precision(1), height(2), width(2).
+  bool patched = false;
+  for (size_t i = 2; i + 9 < bytes.size(); ++i)
+    if (bytes[i] == 0xFF && (bytes[i + 1] == 0xC0 || bytes[i + 1] == 0xC2)) {
+      bytes[i + 5] = 0x86, bytes[i + 6] = 0xA0;  // 100000 does not fit 16 bits: use 34464 x 34464
+      bytes[i + 7] = 0x86, bytes[i + 8] = 0xA0;
+      patched = true;
+      break;
+    }
+  ASSERT_TRUE(patched);
+  Decoder d({.max_pixels = 100'000'000});
+  Image im;
+  Status s = d.decode(bytes, "huge.jpg", 1, im);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("exceeds"), std::string::npos);
+  EXPECT_EQ(im.capacity_bytes(), 0u);  // nothing was allocated
+  // A PNG header claiming 100000 x 100000.
+  cv::Mat small(4, 4, CV_8UC3, cv::Scalar(1, 2, 3));
+  std::vector<uint8_t> png;
+  cv::imencode(".png", small, png);
+  png[16] = 0, png[17] = 0x01, png[18] = 0x86, png[19] = 0xA0;
+  png[20] = 0, png[21] = 0x01, png[22] = 0x86, png[23] = 0xA0;
+  EXPECT_EQ(d.decode(png, "huge.png", 1, im).code(), Code::kInvalidArgument);
+}
+
+TEST(DecodeTest, PngDecodesExactly) {
+  cv::Mat bgr(37, 53, CV_8UC3);
+  cv::randu(bgr, 0, 255);
+  std::vector<uint8_t> png;
+  ASSERT_TRUE(cv::imencode(".png", bgr, png));
+  Decoder d;
+  Image im;
+  ASSERT_TRUE(d.decode(png, "a.png", 1, im).ok());
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  EXPECT_EQ(cv::norm(rgb, as_mat(im), cv::NORM_INF), 0.0);
+  ASSERT_TRUE(d.decode(png, "a.png", 2, im).ok());
+  EXPECT_EQ(im.width(), 27);
+  EXPECT_EQ(im.height(), 19);
+}
+
+TEST(DecodeTest, GrayscaleJpegBecomesRgb) {
+  cv::Mat gray(40, 60, CV_8UC1, cv::Scalar(77));
+  std::vector<uint8_t> jpg;
+  ASSERT_TRUE(cv::imencode(".jpg", gray, jpg));
+  Decoder d;
+  auto info = d.read_info(jpg, "g.jpg");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->channels, 1);
+  Image im;
+  ASSERT_TRUE(d.decode(jpg, "g.jpg", 1, im).ok());
+  ASSERT_EQ(im.channels(), 3);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(im.data()[c], 77, 1);
+}
+
+TEST(DecodeTest, CmykJpegConvertsToRgb) {
+  // A flat CMYK image: Adobe-inverted samples C=255 (no cyan), M=0 (full magenta), Y=255, K=255.
+  const int w = 32, h = 16;
+  std::vector<uint8_t> cmyk(static_cast<size_t>(w) * h * 4);
+  for (size_t i = 0; i < cmyk.size(); i += 4) cmyk[i] = 255, cmyk[i + 1] = 0, cmyk[i + 2] = 255, cmyk[i + 3] = 255;
+  tjhandle c = tjInitCompress();
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  ASSERT_EQ(tjCompress2(c, cmyk.data(), w, 0, h, TJPF_CMYK, &out, &size, TJSAMP_444, 95, 0), 0);
+  std::vector<uint8_t> jpg(out, out + size);
+  tjFree(out);
+  tjDestroy(c);
+  Decoder d;
+  Image im;
+  Status s = d.decode(jpg, "cmyk.jpg", 1, im);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_NEAR(im.data()[0], 255, 3);  // magenta = red + blue
+  EXPECT_NEAR(im.data()[1], 0, 3);
+  EXPECT_NEAR(im.data()[2], 255, 3);
+}
+
+TEST(DecodeTest, BadScaleAndReuseAcrossSizes) {
+  const auto bytes = sample_jpeg();
+  Decoder d;
+  Image im;
+  EXPECT_EQ(d.decode(bytes, "x.jpg", 3, im).code(), Code::kInvalidArgument);
+  ASSERT_TRUE(d.decode(bytes, "x.jpg", 8, im).ok());
+  const size_t small_cap = im.capacity_bytes();
+  ASSERT_TRUE(d.decode(bytes, "x.jpg", 1, im).ok());
+  EXPECT_GT(im.capacity_bytes(), small_cap);
+  const size_t big_cap = im.capacity_bytes();
+  ASSERT_TRUE(d.decode(bytes, "x.jpg", 2, im).ok());
+  EXPECT_EQ(im.capacity_bytes(), big_cap);  // the buffer is reused, not reallocated
+}
+
+TEST(DecodeTest, ReadFileErrorsNameThePath) {
+  std::vector<uint8_t> b;
+  Status s = read_file("/nonexistent/x.jpg", b);
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_NE(s.message().find("/nonexistent/x.jpg"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace textfeed::loader
