@@ -1,0 +1,34 @@
+// Photometric: colour jitter (brightness, contrast, saturation, hue in a random order, applied
+// with probability color_jitter_p) fused with normalize, written as CHW planes into the caller's
+// view in one pass over the crop (plus a sparse pass for contrast's grey mean).
+#pragma once
+
+#include "augment/profile.h"
+#include "base/image.h"
+#include "base/rng.h"
+#include "base/status.h"
+
+namespace textfeed::augment {
+
+enum class ColorOp : unsigned char { kBrightness, kContrast, kSaturation, kHue };
+
+struct ColorParams {
+  bool applied = false;
+  double brightness = 1, contrast = 1, saturation = 1;  // factors, 1 = identity
+  double hue = 0;                                       // shift in turns, 0 = identity
+  ColorOp order[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation, ColorOp::kHue};
+};
+
+// Draws after the geometric draws, always the same count: u < p decides `applied`; then
+// brightness, contrast, saturation ~ U[1 - x, 1 + x], hue ~ U[-h, h]; then a uniform permutation
+// of the 4 ops (Fisher-Yates with Rng::below).
+ColorParams draw_color_params(const AugmentOptions& options, Rng& rng);
+
+// `crop`: uint8 HWC RGB. `out`: 3 planes stacked (height 3*C, width C, 1 channel): float32
+// (x/255 - mean)/std for OutputDType::kF32, or uint8 (jittered, not normalized) for kU8.
+// Ops clamp to [0, 255] in between, like PIL/torchvision on uint8 images (without their
+// intermediate rounding). Errors: kInvalidArgument (shapes or dtypes).
+Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& params,
+                         const AugmentOptions& options);
+
+}  // namespace textfeed::augment

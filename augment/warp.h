@@ -1,0 +1,24 @@
+// The one warp: source pixels -> the square crop, bilinear with a black border, in one resampling
+// (DESIGN.md "One warp"); a pre-shrink by an integer factor first where the scale is below 0.5.
+#pragma once
+
+#include <vector>
+
+#include "base/image.h"
+#include "base/status.h"
+
+namespace textfeed::augment {
+
+// Reusable buffers (per worker thread). Not thread-safe.
+struct WarpScratch {
+  std::vector<uint8_t> shrunk;
+};
+
+// `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix).
+// `src` may be a decode at 1/k of full size (DCT scaling): pass src_scale = 1/k; pixel centres
+// map as x_full + 0.5 = (x_src + 0.5) * k. `out` is a crop x crop x 3 uint8 HWC view.
+// Errors: kInvalidArgument (views of the wrong shape or type).
+Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
+                    WarpScratch& scratch);
+
+}  // namespace textfeed::augment
