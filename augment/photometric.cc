@@ -3,61 +3,84 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace textfeed::augment {
 namespace {
 
-inline float clamp255(float v) { return std::min(255.f, std::max(0.f, v)); }
-inline float gray(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
-
-// Hue rotation in HSV: value and chroma are kept, the hue angle moves by `shift` sixths.
-inline void rotate_hue(float& r, float& g, float& b, float shift6) {
-  const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
-  const float chroma = mx - mn;
-  if (chroma <= 0) return;
-  float h;
-  if (mx == r) {
-    h = (g - b) / chroma;
-  } else if (mx == g) {
-    h = 2 + (b - r) / chroma;
-  } else {
-    h = 4 + (r - g) / chroma;
-  }
-  h += shift6;
-  h -= 6.f * std::floor(h / 6.f);
-  auto channel = [&](float n) {
-    const float k = std::fmod(n + h, 6.f);
-    return mx - chroma * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
-  };
-  r = channel(5);
-  g = channel(3);
-  b = channel(1);
-}
-
-struct Pixel {
-  float r, g, b;
+// One row as three float planes; every op is a tight loop over them that the compiler vectorizes.
+struct Row {
+  float* r;
+  float* g;
+  float* b;
+  int n;
 };
 
-inline void apply_op(ColorOp op, const ColorParams& p, float contrast_mean, Pixel& x) {
+inline float clamp255(float v) { return std::min(255.f, std::max(0.f, v)); }
+
+void scale_clamp(Row x, float f, float add) {
+  for (int i = 0; i < x.n; ++i) {
+    x.r[i] = clamp255(x.r[i] * f + add);
+    x.g[i] = clamp255(x.g[i] * f + add);
+    x.b[i] = clamp255(x.b[i] * f + add);
+  }
+}
+
+void saturate(Row x, float f) {
+  for (int i = 0; i < x.n; ++i) {
+    const float y = (0.299f * x.r[i] + 0.587f * x.g[i] + 0.114f * x.b[i]) * (1 - f);
+    x.r[i] = clamp255(x.r[i] * f + y);
+    x.g[i] = clamp255(x.g[i] * f + y);
+    x.b[i] = clamp255(x.b[i] * f + y);
+  }
+}
+
+// HSV hue rotation by `shift6` sixths of a turn; value and chroma are kept. Branch-free.
+void rotate_hue(Row x, float shift6) {
+  for (int i = 0; i < x.n; ++i) {
+    const float r = x.r[i], g = x.g[i], b = x.b[i];
+    const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
+    const float ch = mx - mn;
+    const float inv = ch > 0 ? 1.f / ch : 0.f;
+    float h = mx == r ? (g - b) * inv : (mx == g ? 2.f + (b - r) * inv : 4.f + (r - g) * inv);
+    h += shift6;  // h in [-2.5, 6.5]
+    h += h < 0 ? 6.f : 0.f;
+    h -= h >= 6 ? 6.f : 0.f;
+    float k;
+    k = 5.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.r[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+    k = 3.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.g[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+    k = 1.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.b[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+  }
+}
+
+void apply_op(ColorOp op, const ColorParams& p, float contrast_mean, Row x) {
   switch (op) {
-    case ColorOp::kBrightness: {
-      const float f = static_cast<float>(p.brightness);
-      x = {clamp255(x.r * f), clamp255(x.g * f), clamp255(x.b * f)};
+    case ColorOp::kBrightness:
+      scale_clamp(x, static_cast<float>(p.brightness), 0.f);
       break;
-    }
-    case ColorOp::kContrast: {
-      const float f = static_cast<float>(p.contrast), add = contrast_mean * (1 - f);
-      x = {clamp255(x.r * f + add), clamp255(x.g * f + add), clamp255(x.b * f + add)};
+    case ColorOp::kContrast:
+      scale_clamp(x, static_cast<float>(p.contrast), contrast_mean * (1 - static_cast<float>(p.contrast)));
       break;
-    }
-    case ColorOp::kSaturation: {
-      const float f = static_cast<float>(p.saturation), y = gray(x.r, x.g, x.b) * (1 - f);
-      x = {clamp255(x.r * f + y), clamp255(x.g * f + y), clamp255(x.b * f + y)};
+    case ColorOp::kSaturation:
+      saturate(x, static_cast<float>(p.saturation));
       break;
-    }
     case ColorOp::kHue:
-      rotate_hue(x.r, x.g, x.b, static_cast<float>(p.hue * 6));
+      rotate_hue(x, static_cast<float>(p.hue * 6));
       break;
+  }
+}
+
+void load_row(const uint8_t* s, int stride_px, Row x) {
+  for (int i = 0; i < x.n; ++i) {
+    x.r[i] = s[stride_px * i];
+    x.g[i] = s[stride_px * i + 1];
+    x.b[i] = s[stride_px * i + 2];
   }
 }
 
@@ -86,57 +109,40 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
     scale[k] = f32 ? 1.f / (255.f * o.std[k]) : 1.f;
     bias[k] = f32 ? -o.mean[k] / o.std[k] : 0.f;
   }
-  auto plane_row = [&](int k, int y) { return out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes; };
-
-  if (!p.applied) {
-    for (int y = 0; y < h; ++y) {
-      const uint8_t* s = crop.row(y);
-      if (f32) {
-        float* d[3] = {reinterpret_cast<float*>(plane_row(0, y)), reinterpret_cast<float*>(plane_row(1, y)),
-                       reinterpret_cast<float*>(plane_row(2, y))};
-        for (int x = 0; x < c; ++x)
-          for (int k = 0; k < 3; ++k) d[k][x] = s[3 * x + k] * scale[k] + bias[k];
-      } else {
-        for (int k = 0; k < 3; ++k) {
-          uint8_t* d = plane_row(k, y);
-          for (int x = 0; x < c; ++x) d[x] = s[3 * x + k];
-        }
-      }
-    }
-    return Status();
-  }
-
   // Contrast blends with the grey mean of the image as it is when contrast runs: estimate it on a
   // 4x4-subsampled grid after the ops that come before it.
   float contrast_mean = 0;
-  int contrast_at = 0;
-  while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
-  {
+  std::vector<float> buf(3 * static_cast<size_t>(c));
+  if (p.applied) {
+    int contrast_at = 0;
+    while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
+    const int n = (c + 2) / 4;
+    Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, n};
     double sum = 0;
     size_t count = 0;
     for (int y = 1; y < h; y += 4) {
-      const uint8_t* s = crop.row(y);
-      for (int x = 1; x < c; x += 4) {
-        Pixel px{float(s[3 * x]), float(s[3 * x + 1]), float(s[3 * x + 2])};
-        for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, px);
-        sum += gray(px.r, px.g, px.b);
-        ++count;
-      }
+      load_row(crop.row(y) + 3, 12, Row{x.r, x.g, x.b, std::min(n, (c - 1 + 3) / 4)});
+      Row xs{x.r, x.g, x.b, std::min(n, (c - 1 + 3) / 4)};
+      for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, xs);
+      for (int i = 0; i < xs.n; ++i) sum += 0.299f * xs.r[i] + 0.587f * xs.g[i] + 0.114f * xs.b[i];
+      count += static_cast<size_t>(xs.n);
     }
     contrast_mean = count ? static_cast<float>(sum / count) : 0.f;
   }
+  const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
+  float* planes[3] = {x.r, x.g, x.b};
   for (int y = 0; y < h; ++y) {
-    const uint8_t* s = crop.row(y);
-    for (int x = 0; x < c; ++x) {
-      Pixel px{float(s[3 * x]), float(s[3 * x + 1]), float(s[3 * x + 2])};
-      for (ColorOp op : p.order) apply_op(op, p, contrast_mean, px);
-      const float v[3] = {px.r, px.g, px.b};
-      for (int k = 0; k < 3; ++k) {
-        if (f32) {
-          reinterpret_cast<float*>(plane_row(k, y))[x] = v[k] * scale[k] + bias[k];
-        } else {
-          plane_row(k, y)[x] = static_cast<uint8_t>(v[k] + 0.5f);
-        }
+    load_row(crop.row(y), 3, x);
+    if (p.applied)
+      for (ColorOp op : p.order) apply_op(op, p, contrast_mean, x);
+    for (int k = 0; k < 3; ++k) {
+      uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
+      const float* v = planes[k];
+      if (f32) {
+        float* d = reinterpret_cast<float*>(dst);
+        for (int i = 0; i < c; ++i) d[i] = v[i] * scale[k] + bias[k];
+      } else {
+        for (int i = 0; i < c; ++i) dst[i] = static_cast<uint8_t>(v[i] + 0.5f);
       }
     }
   }

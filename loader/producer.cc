@@ -1,0 +1,109 @@
+// SampleProducer: plan -> decode at the needed scale -> warp -> photometric -> targets.
+#include "loader/producer.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "base/rng.h"
+
+namespace textfeed::loader {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The largest DCT scale denominator whose decode is still at least as fine as the crop needs:
+// after decoding at 1/d the warp must not enlarge along either axis.
+int pick_decode_denom(const double m[6]) {
+  const double sx = std::hypot(m[0], m[3]), sy = std::hypot(m[1], m[4]);
+  const double s = std::max(sx, sy);
+  int denom = 1;
+  for (int d : {2, 4, 8})
+    if (s * d <= 1.0) denom = d;
+  return denom;
+}
+
+}  // namespace
+
+void StageTimes::add(const StageTimes& o) {
+  read += o.read;
+  decode += o.decode;
+  plan += o.plan;
+  warp += o.warp;
+  photometric += o.photometric;
+  targets += o.targets;
+  samples += o.samples;
+}
+
+SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
+                               const DecodeOptions& decode)
+    : source_(std::move(source)), options_(options), decoder_(decode) {
+  crop_.reset(options_.crop_size, options_.crop_size, 3);
+}
+
+Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
+  Rng rng(seed, epoch, index);
+  auto t = Clock::now();
+  std::span<const Quad> quads;
+  std::span<const unsigned char> labels;
+  int width = 0, height = 0;
+  bool pre_resized = false;
+  cache::SampleView view;
+  std::string name;
+  if (const cache::CacheReader* c = source_->cache()) {
+    TF_ASSIGN_OR_RETURN(view, c->sample(index));
+    quads = view.quads;
+    labels = view.labels;
+    width = view.width;
+    height = view.height;
+    pre_resized = c->meta().image_size > 0;
+    name = std::string(view.name);
+  } else {
+    const Dataset& ds = *source_->dataset();
+    const SampleRecord& rec = ds.samples[index];
+    name = ds.image_path(index);
+    TF_RETURN_IF_ERROR(read_file(name, file_));
+    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder_.read_info(file_, name));
+    quads = rec.quads;
+    labels = rec.labels;
+    width = info.width;
+    height = info.height;
+  }
+  times_.read += since(t);
+
+  t = Clock::now();
+  TF_RETURN_IF_ERROR(augment::plan_geometry(plan_, width, height, quads, labels, options_, rng, pre_resized)
+                         .with_context(name));
+  times_.plan += since(t);
+
+  t = Clock::now();
+  int denom = 1;
+  if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
+    pixels_ = view.image();
+  } else {
+    const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
+    denom = pick_decode_denom(plan_.matrix);
+    TF_RETURN_IF_ERROR(decoder_.decode(bytes, name, denom, decoded_));
+    pixels_ = decoded_.view();
+  }
+  times_.decode += since(t);
+
+  t = Clock::now();
+  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, plan_.matrix, 1.0 / denom, warp_scratch_));
+  times_.warp += since(t);
+
+  t = Clock::now();
+  const augment::ColorParams color = augment::draw_color_params(options_, rng);
+  TF_RETURN_IF_ERROR(augment::apply_photometric(out.image, crop_.view(), color, options_));
+  times_.photometric += since(t);
+
+  t = Clock::now();
+  augment::TargetViews views{out.score, out.geo, out.mask};
+  TF_RETURN_IF_ERROR(augment::make_targets(views, plan_.vertices, plan_.labels, options_.crop_size, options_,
+                                           target_scratch_));
+  times_.targets += since(t);
+  ++times_.samples;
+  return Status();
+}
+
+}  // namespace textfeed::loader

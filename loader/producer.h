@@ -1,0 +1,71 @@
+// SampleProducer: one worker thread's machinery to turn sample i of a source into its rows of a
+// batch: plan the geometry on the quads, decode only at the scale the plan needs, one warp to the
+// crop, fused colour jitter + normalize, EAST targets. All scratch memory is owned here and reused.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "augment/plan.h"
+#include "augment/photometric.h"
+#include "augment/profile.h"
+#include "augment/targets.h"
+#include "augment/warp.h"
+#include "base/image.h"
+#include "loader/decode.h"
+#include "loader/source.h"
+
+namespace textfeed::loader {
+
+// Where one sample's outputs go (rows of the batch tensors; see BatchLayout::view).
+struct SampleOutputs {
+  MutableImageView image;  // 3 planes of crop_size^2 (float32 normalized, or uint8)
+  MutableImageView score;  // map^2 float32
+  MutableImageView geo;    // 5 planes of map^2 float32
+  MutableImageView mask;   // map^2 float32
+};
+
+// Accumulated wall time per stage, in seconds.
+struct StageTimes {
+  double read = 0, decode = 0, plan = 0, warp = 0, photometric = 0, targets = 0;
+  uint64_t samples = 0;
+  void add(const StageTimes& o);
+  double total() const { return read + decode + plan + warp + photometric + targets; }
+};
+
+// A resource type owned by one worker thread (not thread-safe). The source must outlive it.
+class SampleProducer {
+ public:
+  SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
+                 const DecodeOptions& decode = {});
+
+  // Writes sample `index` augmented with Rng(seed, epoch, index) into `out`.
+  // Errors: those of reading/decoding the image (kNotFound, kCorrupt, ... naming the file);
+  // the outputs are then unspecified.
+  Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
+
+  const StageTimes& times() const { return times_; }
+  void reset_times() { times_ = {}; }
+  // The plan of the last produced sample (for `textfeed show`).
+  const augment::GeometryPlan& last_plan() const { return plan_; }
+  // The uint8 HWC crop of the last produced sample, before colour jitter.
+  ImageView last_crop() const { return crop_.view(); }
+
+ private:
+  Status load_pixels(uint32_t index, int* width, int* height);
+
+  std::shared_ptr<const SampleSource> source_;
+  augment::AugmentOptions options_;
+  Decoder decoder_;
+  std::vector<uint8_t> file_;
+  Image decoded_;
+  ImageView pixels_;  // decoded_ or a view into the cache mapping
+  Image crop_;
+  augment::GeometryPlan plan_;
+  augment::WarpScratch warp_scratch_;
+  augment::TargetScratch target_scratch_;
+  StageTimes times_;
+};
+
+}  // namespace textfeed::loader
