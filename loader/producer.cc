@@ -48,6 +48,7 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   std::span<const unsigned char> labels;
   int width = 0, height = 0;
   bool pre_resized = false;
+  bool decoded_early = false;
   cache::SampleView view;
   std::string name;
   if (const cache::CacheReader* c = source_->cache()) {
@@ -68,6 +69,13 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
     labels = rec.labels;
     width = info.width;
     height = info.height;
+    if (width == 0) {
+      // A format whose header TurboJPEG/our PNG reader cannot size: decode it whole now.
+      TF_RETURN_IF_ERROR(decoder_.decode(file_, name, 1, decoded_));
+      width = decoded_.width();
+      height = decoded_.height();
+      decoded_early = true;
+    }
   }
   times_.read += since(t);
 
@@ -80,6 +88,8 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   int denom = 1;
   if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
     pixels_ = view.image();
+  } else if (decoded_early) {
+    pixels_ = decoded_.view();
   } else {
     const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
     denom = pick_decode_denom(plan_.matrix);

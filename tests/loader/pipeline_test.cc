@@ -1,0 +1,118 @@
+// BatchPipeline: identical batches whatever the thread count; a cache gives the same targets as
+// the dataset folder; bad images are substituted deterministically and reported.
+#include "loader/pipeline.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "loader/cache_builder.h"
+
+namespace textfeed::loader {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSample = std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample";
+
+std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, augment::Profile profile) {
+  PipelineOptions o;
+  o.augment = augment::profile_defaults(profile);
+  o.sampler.seed = 42;
+  o.sampler.batch_size = 4;
+  auto p = BatchPipeline::create(std::move(src), o);
+  EXPECT_TRUE(p.has_value()) << p.error().to_string();
+  return std::move(*p);
+}
+
+std::vector<uint8_t> fill(BatchPipeline& p, int threads, uint64_t epoch, size_t batch, BatchInfo* info_out = nullptr) {
+  std::vector<uint8_t> slot(p.layout().slot_bytes, 0);
+  tbb::task_arena arena(threads);
+  BatchInfo info;
+  Status s = p.fill(epoch, batch, slot.data(), info, arena);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  if (info_out) *info_out = info;
+  return slot;
+}
+
+TEST(PipelineTest, SameBatchesWithOneOrTwoThreads) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  auto a = make(*src, augment::Profile::kSakura);
+  auto b = make(*src, augment::Profile::kSakura);
+  for (size_t batch = 0; batch < a->sampler().batches_per_epoch(); ++batch)
+    EXPECT_EQ(fill(*a, 1, 3, batch), fill(*b, 2, 3, batch)) << "batch " << batch;
+  // Out of order (a restart at batch 1) gives the same bytes too.
+  EXPECT_EQ(fill(*a, 2, 3, 1), fill(*b, 1, 3, 1));
+  EXPECT_NE(fill(*a, 1, 3, 0), fill(*a, 1, 4, 0));  // a new epoch draws anew
+}
+
+TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
+  const std::string path = (fs::temp_directory_path() / ("textfeed_pipe_" + std::to_string(::getpid()) + ".tfc")).string();
+  auto ds = open_dataset(kSample, {});
+  ASSERT_TRUE(ds.has_value());
+  for (auto profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
+    CacheBuildOptions co;
+    co.out = path;
+    co.profile = profile;
+    co.image_size = augment::profile_defaults(profile).image_size;
+    co.force = true;
+    tbb::task_arena arena(2);
+    ASSERT_TRUE(build_cache(*ds, co, arena, nullptr).has_value());
+    auto from_ds = make(SampleSource::from_dataset(*ds), profile);
+    auto cache = SampleSource::open(path, {});
+    ASSERT_TRUE(cache.has_value());
+    auto from_cache = make(*cache, profile);
+    const auto x = fill(*from_ds, 2, 0, 1), y = fill(*from_cache, 2, 0, 1);
+    const BatchLayout& l = from_ds->layout();
+    const TensorDesc& img = l.tensor(TensorId::kImage);
+    // Targets: byte-identical.
+    EXPECT_EQ(0, std::memcmp(x.data() + img.size_bytes, y.data() + img.size_bytes,
+                             l.tensor(TensorId::kMask).offset_bytes + l.tensor(TensorId::kMask).size_bytes - img.size_bytes));
+    // Pixels: identical without a resize (sakura), close with the cache's resample (upstage).
+    const float* px = reinterpret_cast<const float*>(x.data());
+    const float* py = reinterpret_cast<const float*>(y.data());
+    double diff = 0;
+    for (size_t i = 0; i < img.size_bytes / 4; ++i) diff += std::abs(px[i] - py[i]);
+    diff /= img.size_bytes / 4;
+    if (profile == augment::Profile::kSakura) {
+      EXPECT_EQ(diff, 0.0);
+    } else {
+      EXPECT_LT(diff, 0.05);  // mean abs difference in normalized units ([-1, 1])
+    }
+  }
+  fs::remove(path);
+}
+
+TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
+  const fs::path dir = fs::temp_directory_path() / ("textfeed_bad_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(kSample, dir, fs::copy_options::recursive);
+  { std::ofstream(dir / "images" / "img_1.jpg", std::ios::binary | std::ios::trunc) << "not a jpeg"; }
+  auto src = SampleSource::open(dir.string(), {});
+  ASSERT_TRUE(src.has_value());
+  PipelineOptions o;
+  o.augment = augment::profile_defaults(augment::Profile::kSakura);
+  o.sampler.batch_size = 10;
+  o.sampler.shuffle = false;
+  auto p = BatchPipeline::create(*src, o);
+  ASSERT_TRUE(p.has_value());
+  BatchInfo info;
+  fill(**p, 2, 0, 0, &info);
+  ASSERT_EQ(info.errors.size(), 1u);
+  EXPECT_EQ(info.errors[0].code, Code::kCorrupt);
+  EXPECT_NE(info.errors[0].message.find("img_1.jpg"), std::string::npos);
+  EXPECT_NE(info.errors[0].replaced_by, info.errors[0].index);
+  o.on_bad_sample = OnBadSample::kFail;
+  auto strict = BatchPipeline::create(*src, o);
+  std::vector<uint8_t> slot((*strict)->layout().slot_bytes);
+  tbb::task_arena arena(1);
+  EXPECT_EQ((*strict)->fill(0, 0, slot.data(), info, arena).code(), Code::kCorrupt);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace textfeed::loader
