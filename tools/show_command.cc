@@ -1,11 +1,111 @@
-// textfeed show: not built yet in this revision.
+// textfeed show: PNGs of augmented samples with their targets drawn over them, so a person can see
+// that the score map, the geometry and the ROI/ignored mask sit on the words.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "loader/pipeline.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {
+namespace {
+
+struct ShowArgs {
+  std::string dataset, profile = "upstage", out;
+  int count = 4;
+  uint64_t seed = 0, epoch = 0;
+};
+
+void run(const ShowArgs& a) {
+  loader::disable_library_threads();
+  auto profile = augment::parse_profile(a.profile);
+  if (!profile.has_value()) fail("show", profile.error().message(), 2);
+  const augment::AugmentOptions o = augment::profile_defaults(*profile);
+  auto source = loader::SampleSource::open(a.dataset, {});
+  if (!source.has_value()) fail("show", source.error().to_string(), 2);
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec) fail("show", "cannot create " + a.out + ": " + ec.message());
+  const int c = o.crop_size, m = o.map_size(), g = static_cast<int>(std::lround(1 / o.map_scale));
+  std::vector<float> image(3 * c * c), score(m * m), geo(5 * m * m), mask(m * m);
+  auto view = [](std::vector<float>& b, int h, int w) {
+    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h, w, 1, static_cast<ptrdiff_t>(w) * 4, DType::kF32};
+  };
+  loader::SampleProducer producer(*source, o);
+  const int n = std::min<int>(a.count, static_cast<int>((*source)->size()));
+  for (int i = 0; i < n; ++i) {
+    const loader::SampleOutputs outs{view(image, 3 * c, c), view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};
+    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, outs); !s.ok()) {
+      std::fprintf(stderr, "show: sample %d: %s\n", i, s.to_string().c_str());
+      continue;
+    }
+    // Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG.
+    cv::Mat bgr(c, c, CV_8UC3);
+    for (int y = 0; y < c; ++y)
+      for (int x = 0; x < c; ++x)
+        for (int k = 0; k < 3; ++k)
+          bgr.at<cv::Vec3b>(y, x)[2 - k] =
+              cv::saturate_cast<uint8_t>((image[(k * c + y) * c + x] * o.std[k] + o.mean[k]) * 255.f);
+    cv::Mat overlay = bgr.clone();
+    for (int y = 0; y < c; ++y)
+      for (int x = 0; x < c; ++x) {
+        const int my = std::min(m - 1, y / g), mx = std::min(m - 1, x / g);
+        const float ignore = o.mask == augment::MaskKind::kRoi ? 1.f - mask[my * m + mx] : mask[my * m + mx];
+        cv::Vec3b& p = overlay.at<cv::Vec3b>(y, x);
+        if (score[my * m + mx] > 0) p = cv::Vec3b(0, 255, 0);
+        if (ignore > 0) p = cv::Vec3b(0, 0, static_cast<uint8_t>(255 * std::min(1.f, ignore)));
+      }
+    cv::addWeighted(bgr, 0.6, overlay, 0.4, 0, bgr);
+    // Boxes decoded back from the geometry channels, on a sparse grid of positive pixels.
+    const int step = std::max(1, m / 64);
+    for (int i2 = 0; i2 < m; i2 += step)
+      for (int j = 0; j < m; j += step) {
+        if (score[i2 * m + j] <= 0) continue;
+        const double px = j * g, py = i2 * g, t = geo[(4 * m + i2) * m + j];
+        const double d1 = geo[(0 * m + i2) * m + j], d2 = geo[(1 * m + i2) * m + j];
+        const double d3 = geo[(2 * m + i2) * m + j], d4 = geo[(3 * m + i2) * m + j];
+        const double cx[4] = {-d3, d4, d4, -d3}, cy[4] = {-d1, -d1, d2, d2};
+        std::vector<cv::Point> box;
+        for (int k = 0; k < 4; ++k)  // rotate by -t about the pixel
+          box.emplace_back(static_cast<int>(px + std::cos(t) * cx[k] + std::sin(t) * cy[k]),
+                           static_cast<int>(py - std::sin(t) * cx[k] + std::cos(t) * cy[k]));
+        cv::polylines(bgr, box, true, cv::Scalar(0, 230, 255), 1, cv::LINE_AA);
+      }
+    const augment::GeometryPlan& plan = producer.last_plan();
+    for (size_t w = 0; w < plan.labels.size(); ++w) {
+      std::vector<cv::Point> q;
+      for (int k = 0; k < 4; ++k)
+        q.emplace_back(static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k])),
+                       static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k + 1])));
+      cv::polylines(bgr, q, true, plan.labels[w] ? cv::Scalar(255, 80, 0) : cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
+    }
+    const std::string file = (std::filesystem::path(a.out) / ("sample_" + std::to_string(i) + ".png")).string();
+    cv::imwrite(file, bgr);
+    std::printf("%s: %s, %zu words, crop at (%d, %d) after %d tries%s\n", file.c_str(), (*source)->name(i).c_str(),
+                plan.labels.size(), plan.crop_x, plan.crop_y, plan.tries, plan.fallback ? " (fallback)" : "");
+  }
+}
+
+}  // namespace
 
 void add_show_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("show", "(not available in this build)");
-  cmd->callback([] { fail("show", "not available in this build"); });
+  auto a = std::make_shared<ShowArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "show", "Write PNGs of augmented samples with their targets drawn on: score map green, ignored regions red, "
+              "word quads blue (ignored: red outline), boxes decoded from the geometry map yellow.");
+  cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json or cache file")->required();
+  cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
+  cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)");
+  cmd->add_option("--epoch", a->epoch, "epoch (default 0)");
+  cmd->add_option("--out", a->out, "folder for sample_<i>.png")->required();
+  cmd->callback([a] { run(*a); });
 }
 
 }  // namespace textfeed::tools
