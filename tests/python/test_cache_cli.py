@@ -1,0 +1,62 @@
+"""`textfeed cache`: a build killed at any moment leaves nothing that opens; verify names corruption."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
+SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "icdar15-sample"
+
+
+def tf(*args, **kw):
+    return subprocess.run([TEXTFEED, *args], capture_output=True, text=True, **kw)
+
+
+@pytest.fixture(scope="module")
+def receipts(tmp_path_factory):
+    out = tmp_path_factory.mktemp("receipts")
+    tf("synth", "--profile", "receipt", "--count", "8", "--seed", "5", "--out", str(out), "--force", check=True)
+    return out
+
+
+def test_sigkill_mid_build_leaves_no_cache(receipts, tmp_path):
+    out = tmp_path / "r.tfc"
+    proc = subprocess.Popen([TEXTFEED, "cache", "build", "--dataset", str(receipts), "--out", str(out),
+                             "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    temp = None
+    while time.monotonic() < deadline and temp is None:  # wait until the writer has written records
+        temps = [p for p in tmp_path.iterdir() if p.name.startswith("r.tfc.tmp-") and p.stat().st_size > 10_000_000]
+        temp = temps[0] if temps else None
+        time.sleep(0.01)
+    assert temp is not None, "the build never started writing"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not out.exists()
+    for path in (out, temp):
+        r = tf("cache", "inspect", str(path))
+        assert r.returncode != 0
+        assert str(path) in r.stderr
+    assert "truncated or its build did not finish" in tf("cache", "verify", str(temp)).stderr
+
+
+def test_build_inspect_verify_and_corruption(tmp_path):
+    out = tmp_path / "s.tfc"
+    r = tf("cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--out", str(out), "--codec", "jpeg",
+           "--quality", "90")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(tf("cache", "inspect", str(out), "--json").stdout)
+    assert info["samples"] == 10 and info["words"] == 107 and info["codec"] == "jpeg"
+    assert tf("cache", "verify", str(out)).returncode == 0
+    assert tf("cache", "build", "--dataset", str(SAMPLE), "--out", str(out)).returncode != 0  # no --force
+    data = bytearray(out.read_bytes())
+    data[200_000] ^= 0xFF  # inside some sample's record
+    out.write_bytes(bytes(data))
+    r = tf("cache", "verify", str(out))
+    assert r.returncode == 1
+    assert "sample" in r.stderr and "checksum mismatch" in r.stderr
