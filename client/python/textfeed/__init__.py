@@ -1,4 +1,11 @@
-"""textfeed: EAST training batches built in C++, for PyTorch training loops."""
+"""textfeed: EAST training batches built in C++, for PyTorch training loops.
+
+Functions re-exported from the C++ extension:
+  east_targets(vertices, labels, crop_size, map_scale, profile="upstage", ...) -> dict of maps
+  replay_geometry(profile, image_w, image_h, vertices, labels, seed, ...)    -> the geometric chain
+  shrink_poly(quad), find_min_rect_angle(quad, metric)                       -> per-quad units
+  sample_params(...), warp_crop(...), photometric(...)                       -> per-sample steps
+"""
 
 try:
     from . import _core
@@ -9,6 +16,25 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
     ) from e
 
 from . import errors
+from ._core import (
+    east_targets,
+    find_min_rect_angle,
+    photometric,
+    replay_geometry,
+    sample_params,
+    shrink_poly,
+    warp_crop,
+)
 
 __version__ = _core.__version__
-__all__ = ["errors", "__version__"]
+__all__ = [
+    "errors",
+    "east_targets",
+    "find_min_rect_angle",
+    "photometric",
+    "replay_geometry",
+    "sample_params",
+    "shrink_poly",
+    "warp_crop",
+    "__version__",
+]
