@@ -8,7 +8,13 @@
 namespace textfeed::augment {
 namespace {
 
-// One row as three float planes; every op is a tight loop over them that the compiler vectorizes.
+// One row as three float planes; every op is a tight loop over them that the compiler vectorizes,
+// cloned for AVX2 with a run-time dispatch (x86-64 baseline code stays the fallback).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TF_VECTOR_CLONES
+#endif
 struct Row {
   float* r;
   float* g;
@@ -18,7 +24,7 @@ struct Row {
 
 inline float clamp255(float v) { return std::min(255.f, std::max(0.f, v)); }
 
-void scale_clamp(Row x, float f, float add) {
+TF_VECTOR_CLONES void scale_clamp(Row x, float f, float add) {
   for (int i = 0; i < x.n; ++i) {
     x.r[i] = clamp255(x.r[i] * f + add);
     x.g[i] = clamp255(x.g[i] * f + add);
@@ -26,7 +32,7 @@ void scale_clamp(Row x, float f, float add) {
   }
 }
 
-void saturate(Row x, float f) {
+TF_VECTOR_CLONES void saturate(Row x, float f) {
   for (int i = 0; i < x.n; ++i) {
     const float y = (0.299f * x.r[i] + 0.587f * x.g[i] + 0.114f * x.b[i]) * (1 - f);
     x.r[i] = clamp255(x.r[i] * f + y);
@@ -36,7 +42,7 @@ void saturate(Row x, float f) {
 }
 
 // HSV hue rotation by `shift6` sixths of a turn; value and chroma are kept. Branch-free.
-void rotate_hue(Row x, float shift6) {
+TF_VECTOR_CLONES void rotate_hue(Row x, float shift6) {
   for (int i = 0; i < x.n; ++i) {
     const float r = x.r[i], g = x.g[i], b = x.b[i];
     const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
@@ -76,12 +82,16 @@ void apply_op(ColorOp op, const ColorParams& p, float contrast_mean, Row x) {
   }
 }
 
-void load_row(const uint8_t* s, int stride_px, Row x) {
+TF_VECTOR_CLONES void load_row(const uint8_t* s, int stride_px, Row x) {
   for (int i = 0; i < x.n; ++i) {
     x.r[i] = s[stride_px * i];
     x.g[i] = s[stride_px * i + 1];
     x.b[i] = s[stride_px * i + 2];
   }
+}
+
+TF_VECTOR_CLONES void store_normalized(float* d, const float* v, int n, float scale, float bias) {
+  for (int i = 0; i < n; ++i) d[i] = v[i] * scale + bias;
 }
 
 }  // namespace
@@ -139,8 +149,7 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
       uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
       const float* v = planes[k];
       if (f32) {
-        float* d = reinterpret_cast<float*>(dst);
-        for (int i = 0; i < c; ++i) d[i] = v[i] * scale[k] + bias[k];
+        store_normalized(reinterpret_cast<float*>(dst), v, c, scale[k], bias[k]);
       } else {
         for (int i = 0; i < c; ++i) dst[i] = static_cast<uint8_t>(v[i] + 0.5f);
       }
