@@ -36,13 +36,6 @@ struct Worker {
   Worker& operator=(const Worker&) = delete;
 };
 
-int pick_denom(int w, int h, int target_w, int target_h) {
-  int best = 1;
-  for (int d : {2, 4, 8})
-    if ((w + d - 1) / d >= target_w && (h + d - 1) / d >= target_h) best = d;
-  return best;
-}
-
 Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t>& out) {
   if (!w.compressor) w.compressor = tjInitCompress();
   if (!w.compressor) return Status::internal("tjInitCompress failed");
@@ -70,8 +63,9 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
   it.orig_height = info->height;
   const ResizePlan rp = o.image_size > 0 ? reference_resize(info->width, info->height, o.image_size)
                                          : ResizePlan{info->width, info->height, 1.0f};
-  const int denom = pick_denom(info->width, info->height, rp.width, rp.height);
-  it.status = w.decoder.decode(it.file, path, denom, it.decoded);
+  const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
+                                                static_cast<double>(rp.height) / info->height));
+  it.status = w.decoder.decode_eighths(it.file, path, eighths, it.decoded);
   if (!it.status.ok()) return;
   // Reserve 3 spare columns (>= 8 bytes) past the image and zero the first 8: the writer
   // references the pixels in place and pads them to a whole word with those bytes.
@@ -83,8 +77,11 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
   } else {
     const cv::Mat src(it.decoded.height(), it.decoded.width(), CV_8UC3, it.decoded.data());
     cv::Mat dst(rp.height, rp.width, CV_8UC3, it.stored.data());
-    const bool shrink = rp.width < it.decoded.width() || rp.height < it.decoded.height();
-    cv::resize(src, dst, dst.size(), 0, 0, shrink ? cv::INTER_AREA : cv::INTER_LINEAR);
+    // Below 0.75 bilinear would skip source pixels (aliasing): average them instead. Above it,
+    // bilinear is what the reference's PIL filter nearly is, at a fraction of INTER_AREA's cost.
+    const double ratio = std::min(static_cast<double>(rp.width) / it.decoded.width(),
+                                  static_cast<double>(rp.height) / it.decoded.height());
+    cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
   }
   it.quads.assign(rec.quads.begin(), rec.quads.end());
   for (Quad& q : it.quads)

@@ -82,13 +82,24 @@ void Decoder::scaled_size(const ImageInfo& info, int d, int* width, int* height)
   *height = (info.height + d - 1) / d;
 }
 
+void Decoder::eighths_size(const ImageInfo& info, int e, int* width, int* height) {
+  *width = (info.width * e + 7) / 8;
+  *height = (info.height * e + 7) / 8;
+}
+
 Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, int d, Image& out) {
   if (d != 1 && d != 2 && d != 4 && d != 8)
     return Status::invalid_argument(msg(name, "scale_denom must be 1, 2, 4 or 8, got " + std::to_string(d)));
+  return decode_eighths(bytes, name, 8 / d, out);
+}
+
+Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int e, Image& out) {
+  if (e < 1 || e > 8)
+    return Status::invalid_argument(msg(name, "eighths must be in 1..8, got " + std::to_string(e)));
   TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
   if (info.codec == ImageCodec::kJpeg) {
     int w, h;
-    scaled_size(info, d, &w, &h);
+    eighths_size(info, e, &w, &h);
     tjhandle tj = impl_->tj;
     const int flags = TJFLAG_STOPONWARNING;
     if (info.channels == 4) {
@@ -124,10 +135,10 @@ Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, in
   info.height = bgr.rows;
   TF_RETURN_IF_ERROR(check_limits(info, name, impl_->options.max_pixels));
   int w, h;
-  scaled_size(info, d, &w, &h);
+  eighths_size(info, e, &w, &h);
   out.reset(h, w, 3);
   cv::Mat dst(h, w, CV_8UC3, out.data());
-  if (d == 1) {
+  if (e == 8) {
     cv::cvtColor(bgr, dst, cv::COLOR_BGR2RGB);
   } else {
     cv::Mat small;
@@ -135,6 +146,12 @@ Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, in
     cv::cvtColor(small, dst, cv::COLOR_BGR2RGB);
   }
   return Status();
+}
+
+int fast_dct_eighths(double scale) {
+  for (int e : {1, 2, 4})
+    if (scale * 8 / e <= kMaxDctUpscale) return e;
+  return 8;
 }
 
 Status read_file(const std::string& path, std::vector<uint8_t>& out) {

@@ -48,13 +48,26 @@ class Decoder {
   // data, naming `name`), kInvalidArgument (bad scale_denom, over max_pixels).
   Status decode(std::span<const uint8_t> bytes, std::string_view name, int scale_denom, Image& out);
 
+  // Decodes at eighths/8 of full size, eighths in 1..8 (TurboJPEG scales JPEGs by any n/8 in the
+  // DCT domain; size = ceil(full * eighths / 8)). Same errors as decode().
+  Status decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int eighths, Image& out);
+
   // Size a decode with `scale_denom` produces for an image of `info`'s size.
   static void scaled_size(const ImageInfo& info, int scale_denom, int* width, int* height);
+  // Size a decode at eighths/8 produces.
+  static void eighths_size(const ImageInfo& info, int eighths, int* width, int* height);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The DCT scale (in eighths) to decode at when the image will be shown at `scale` of its full
+// size (the largest output step per source pixel): the smallest of the SIMD-accelerated scales
+// 1/8, 2/8, 4/8, 8/8 (the others cost more than a full decode in libjpeg-turbo 2.1) after which
+// the remaining enlargement is at most kMaxDctUpscale.
+inline constexpr double kMaxDctUpscale = 1.05;
+int fast_dct_eighths(double scale);
 
 // Reads a whole file into `out` (resized, buffer reused). Errors: kNotFound, kIo.
 Status read_file(const std::string& path, std::vector<uint8_t>& out);

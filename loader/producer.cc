@@ -12,16 +12,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// The largest DCT scale denominator whose decode is still at least as fine as the crop needs:
-// after decoding at 1/d the warp must not enlarge along either axis.
-int pick_decode_denom(const double m[6]) {
-  const double sx = std::hypot(m[0], m[3]), sy = std::hypot(m[1], m[4]);
-  const double s = std::max(sx, sy);
-  int denom = 1;
-  for (int d : {2, 4, 8})
-    if (s * d <= 1.0) denom = d;
-  return denom;
-}
+// Largest output step per source pixel along either axis of a source->crop matrix.
+double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
 
 }  // namespace
 
@@ -85,21 +77,21 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   times_.plan += since(t);
 
   t = Clock::now();
-  int denom = 1;
+  int eighths = 8;
   if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
     pixels_ = view.image();
   } else if (decoded_early) {
     pixels_ = decoded_.view();
   } else {
     const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
-    denom = pick_decode_denom(plan_.matrix);
-    TF_RETURN_IF_ERROR(decoder_.decode(bytes, name, denom, decoded_));
+    eighths = fast_dct_eighths(max_scale(plan_.matrix));
+    TF_RETURN_IF_ERROR(decoder_.decode_eighths(bytes, name, eighths, decoded_));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
 
   t = Clock::now();
-  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, plan_.matrix, 1.0 / denom, warp_scratch_));
+  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, plan_.matrix, eighths / 8.0, warp_scratch_));
   times_.warp += since(t);
 
   t = Clock::now();
