@@ -172,3 +172,27 @@ TEST(DecodeTest, ReadFileErrorsNameThePath) {
 
 }  // namespace
 }  // namespace textfeed::loader
+
+namespace textfeed::loader {
+namespace {
+
+TEST(DecodeEighthsTest, SizesAndFastScaleChoice) {
+  const auto bytes = sample_jpeg();
+  Decoder d;
+  Image im;
+  for (int e = 1; e <= 8; ++e) {
+    ASSERT_TRUE(d.decode_eighths(bytes, "img_1.jpg", e, im).ok()) << e;
+    EXPECT_EQ(im.width(), (1280 * e + 7) / 8);
+    EXPECT_EQ(im.height(), (720 * e + 7) / 8);
+  }
+  EXPECT_EQ(d.decode_eighths(bytes, "img_1.jpg", 0, im).code(), Code::kInvalidArgument);
+  EXPECT_EQ(d.decode_eighths(bytes, "img_1.jpg", 9, im).code(), Code::kInvalidArgument);
+  EXPECT_EQ(fast_dct_eighths(1.0), 8);
+  EXPECT_EQ(fast_dct_eighths(0.6), 8);    // 1/2 would need a 20% enlargement
+  EXPECT_EQ(fast_dct_eighths(0.52), 4);   // 4% enlargement after 1/2 is allowed
+  EXPECT_EQ(fast_dct_eighths(0.25), 2);
+  EXPECT_EQ(fast_dct_eighths(0.05), 1);
+}
+
+}  // namespace
+}  // namespace textfeed::loader
