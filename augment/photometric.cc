@@ -122,20 +122,20 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   // Contrast blends with the grey mean of the image as it is when contrast runs: estimate it on a
   // 4x4-subsampled grid after the ops that come before it.
   float contrast_mean = 0;
-  std::vector<float> buf(3 * static_cast<size_t>(c));
+  thread_local std::vector<float> buf;  // one row as 3 planes; reused, no per-sample allocation
+  buf.resize(3 * static_cast<size_t>(c));
   if (p.applied) {
     int contrast_at = 0;
     while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
-    const int n = (c + 2) / 4;
-    Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, n};
+    // Pixels x = 1, 5, 9, ... of rows y = 1, 5, 9, ...
+    const Row sub{buf.data(), buf.data() + c, buf.data() + 2 * c, c > 1 ? (c - 2) / 4 + 1 : 0};
     double sum = 0;
     size_t count = 0;
-    for (int y = 1; y < h; y += 4) {
-      load_row(crop.row(y) + 3, 12, Row{x.r, x.g, x.b, std::min(n, (c - 1 + 3) / 4)});
-      Row xs{x.r, x.g, x.b, std::min(n, (c - 1 + 3) / 4)};
-      for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, xs);
-      for (int i = 0; i < xs.n; ++i) sum += 0.299f * xs.r[i] + 0.587f * xs.g[i] + 0.114f * xs.b[i];
-      count += static_cast<size_t>(xs.n);
+    for (int y = 1; y < h && sub.n > 0; y += 4) {
+      load_row(crop.row(y) + 3, 12, sub);
+      for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, sub);
+      for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
+      count += static_cast<size_t>(sub.n);
     }
     contrast_mean = count ? static_cast<float>(sum / count) : 0.f;
   }
