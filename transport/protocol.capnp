@@ -1,0 +1,171 @@
+# textfeed wire protocol: the single source of truth for what travels between `textfeed serve`
+# and its clients. docs/protocol.md describes the conversation; this file, every field.
+#
+# Frame layout. Every ZeroMQ message is a multipart message:
+#   frame 0        one Envelope, Cap'n Proto flat-array (unpacked) serialization;
+#   frames 1..k    only for Envelope.batch with transport = frames: the raw bytes of tensor i in
+#                  frame i + 1, in the order of Batch.tensors (little-endian, C-contiguous).
+# Pixel payloads never travel inside the Cap'n Proto message.
+#
+# Evolution: fields and union members are only appended with the next ordinal; a retired field
+# keeps its slot under an `obsolete` name. protocolVersion changes only for incompatible meaning.
+@0xa29f878fc09da2e2;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("textfeed::transport::wire");
+
+const protocolVersion :UInt32 = 1;
+
+enum DType {
+  float32 @0;
+  uint8 @1;
+}
+
+enum ErrorCode {
+  # Mirrors textfeed::Code (base/status.h), value for value.
+  ok @0;
+  invalidArgument @1;
+  notFound @2;
+  corrupt @3;
+  io @4;
+  unavailable @5;
+  overloaded @6;
+  unimplemented @7;
+  cancelled @8;
+  internal @9;
+}
+
+struct Hello {
+  protocolVersion @0 :UInt32;   # the sender's protocolVersion
+  clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"
+}
+
+struct HelloReply {
+  protocolVersion @0 :UInt32;   # the daemon's; equal to the client's, or an Error follows instead
+  serverName @1 :Text;          # free text for logs
+  datasets @2 :List(Text);      # names the daemon serves (its --dataset NAME=PATH list)
+}
+
+struct Override {
+  # One augmentation option changed from the profile's default, e.g. ("crop_size", "768").
+  name @0 :Text;                # an AugmentOptions field name (augment/profile.h)
+  value @1 :Text;               # its value, parsed and validated by the daemon
+}
+
+enum Transport {
+  frames @0;        # payload in extra ZeroMQ frames (any host)
+  sharedMemory @1;  # payload written into the client's shared-memory slot (same host)
+}
+
+struct OpenStream {
+  dataset @0 :Text;             # one of HelloReply.datasets
+  profile @1 :Text;             # "upstage" or "sakura"
+  overrides @2 :List(Override);
+  seed @3 :UInt64;
+  epoch @4 :UInt64;             # the epoch to start in
+  startBatch @5 :UInt64;        # first batch index within that epoch (exact resume)
+  batchSize @6 :UInt32;         # samples per batch, >= 1
+  rank @7 :UInt32;              # 0 <= rank < worldSize
+  worldSize @8 :UInt32;         # >= 1
+  shuffle @9 :Bool = true;
+  dropLast @10 :Bool = false;
+  dtype @11 :DType;             # of the image tensor; maps are always float32
+  transport @12 :Transport;
+  shmName @13 :Text;            # sharedMemory: the POSIX shm object holding the client's slots
+  shmSlots @14 :UInt32;         # sharedMemory: number of slots in it, each StreamOpened.slotBytes
+}
+
+struct TensorDesc {
+  name @0 :Text;                # "image", "score", "geo", "roi" or "ignored"
+  dtype @1 :DType;
+  shape @2 :List(UInt64);       # [batch, channels, height, width]
+  offset @3 :UInt64;            # bytes from the start of the slot (sharedMemory) or 0 (frames)
+  size @4 :UInt64;              # bytes
+}
+
+struct StreamOpened {
+  streamId @0 :UInt64;          # names the stream in every later message
+  batchesPerEpoch @1 :UInt64;   # equal for every rank
+  datasetSize @2 :UInt64;       # samples in the dataset
+  slotBytes @3 :UInt64;         # bytes one batch needs (a shared-memory slot's size)
+  tensors @4 :List(TensorDesc); # the layout of a full batch
+}
+
+struct Credit {
+  streamId @0 :UInt64;
+  slots @1 :List(UInt32);       # slots the client has freed (sharedMemory), or
+  count @2 :UInt32;             # how many more batches it accepts (frames)
+}
+
+struct SampleError {
+  index @0 :UInt32;             # dataset index of the bad sample
+  replacedBy @1 :UInt32;        # dataset index written in its place
+  code @2 :ErrorCode;
+  message @3 :Text;             # names the file and the reason
+}
+
+struct Batch {
+  streamId @0 :UInt64;
+  epoch @1 :UInt64;
+  batch @2 :UInt64;             # index within the epoch
+  slot @3 :UInt32;              # sharedMemory: the slot it was written into
+  tensors @4 :List(TensorDesc); # shapes of this batch (the last one may be shorter)
+  indices @5 :List(UInt32);     # dataset index of each row
+  errors @6 :List(SampleError);
+}
+
+struct EndOfEpoch {
+  streamId @0 :UInt64;
+  epoch @1 :UInt64;             # the epoch that ended; the stream goes on with epoch + 1
+}
+
+struct Error {
+  code @0 :ErrorCode;
+  message @1 :Text;
+  streamId @2 :UInt64;          # 0 when the error concerns no stream
+}
+
+struct Close {
+  streamId @0 :UInt64;
+}
+
+struct StatsRequest {}
+
+struct StreamStats {
+  streamId @0 :UInt64;
+  dataset @1 :Text;
+  rank @2 :UInt32;
+  worldSize @3 :UInt32;
+  batches @4 :UInt64;           # delivered
+  samplesPerSecond @5 :Float64;
+  creditsOutstanding @6 :UInt32;
+  skippedSamples @7 :UInt64;
+}
+
+struct Stats {
+  streams @0 :List(StreamStats);
+  samplesPerSecond @1 :Float64;     # all streams
+  stageMs @2 :List(Float64);        # per sample: read, decode, plan, warp, photometric, targets
+  queueDepth @3 :UInt32;            # batches being produced
+}
+
+struct Heartbeat {
+  unixMillis @0 :Int64;
+}
+
+struct Envelope {
+  union {
+    hello @0 :Hello;
+    helloReply @1 :HelloReply;
+    openStream @2 :OpenStream;
+    streamOpened @3 :StreamOpened;
+    credit @4 :Credit;
+    batch @5 :Batch;
+    endOfEpoch @6 :EndOfEpoch;
+    error @7 :Error;
+    close @8 :Close;
+    statsRequest @9 :StatsRequest;
+    stats @10 :Stats;
+    heartbeat @11 :Heartbeat;
+  }
+}

@@ -1,0 +1,95 @@
+// The wire messages as plain C++ values, and their encoding (transport/protocol.capnp is the
+// source of truth for every field's meaning). Decoding is bounded: a hostile or garbled frame
+// gives a kCorrupt Status, never an exception or an unbounded allocation.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/image.h"
+#include "base/status.h"
+
+namespace textfeed::transport {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+// Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
+inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
+
+enum class WireTransport : unsigned char { kFrames, kSharedMemory };
+
+struct Hello {
+  uint32_t protocol_version = kProtocolVersion;
+  std::string client_name;
+};
+struct HelloReply {
+  uint32_t protocol_version = kProtocolVersion;
+  std::string server_name;
+  std::vector<std::string> datasets;
+};
+struct OpenStream {
+  std::string dataset, profile;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  uint64_t seed = 0, epoch = 0, start_batch = 0;
+  uint32_t batch_size = 8, rank = 0, world_size = 1;
+  bool shuffle = true, drop_last = false;
+  DType dtype = DType::kF32;
+  WireTransport transport = WireTransport::kFrames;
+  std::string shm_name;
+  uint32_t shm_slots = 0;
+};
+struct TensorDescriptor {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<uint64_t> shape;
+  uint64_t offset = 0, size = 0;
+};
+struct StreamOpened {
+  uint64_t stream_id = 0, batches_per_epoch = 0, dataset_size = 0, slot_bytes = 0;
+  std::vector<TensorDescriptor> tensors;
+};
+struct Credit {
+  uint64_t stream_id = 0;
+  std::vector<uint32_t> slots;
+  uint32_t count = 0;
+};
+struct WireSampleError {
+  uint32_t index = 0, replaced_by = 0;
+  Code code = Code::kOk;
+  std::string message;
+};
+struct BatchHeader {
+  uint64_t stream_id = 0, epoch = 0, batch = 0;
+  uint32_t slot = 0;
+  std::vector<TensorDescriptor> tensors;
+  std::vector<uint32_t> indices;
+  std::vector<WireSampleError> errors;
+};
+struct EndOfEpoch {
+  uint64_t stream_id = 0, epoch = 0;
+};
+struct ErrorReply {
+  Code code = Code::kInternal;
+  std::string message;
+  uint64_t stream_id = 0;
+};
+struct Close {
+  uint64_t stream_id = 0;
+};
+struct Heartbeat {
+  int64_t unix_millis = 0;
+};
+
+using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit, BatchHeader, EndOfEpoch,
+                             ErrorReply, Close, Heartbeat>;
+
+// One Envelope frame (flat-array Cap'n Proto). Errors: kInvalidArgument (a field out of range).
+Result<std::vector<uint8_t>> encode(const Message& message);
+// Parses an Envelope frame. Errors: kCorrupt (not a valid Envelope, larger than
+// kMaxEnvelopeBytes, not word-aligned in size), kUnimplemented (a union member this build does
+// not handle, e.g. from a newer peer).
+Result<Message> decode(std::span<const uint8_t> frame);
+
+}  // namespace textfeed::transport

@@ -1,0 +1,245 @@
+// Envelope encoding and bounded decoding; the only file that sees the generated accessors.
+#include <cstring>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include "transport/protocol.capnp.h"
+#include "transport/wire.h"
+
+namespace textfeed::transport {
+namespace {
+
+namespace w = wire;
+
+w::DType to_wire(DType t) { return t == DType::kU8 ? w::DType::UINT8 : w::DType::FLOAT32; }
+DType from_wire(w::DType t) { return t == w::DType::UINT8 ? DType::kU8 : DType::kF32; }
+w::ErrorCode to_wire(Code c) { return static_cast<w::ErrorCode>(static_cast<uint16_t>(c)); }
+Code from_wire(w::ErrorCode c) {
+  const auto v = static_cast<uint16_t>(c);
+  return v <= static_cast<uint16_t>(Code::kInternal) ? static_cast<Code>(v) : Code::kInternal;
+}
+
+template <class B>
+void set_tensors(B list, const std::vector<TensorDescriptor>& ts) {
+  for (size_t i = 0; i < ts.size(); ++i) {
+    auto t = list[static_cast<unsigned>(i)];
+    t.setName(ts[i].name);
+    t.setDtype(to_wire(ts[i].dtype));
+    auto shape = t.initShape(static_cast<unsigned>(ts[i].shape.size()));
+    for (size_t k = 0; k < ts[i].shape.size(); ++k) shape.set(static_cast<unsigned>(k), ts[i].shape[k]);
+    t.setOffset(ts[i].offset);
+    t.setSize(ts[i].size);
+  }
+}
+
+std::vector<TensorDescriptor> get_tensors(capnp::List<w::TensorDesc>::Reader list) {
+  std::vector<TensorDescriptor> out;
+  for (auto t : list) {
+    TensorDescriptor d;
+    d.name = t.getName();
+    d.dtype = from_wire(t.getDtype());
+    for (uint64_t s : t.getShape()) d.shape.push_back(s);
+    d.offset = t.getOffset();
+    d.size = t.getSize();
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+struct Encoder {
+  w::Envelope::Builder e;
+  void operator()(const Hello& m) {
+    auto b = e.initHello();
+    b.setProtocolVersion(m.protocol_version);
+    b.setClientName(m.client_name);
+  }
+  void operator()(const HelloReply& m) {
+    auto b = e.initHelloReply();
+    b.setProtocolVersion(m.protocol_version);
+    b.setServerName(m.server_name);
+    auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
+    for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
+  }
+  void operator()(const OpenStream& m) {
+    auto b = e.initOpenStream();
+    b.setDataset(m.dataset);
+    b.setProfile(m.profile);
+    auto o = b.initOverrides(static_cast<unsigned>(m.overrides.size()));
+    for (size_t i = 0; i < m.overrides.size(); ++i) {
+      o[static_cast<unsigned>(i)].setName(m.overrides[i].first);
+      o[static_cast<unsigned>(i)].setValue(m.overrides[i].second);
+    }
+    b.setSeed(m.seed);
+    b.setEpoch(m.epoch);
+    b.setStartBatch(m.start_batch);
+    b.setBatchSize(m.batch_size);
+    b.setRank(m.rank);
+    b.setWorldSize(m.world_size);
+    b.setShuffle(m.shuffle);
+    b.setDropLast(m.drop_last);
+    b.setDtype(to_wire(m.dtype));
+    b.setTransport(m.transport == WireTransport::kSharedMemory ? w::Transport::SHARED_MEMORY : w::Transport::FRAMES);
+    b.setShmName(m.shm_name);
+    b.setShmSlots(m.shm_slots);
+  }
+  void operator()(const StreamOpened& m) {
+    auto b = e.initStreamOpened();
+    b.setStreamId(m.stream_id);
+    b.setBatchesPerEpoch(m.batches_per_epoch);
+    b.setDatasetSize(m.dataset_size);
+    b.setSlotBytes(m.slot_bytes);
+    set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+  }
+  void operator()(const Credit& m) {
+    auto b = e.initCredit();
+    b.setStreamId(m.stream_id);
+    auto s = b.initSlots(static_cast<unsigned>(m.slots.size()));
+    for (size_t i = 0; i < m.slots.size(); ++i) s.set(static_cast<unsigned>(i), m.slots[i]);
+    b.setCount(m.count);
+  }
+  void operator()(const BatchHeader& m) {
+    auto b = e.initBatch();
+    b.setStreamId(m.stream_id);
+    b.setEpoch(m.epoch);
+    b.setBatch(m.batch);
+    b.setSlot(m.slot);
+    set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+    auto idx = b.initIndices(static_cast<unsigned>(m.indices.size()));
+    for (size_t i = 0; i < m.indices.size(); ++i) idx.set(static_cast<unsigned>(i), m.indices[i]);
+    auto errs = b.initErrors(static_cast<unsigned>(m.errors.size()));
+    for (size_t i = 0; i < m.errors.size(); ++i) {
+      auto x = errs[static_cast<unsigned>(i)];
+      x.setIndex(m.errors[i].index);
+      x.setReplacedBy(m.errors[i].replaced_by);
+      x.setCode(to_wire(m.errors[i].code));
+      x.setMessage(m.errors[i].message);
+    }
+  }
+  void operator()(const EndOfEpoch& m) {
+    auto b = e.initEndOfEpoch();
+    b.setStreamId(m.stream_id);
+    b.setEpoch(m.epoch);
+  }
+  void operator()(const ErrorReply& m) {
+    auto b = e.initError();
+    b.setCode(to_wire(m.code));
+    b.setMessage(m.message);
+    b.setStreamId(m.stream_id);
+  }
+  void operator()(const Close& m) { e.initClose().setStreamId(m.stream_id); }
+  void operator()(const Heartbeat& m) { e.initHeartbeat().setUnixMillis(m.unix_millis); }
+};
+
+Message decode_envelope(w::Envelope::Reader e) {
+  switch (e.which()) {
+    case w::Envelope::HELLO: {
+      auto r = e.getHello();
+      return Hello{r.getProtocolVersion(), r.getClientName()};
+    }
+    case w::Envelope::HELLO_REPLY: {
+      auto r = e.getHelloReply();
+      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}};
+      for (auto d : r.getDatasets()) m.datasets.emplace_back(d);
+      return m;
+    }
+    case w::Envelope::OPEN_STREAM: {
+      auto r = e.getOpenStream();
+      OpenStream m;
+      m.dataset = r.getDataset();
+      m.profile = r.getProfile();
+      for (auto o : r.getOverrides()) m.overrides.emplace_back(o.getName(), o.getValue());
+      m.seed = r.getSeed();
+      m.epoch = r.getEpoch();
+      m.start_batch = r.getStartBatch();
+      m.batch_size = r.getBatchSize();
+      m.rank = r.getRank();
+      m.world_size = r.getWorldSize();
+      m.shuffle = r.getShuffle();
+      m.drop_last = r.getDropLast();
+      m.dtype = from_wire(r.getDtype());
+      m.transport = r.getTransport() == w::Transport::SHARED_MEMORY ? WireTransport::kSharedMemory : WireTransport::kFrames;
+      m.shm_name = r.getShmName();
+      m.shm_slots = r.getShmSlots();
+      return m;
+    }
+    case w::Envelope::STREAM_OPENED: {
+      auto r = e.getStreamOpened();
+      return StreamOpened{r.getStreamId(), r.getBatchesPerEpoch(), r.getDatasetSize(), r.getSlotBytes(),
+                          get_tensors(r.getTensors())};
+    }
+    case w::Envelope::CREDIT: {
+      auto r = e.getCredit();
+      Credit m{r.getStreamId(), {}, r.getCount()};
+      for (uint32_t s : r.getSlots()) m.slots.push_back(s);
+      return m;
+    }
+    case w::Envelope::BATCH: {
+      auto r = e.getBatch();
+      BatchHeader m{r.getStreamId(), r.getEpoch(), r.getBatch(), r.getSlot(), get_tensors(r.getTensors()), {}, {}};
+      for (uint32_t i : r.getIndices()) m.indices.push_back(i);
+      for (auto x : r.getErrors())
+        m.errors.push_back({x.getIndex(), x.getReplacedBy(), from_wire(x.getCode()), x.getMessage()});
+      return m;
+    }
+    case w::Envelope::END_OF_EPOCH:
+      return EndOfEpoch{e.getEndOfEpoch().getStreamId(), e.getEndOfEpoch().getEpoch()};
+    case w::Envelope::ERROR: {
+      auto r = e.getError();
+      return ErrorReply{from_wire(r.getCode()), r.getMessage(), r.getStreamId()};
+    }
+    case w::Envelope::CLOSE:
+      return Close{e.getClose().getStreamId()};
+    case w::Envelope::HEARTBEAT:
+      return Heartbeat{e.getHeartbeat().getUnixMillis()};
+    default:
+      break;
+  }
+  KJ_FAIL_REQUIRE("unhandled envelope member", static_cast<int>(e.which()));
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> encode(const Message& message) {
+  try {
+    capnp::MallocMessageBuilder builder;
+    std::visit(Encoder{builder.initRoot<w::Envelope>()}, message);
+    const kj::Array<capnp::word> words = capnp::messageToFlatArray(builder);
+    const auto bytes = words.asBytes();
+    if (bytes.size() > kMaxEnvelopeBytes)
+      return Status::invalid_argument("envelope of " + std::to_string(bytes.size()) + " bytes exceeds the limit");
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  } catch (const kj::Exception& e) {
+    return Status::internal(std::string("encoding an envelope: ") + e.getDescription().cStr());
+  }
+}
+
+Result<Message> decode(std::span<const uint8_t> frame) {
+  if (frame.size() > kMaxEnvelopeBytes)
+    return Status::corrupt("envelope of " + std::to_string(frame.size()) + " bytes exceeds the limit of " +
+                           std::to_string(kMaxEnvelopeBytes));
+  if (frame.empty() || frame.size() % sizeof(capnp::word) != 0)
+    return Status::corrupt("envelope of " + std::to_string(frame.size()) + " bytes is not whole 8-byte words");
+  // ZeroMQ frames carry no alignment promise: copy into words (at most kMaxEnvelopeBytes).
+  kj::Array<capnp::word> words = kj::heapArray<capnp::word>(frame.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), frame.data(), frame.size());
+  try {
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = kMaxEnvelopeBytes / sizeof(capnp::word);
+    options.nestingLimit = 16;
+    capnp::FlatArrayMessageReader reader(words, options);
+    auto envelope = reader.getRoot<w::Envelope>();
+    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::HEARTBEAT))
+      return Status::unimplemented("envelope member " + std::to_string(static_cast<int>(envelope.which())) +
+                                   " is not handled by this build");
+    if (envelope.which() == w::Envelope::STATS_REQUEST || envelope.which() == w::Envelope::STATS)
+      // TODO(cleanup): stats messages come with `textfeed stats`.
+      return Status::unimplemented("stats messages are not handled by this build");
+    return decode_envelope(envelope);
+  } catch (const kj::Exception& e) {
+    return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());
+  }
+}
+
+}  // namespace textfeed::transport
