@@ -28,7 +28,19 @@ echo "== 4. pipeline throughput from the cache (sakura, 2 threads)"
 "$TF" bench --dataset "$OUT/icdar15-sakura.tfc" --profile sakura --threads 2 --samples 32 --repeat 3
 
 echo
-echo "== 5. augmented samples with their targets drawn on"
+echo "== 5. the daemon: serve the sample, pull batches from it, stop it with SIGTERM"
+ENDPOINT="ipc:///tmp/textfeed-demo-$$.sock"
+"$TF" serve --dataset icdar="$SAMPLE" --bind "$ENDPOINT" --threads 2 &
+SERVE_PID=$!
+trap 'kill -TERM $SERVE_PID 2>/dev/null || true' EXIT
+"$TF" pull --endpoint "$ENDPOINT" --dataset icdar --profile sakura --batches 8 --rank 0 --world-size 2
+"$TF" pull --endpoint "$ENDPOINT" --dataset icdar --profile sakura --batches 8 --rank 1 --world-size 2
+kill -TERM $SERVE_PID
+wait $SERVE_PID
+trap - EXIT
+
+echo
+echo "== 6. augmented samples with their targets drawn on"
 "$TF" show --dataset "$SAMPLE" --profile sakura --count 3 --out "$OUT/show"
 echo
 echo "demo done: PNGs in $OUT/show"

@@ -11,6 +11,13 @@ void add_inspect_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
+void add_pull_command(CLI::App& app);
+
+// Keeps large blocks (batch payloads) in the reused heap instead of fresh mmap'd pages, which
+// cost a page fault per 4 KiB on every batch (DESIGN.md "Memory is allocated once"). Called by
+// the commands that move batches: serve, pull.
+void keep_large_allocations_in_heap();
 
 // Prints "textfeed <command>: <message>" to stderr and throws CLI::RuntimeError(exit_code).
 [[noreturn]] void fail(const std::string& command, const std::string& message, int exit_code = 1);

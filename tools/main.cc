@@ -1,4 +1,6 @@
 // textfeed: the command-line entry point. Subcommands live one per file (tools/*_command.cc).
+#include <malloc.h>
+
 #include <cstdio>
 #include <string>
 
@@ -7,6 +9,11 @@
 #include "tools/commands.h"
 
 namespace textfeed::tools {
+
+void keep_large_allocations_in_heap() {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
 
 void fail(const std::string& command, const std::string& message, int exit_code) {
   std::fprintf(stderr, "textfeed %s: %s\n", command.c_str(), message.c_str());
@@ -26,6 +33,8 @@ int main(int argc, char** argv) {
   textfeed::tools::add_bench_command(app);
   textfeed::tools::add_show_command(app);
   textfeed::tools::add_cache_command(app);
+  textfeed::tools::add_serve_command(app);
+  textfeed::tools::add_pull_command(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -228,14 +230,16 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
 }
 
 Status Server::run(const std::atomic<bool>& stop) {
-  try {
-    while (!stop.load(std::memory_order_relaxed)) {
+  while (!stop.load(std::memory_order_relaxed)) {
+    try {
       TF_RETURN_IF_ERROR(impl_->poll(0));
       if (!impl_->produce_one()) TF_RETURN_IF_ERROR(impl_->poll(100));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;  // a signal: `stop` says whether to go on
+      return Status::io(std::string("serve: socket failure: ") + e.what());
     }
-  } catch (const zmq::error_t& e) {
-    return Status::io(std::string("serve: socket failure: ") + e.what());
   }
+  TF_LOG(Info) << "serve: stopping; " << impl_->streams.size() << " stream(s) open";
   return Status();
 }
 

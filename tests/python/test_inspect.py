@@ -46,7 +46,7 @@ def test_unreadable_dataset_exits_nonzero_with_a_message(tmp_path):
     assert "missing" in proc.stderr
 
 
-@pytest.mark.parametrize("sub", ["inspect", "synth", "cache", "bench", "show"])
+@pytest.mark.parametrize("sub", ["inspect", "synth", "cache", "bench", "show", "serve", "pull"])
 def test_every_subcommand_has_help(sub):
     proc = subprocess.run([TEXTFEED, sub, "--help"], capture_output=True, text=True)
     assert proc.returncode == 0
