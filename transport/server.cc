@@ -3,6 +3,7 @@
 #include "transport/server.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -67,6 +68,12 @@ struct Server::Impl {
   std::map<uint64_t, Stream> streams;
   uint64_t next_id = 1;
   uint64_t round_robin = 0;
+
+  ~Impl() {
+    // ZeroMQ unlinks an ipc path from its I/O thread, maybe after we exit: do it here, for sure.
+    socket.close();
+    if (bound.rfind("ipc://", 0) == 0) ::unlink(bound.substr(6).c_str());
+  }
 
   void send(const std::string& peer, const Message& m, std::vector<zmq::message_t> payload = {}) {
     auto bytes = encode(m);
