@@ -83,12 +83,15 @@ Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& 
     return m->corrupt("no footer: the file is truncated or its build did not finish");
   if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc))) return m->corrupt("footer checksum mismatch");
   if (f.format_version != h.format_version) return m->corrupt("header and footer disagree on the format version");
+  if (f.reserved != 0) return m->corrupt("footer reserved field is not zero");  // not under footer_crc
   const uint64_t footer_at = m->bytes - sizeof(FileFooter);
-  if (f.num_samples > footer_at / sizeof(IndexEntry) || f.index_offset + f.num_samples * sizeof(IndexEntry) != footer_at)
+  // Bounds are checked without sums that could wrap: every value here comes from the file.
+  if (f.index_offset > footer_at || f.num_samples > (footer_at - f.index_offset) / sizeof(IndexEntry) ||
+      f.num_samples * sizeof(IndexEntry) != footer_at - f.index_offset)
     return m->corrupt("index (" + std::to_string(f.num_samples) + " entries at " + std::to_string(f.index_offset) +
                       ") does not end at the footer");
-  if (f.meta_offset < sizeof(FileHeader) || f.meta_offset % kAlignment || f.meta_size % kAlignment ||
-      f.meta_offset + f.meta_size != f.index_offset)
+  if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset || f.meta_offset % kAlignment ||
+      f.meta_size % kAlignment || f.meta_size != f.index_offset - f.meta_offset)
     return m->corrupt("meta record bounds are invalid");
   m->index = reinterpret_cast<const IndexEntry*>(m->base + f.index_offset);
   m->n = f.num_samples;
@@ -97,7 +100,7 @@ Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& 
   uint64_t expect = sizeof(FileHeader);
   for (size_t i = 0; i < m->n; ++i) {
     const IndexEntry& e = m->index[i];
-    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.offset + e.size > f.meta_offset)
+    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset)
       return m->corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
                         std::to_string(e.size) + ") is out of bounds");
     expect = e.offset + e.size;

@@ -227,7 +227,16 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
     impl->socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxEnvelopeBytes));
     impl->socket.set(zmq::sockopt::linger, 0);
     impl->socket.set(zmq::sockopt::router_mandatory, 0);
-    impl->socket.bind(options.endpoint);
+    // An ipc socket file is created by bind(): with umask 077 it is never open to others, even
+    // before the chmod below narrows it to 0600. Start-up only, so the process-wide umask is safe.
+    const mode_t previous = ::umask(077);
+    try {
+      impl->socket.bind(options.endpoint);
+    } catch (...) {
+      ::umask(previous);
+      throw;
+    }
+    ::umask(previous);
     impl->bound = impl->socket.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& e) {
     return Status::unavailable("serve: cannot bind " + options.endpoint + ": " + e.what());

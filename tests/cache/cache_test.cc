@@ -255,3 +255,36 @@ TEST_F(CacheTest, ConcurrentReadersSeeTheSameData) {
 
 }  // namespace
 }  // namespace textfeed::cache
+
+namespace textfeed::cache {
+namespace {
+
+TEST_F(CacheTest, CraftedSizesThatWrapAreRejected) {
+  build(path_);
+  const std::vector<char> whole = bytes();
+  FileFooter f;
+  std::memcpy(&f, whole.data() + whole.size() - sizeof(f), sizeof(f));
+  const uint64_t footer_at = whole.size() - sizeof(FileFooter);
+  auto with_footer = [&](FileFooter g) {
+    g.footer_crc = crc32c(&g, offsetof(FileFooter, footer_crc));
+    std::vector<char> b = whole;
+    std::memcpy(b.data() + b.size() - sizeof(g), &g, sizeof(g));
+    rewrite(b);
+    return CacheReader::open(path_);
+  };
+  FileFooter g = f;  // index_offset + n * 24 wraps around to footer_at
+  g.num_samples = 1;
+  g.index_offset = footer_at - sizeof(IndexEntry) + (uint64_t{1} << 63) * 2;
+  g.index_offset = footer_at - sizeof(IndexEntry) - 0;  // a valid-looking end...
+  g.index_offset += 0x8000000000000000ULL;              // ...then pushed past the mapping
+  EXPECT_EQ(with_footer(g).error().code(), Code::kCorrupt);
+  g = f;  // meta_offset + meta_size wraps to index_offset
+  g.meta_size = f.index_offset - f.meta_offset + (~uint64_t{0} - 7);
+  EXPECT_EQ(with_footer(g).error().code(), Code::kCorrupt);
+  g = f;
+  g.reserved = 1;
+  EXPECT_EQ(with_footer(g).error().code(), Code::kCorrupt);
+}
+
+}  // namespace
+}  // namespace textfeed::cache

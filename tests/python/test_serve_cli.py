@@ -18,8 +18,9 @@ def test_serve_pull_and_sigterm(tmp_path):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
-        while not sock.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        while time.monotonic() < deadline and not (sock.exists() and sock.stat().st_mode & 0o777 == 0o600):
+            assert not sock.exists() or sock.stat().st_mode & 0o077 == 0, "socket open to others"
+            time.sleep(0.02)
         assert sock.exists(), "the daemon did not bind"
         assert oct(sock.stat().st_mode & 0o777) == "0o600"
         pull = subprocess.run([TEXTFEED, "pull", "--endpoint", endpoint, "--dataset", "icdar", "--profile", "sakura",
