@@ -2,74 +2,149 @@
 // from the header and checked against max_pixels before anything is allocated.
 #include "loader/decode.h"
 
+#include <turbojpeg.h>
+
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-
+#include <limits>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <turbojpeg.h>
+#include <string>
 
 namespace textfeed::loader {
 
 struct Decoder::Impl {
   DecodeOptions options;
   tjhandle tj = nullptr;
-  std::vector<uint8_t> cmyk;
+  std::vector<uint8_t> cmyk;  // CMYK samples before conversion, reused
+  cv::Mat scratch;            // area-resized BGR before conversion, reused
+
   ~Impl() {
     if (tj) tjDestroy(tj);
   }
+  Status decode_jpeg(std::span<const uint8_t> bytes, std::string_view name, const ImageInfo& info,
+                     int eighths, Image& out);
+  Status decode_other(std::span<const uint8_t> bytes, std::string_view name, int eighths,
+                      Image& out);
 };
 
 namespace {
 
-bool is_jpeg(std::span<const uint8_t> b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+bool is_jpeg(std::span<const uint8_t> b) {
+  return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF;
+}
 bool is_png(std::span<const uint8_t> b) {
   static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   return b.size() >= 8 && std::memcmp(b.data(), sig, 8) == 0;
 }
-uint32_t be32(const uint8_t* p) { return (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
+uint32_t be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3];
+}
 
-std::string msg(std::string_view name, const std::string& what) { return std::string(name) + ": " + what; }
+std::string msg(std::string_view name, const std::string& what) {
+  return std::string(name) + ": " + what;
+}
+
+// TurboJPEG's last error on `tj`, marked as a warning (with TJFLAG_STOPONWARNING: truncated or
+// damaged entropy data) or a fatal error (a broken marker or header).
+Status jpeg_error(tjhandle tj, std::string_view name, const char* stage) {
+  const char* kind = tjGetErrorCode(tj) == TJERR_WARNING ? "warning" : "error";
+  return Status::corrupt(msg(name, std::string(stage) + " (" + kind + "): " + tjGetErrorStr2(tj)));
+}
+
+// Whether libjpeg-turbo offers the DCT scale eighths/8 (2.1 offers every n/8, n in 1..16; older
+// or differently built libraries may not). Asked once: the answer is a property of the library.
+bool dct_scale_supported(int eighths) {
+  static const std::array<bool, 9> supported = [] {
+    std::array<bool, 9> s{};
+    int n = 0;
+    const tjscalingfactor* f = tjGetScalingFactors(&n);
+    for (int i = 0; f && i < n; ++i)
+      for (int e = 1; e <= 8; ++e)
+        if (f[i].num * 8 == e * f[i].denom) s[e] = true;
+    return s;
+  }();
+  return eighths >= 1 && eighths <= 8 && supported[eighths];
+}
+
+// Whether the JPEG has an APP14 "Adobe" segment before its first scan: that is what tells
+// libjpeg, and us, that 4-channel samples are stored inverted (Adobe's convention).
+bool has_adobe_marker(std::span<const uint8_t> b) {
+  size_t pos = 2;  // after SOI
+  while (pos + 4 <= b.size()) {
+    if (b[pos] != 0xFF) return false;  // not at a marker: damaged, and libjpeg has read it already
+    const uint8_t marker = b[pos + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++pos;
+      continue;
+    }
+    if (marker == 0xDA || marker == 0xD9) return false;  // SOS or EOI: no more header segments
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM and RSTn have no length
+      pos += 2;
+      continue;
+    }
+    const size_t len = (size_t{b[pos + 2]} << 8) | b[pos + 3];
+    if (marker == 0xEE && len >= 7 && pos + 9 <= b.size() &&
+        std::memcmp(b.data() + pos + 4, "Adobe", 5) == 0)
+      return true;
+    pos += 2 + len;
+  }
+  return false;
+}
 
 Status check_limits(const ImageInfo& info, std::string_view name, int64_t max_pixels) {
-  if (info.width <= 0 || info.height <= 0) return Status::corrupt(msg(name, "image header gives an empty size"));
+  if (info.width <= 0 || info.height <= 0)
+    return Status::corrupt(msg(name, "image header gives an empty size"));
   const int64_t px = static_cast<int64_t>(info.width) * info.height;
   if (px > max_pixels)
-    return Status::invalid_argument(msg(name, "image of " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                                                  " exceeds the limit of " + std::to_string(max_pixels) + " pixels"));
+    return Status::invalid_argument(
+        msg(name, "image of " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                      " exceeds the limit of " + std::to_string(max_pixels) + " pixels"));
   return Status();
 }
 
 }  // namespace
 
-Decoder::Decoder(const DecodeOptions& options) : impl_(std::make_unique<Impl>()) { impl_->options = options; }
+Decoder::Decoder(const DecodeOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+}
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 Result<ImageInfo> Decoder::read_info(std::span<const uint8_t> bytes, std::string_view name) {
   ImageInfo info;
+  if (!impl_) return Status::internal(msg(name, "use of a moved-from Decoder"));
   if (bytes.empty()) return Status::corrupt(msg(name, "empty file"));
   if (is_jpeg(bytes)) {
     if (!impl_->tj) impl_->tj = tjInitDecompress();
-    if (!impl_->tj) return Status::internal("tjInitDecompress failed");
+    if (!impl_->tj)
+      return Status::internal(
+          msg(name, std::string("tjInitDecompress failed: ") + tjGetErrorStr2(nullptr)));
     int w = 0, h = 0, subsamp = 0, colorspace = 0;
-    if (tjDecompressHeader3(impl_->tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
-      return Status::corrupt(msg(name, std::string("bad JPEG header: ") + tjGetErrorStr2(impl_->tj)));
-    info = {w, h, colorspace == TJCS_GRAY ? 1 : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4 : 3,
+    if (tjDecompressHeader3(impl_->tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) !=
+        0)
+      return jpeg_error(impl_->tj, name, "bad JPEG header");
+    info = {w, h,
+            colorspace == TJCS_GRAY                                ? 1
+            : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4
+                                                                   : 3,
             ImageCodec::kJpeg};
   } else if (is_png(bytes)) {
     // IHDR is the first chunk: length(4) "IHDR"(4) width(4) height(4) depth(1) colour type(1).
     if (bytes.size() < 33 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0)
       return Status::corrupt(msg(name, "PNG without an IHDR chunk"));
     const uint32_t w = be32(bytes.data() + 16), h = be32(bytes.data() + 20);
-    if (w > 0x7fffffff || h > 0x7fffffff) return Status::corrupt(msg(name, "PNG size out of range"));
+    if (w > 0x7fffffff || h > 0x7fffffff)
+      return Status::corrupt(msg(name, "PNG size out of range"));
     const uint8_t type = bytes[25];
-    info = {static_cast<int>(w), static_cast<int>(h), type == 0 || type == 4 ? 1 : 3, ImageCodec::kPng};
+    info = {static_cast<int>(w), static_cast<int>(h), type == 0 || type == 4 ? 1 : 3,
+            ImageCodec::kPng};
   } else {
-    // Other formats: OpenCV reads the header while decoding; its own pixel limit applies there.
+    // Other formats: OpenCV reads the header while decoding, so max_pixels is checked after the
+    // decode; OpenCV's own limit (OPENCV_IO_MAX_IMAGE_PIXELS, 2^30 by default) bounds that.
     info.codec = ImageCodec::kOther;
     return info;
   }
@@ -89,61 +164,96 @@ void Decoder::eighths_size(const ImageInfo& info, int e, int* width, int* height
 
 Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, int d, Image& out) {
   if (d != 1 && d != 2 && d != 4 && d != 8)
-    return Status::invalid_argument(msg(name, "scale_denom must be 1, 2, 4 or 8, got " + std::to_string(d)));
+    return Status::invalid_argument(
+        msg(name, "scale_denom must be 1, 2, 4 or 8, got " + std::to_string(d)));
   return decode_eighths(bytes, name, 8 / d, out);
 }
 
-Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int e, Image& out) {
+Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int e,
+                               Image& out) {
   if (e < 1 || e > 8)
     return Status::invalid_argument(msg(name, "eighths must be in 1..8, got " + std::to_string(e)));
   TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
-  if (info.codec == ImageCodec::kJpeg) {
-    int w, h;
-    eighths_size(info, e, &w, &h);
-    tjhandle tj = impl_->tj;
-    const int flags = TJFLAG_STOPONWARNING;
-    if (info.channels == 4) {
-      // TurboJPEG cannot convert CMYK to RGB: take the CMYK samples and convert here.
-      impl_->cmyk.resize(static_cast<size_t>(w) * h * 4);
-      if (tjDecompress2(tj, bytes.data(), bytes.size(), impl_->cmyk.data(), w, 0, h, TJPF_CMYK, flags) != 0)
-        return Status::corrupt(msg(name, std::string("JPEG decode failed: ") + tjGetErrorStr2(tj)));
-      out.reset(h, w, 3);
-      const uint8_t* s = impl_->cmyk.data();
-      uint8_t* o = out.data();
-      // libjpeg hands back Adobe's inverted CMYK (0 = full ink): R = C * K / 255.
-      for (size_t i = 0, n = static_cast<size_t>(w) * h; i < n; ++i, s += 4, o += 3) {
-        o[0] = static_cast<uint8_t>((s[0] * s[3] + 127) / 255);
-        o[1] = static_cast<uint8_t>((s[1] * s[3] + 127) / 255);
-        o[2] = static_cast<uint8_t>((s[2] * s[3] + 127) / 255);
-      }
-      return Status();
-    }
+  if (info.codec == ImageCodec::kJpeg) return impl_->decode_jpeg(bytes, name, info, e, out);
+  return impl_->decode_other(bytes, name, e, out);
+}
+
+Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_view name,
+                                  const ImageInfo& info, int e, Image& out) {
+  if (!dct_scale_supported(e))
+    return Status::unimplemented(
+        msg(name, "this libjpeg-turbo cannot scale by " + std::to_string(e) + "/8"));
+  int w, h;
+  eighths_size(info, e, &w, &h);
+  // STOPONWARNING: libjpeg treats truncated or damaged entropy data as a warning and pads the
+  // image with grey; for training data that is a corrupt sample, not a picture.
+  const int flags = TJFLAG_STOPONWARNING;
+  if (info.channels != 4) {
     out.reset(h, w, 3);
     if (tjDecompress2(tj, bytes.data(), bytes.size(), out.data(), w, 0, h, TJPF_RGB, flags) != 0)
-      return Status::corrupt(msg(name, std::string("JPEG decode failed: ") + tjGetErrorStr2(tj)));
+      return jpeg_error(tj, name, "JPEG decode failed");
     return Status();
   }
+  // TurboJPEG cannot convert CMYK or YCCK to RGB: take the CMYK samples and convert here.
+  cmyk.resize(static_cast<size_t>(w) * h * 4);
+  if (tjDecompress2(tj, bytes.data(), bytes.size(), cmyk.data(), w, 0, h, TJPF_CMYK, flags) != 0)
+    return jpeg_error(tj, name, "JPEG decode failed");
+  out.reset(h, w, 3);
+  const uint8_t* s = cmyk.data();
+  uint8_t* o = out.data();
+  const size_t n = static_cast<size_t>(w) * h;
+  if (has_adobe_marker(bytes)) {
+    // Adobe (Photoshop and libjpeg's own writer) stores inverted CMYK, 0 = full ink, and libjpeg
+    // hands the samples back as stored: R = C * K / 255.
+    for (size_t i = 0; i < n; ++i, s += 4, o += 3) {
+      o[0] = static_cast<uint8_t>((s[0] * s[3] + 127) / 255);
+      o[1] = static_cast<uint8_t>((s[1] * s[3] + 127) / 255);
+      o[2] = static_cast<uint8_t>((s[2] * s[3] + 127) / 255);
+    }
+  } else {
+    // Without the Adobe marker the samples are plain ink amounts, 0 = no ink.
+    for (size_t i = 0; i < n; ++i, s += 4, o += 3) {
+      const int k = 255 - s[3];
+      o[0] = static_cast<uint8_t>(((255 - s[0]) * k + 127) / 255);
+      o[1] = static_cast<uint8_t>(((255 - s[1]) * k + 127) / 255);
+      o[2] = static_cast<uint8_t>(((255 - s[2]) * k + 127) / 255);
+    }
+  }
+  return Status();
+}
+
+Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_view name, int e,
+                                   Image& out) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return Status::invalid_argument(msg(name, "file over 2 GiB"));
+  // cv::imdecode reports most damage by returning an empty Mat, but some codecs throw.
   cv::Mat bgr;
   try {
-    bgr = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<uint8_t*>(bytes.data())),
-                       cv::IMREAD_COLOR);
-  } catch (const cv::Exception& e) {
-    return Status::corrupt(msg(name, std::string("decode failed: ") + e.what()));
+    bgr = cv::imdecode(
+        cv::Mat(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<uint8_t*>(bytes.data())),
+        cv::IMREAD_COLOR);
+  } catch (const cv::Exception& ex) {
+    return Status::corrupt(msg(name, std::string("decode failed: ") + ex.what()));
   }
-  if (bgr.empty()) return Status::corrupt(msg(name, "not a decodable image (unknown format or damaged data)"));
+  if (bgr.empty())
+    return Status::corrupt(msg(name, "not a decodable image (unknown format or damaged data)"));
+  ImageInfo info;
   info.width = bgr.cols;
   info.height = bgr.rows;
-  TF_RETURN_IF_ERROR(check_limits(info, name, impl_->options.max_pixels));
+  TF_RETURN_IF_ERROR(check_limits(info, name, options.max_pixels));
   int w, h;
   eighths_size(info, e, &w, &h);
   out.reset(h, w, 3);
   cv::Mat dst(h, w, CV_8UC3, out.data());
-  if (e == 8) {
-    cv::cvtColor(bgr, dst, cv::COLOR_BGR2RGB);
-  } else {
-    cv::Mat small;
-    cv::resize(bgr, small, dst.size(), 0, 0, cv::INTER_AREA);
-    cv::cvtColor(small, dst, cv::COLOR_BGR2RGB);
+  try {
+    if (e == 8) {
+      cv::cvtColor(bgr, dst, cv::COLOR_BGR2RGB);
+    } else {
+      cv::resize(bgr, scratch, dst.size(), 0, 0, cv::INTER_AREA);
+      cv::cvtColor(scratch, dst, cv::COLOR_BGR2RGB);
+    }
+  } catch (const cv::Exception& ex) {
+    return Status::internal(msg(name, std::string("colour conversion failed: ") + ex.what()));
   }
   return Status();
 }

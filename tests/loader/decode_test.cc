@@ -2,24 +2,32 @@
 #include "loader/decode.h"
 
 #include <gtest/gtest.h>
+#include <turbojpeg.h>
 
+#include <array>
+#include <cstdlib>
 #include <cstring>
-#include <random>
-
+#include <initializer_list>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <turbojpeg.h>
+#include <random>
+#include <string>
+#include <vector>
 
 namespace textfeed::loader {
 namespace {
 
 std::vector<uint8_t> sample_jpeg() {
   std::vector<uint8_t> b;
-  EXPECT_TRUE(read_file(std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample/images/img_1.jpg", b).ok());
+  EXPECT_TRUE(
+      read_file(std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample/images/img_1.jpg", b)
+          .ok());
   return b;
 }
 
-cv::Mat as_mat(const Image& im) { return cv::Mat(im.height(), im.width(), CV_8UC3, const_cast<uint8_t*>(im.data())); }
+cv::Mat as_mat(const Image& im) {
+  return cv::Mat(im.height(), im.width(), CV_8UC3, const_cast<uint8_t*>(im.data()));
+}
 
 TEST(DecodeTest, RealJpegAtEveryScale) {
   const auto bytes = sample_jpeg();
@@ -65,10 +73,16 @@ TEST(DecodeTest, RandomBytesAndEmptyInput) {
   for (auto& c : junk) c = static_cast<uint8_t>(g());
   Decoder d;
   Image im;
-  EXPECT_EQ(d.decode(junk, "junk.bin", 1, im).code(), Code::kCorrupt);
+  Status s = d.decode(junk, "junk.bin", 1, im);
+  EXPECT_EQ(s.code(), Code::kCorrupt);
+  EXPECT_NE(s.message().find("junk.bin"), std::string::npos);
   junk[0] = 0xFF, junk[1] = 0xD8, junk[2] = 0xFF;  // a JPEG signature over garbage
-  EXPECT_EQ(d.decode(junk, "junk.jpg", 1, im).code(), Code::kCorrupt);
-  EXPECT_EQ(d.decode({}, "empty.jpg", 1, im).code(), Code::kCorrupt);
+  s = d.decode(junk, "junk.jpg", 1, im);
+  EXPECT_EQ(s.code(), Code::kCorrupt);
+  EXPECT_NE(s.message().find("junk.jpg"), std::string::npos);
+  s = d.decode({}, "empty.jpg", 1, im);
+  EXPECT_EQ(s.code(), Code::kCorrupt);
+  EXPECT_NE(s.message().find("empty.jpg"), std::string::npos);
 }
 
 TEST(DecodeTest, HugeHeaderIsRefusedBeforeAllocating) {
@@ -114,6 +128,35 @@ TEST(DecodeTest, PngDecodesExactly) {
   EXPECT_EQ(im.height(), 19);
 }
 
+TEST(DecodeTest, DamagedPngAndOtherFormats) {
+  cv::Mat bgr(40, 30, CV_8UC3);
+  cv::randu(bgr, 0, 255);
+  std::vector<uint8_t> png;
+  ASSERT_TRUE(cv::imencode(".png", bgr, png));
+  Decoder d;
+  Image im;
+  for (size_t cut : {size_t{20}, png.size() / 2, png.size() - 13}) {
+    std::vector<uint8_t> b(png.begin(), png.begin() + cut);
+    Status s = d.decode(b, "cut.png", 1, im);
+    EXPECT_EQ(s.code(), Code::kCorrupt) << "cut at " << cut << ": " << s.to_string();
+    EXPECT_NE(s.message().find("cut.png"), std::string::npos);
+  }
+  // A format without a header reader of ours (BMP) still decodes through OpenCV.
+  std::vector<uint8_t> bmp;
+  ASSERT_TRUE(cv::imencode(".bmp", bgr, bmp));
+  auto info = d.read_info(bmp, "a.bmp");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->codec, ImageCodec::kOther);
+  ASSERT_TRUE(d.decode(bmp, "a.bmp", 1, im).ok());
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  EXPECT_EQ(cv::norm(rgb, as_mat(im), cv::NORM_INF), 0.0);
+  Decoder small({.max_pixels = 1000});
+  Status s = small.decode(bmp, "a.bmp", 1, im);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("a.bmp"), std::string::npos);
+}
+
 TEST(DecodeTest, GrayscaleJpegBecomesRgb) {
   cv::Mat gray(40, 60, CV_8UC1, cv::Scalar(77));
   std::vector<uint8_t> jpg;
@@ -132,7 +175,8 @@ TEST(DecodeTest, CmykJpegConvertsToRgb) {
   // A flat CMYK image: Adobe-inverted samples C=255 (no cyan), M=0 (full magenta), Y=255, K=255.
   const int w = 32, h = 16;
   std::vector<uint8_t> cmyk(static_cast<size_t>(w) * h * 4);
-  for (size_t i = 0; i < cmyk.size(); i += 4) cmyk[i] = 255, cmyk[i + 1] = 0, cmyk[i + 2] = 255, cmyk[i + 3] = 255;
+  for (size_t i = 0; i < cmyk.size(); i += 4)
+    cmyk[i] = 255, cmyk[i + 1] = 0, cmyk[i + 2] = 255, cmyk[i + 3] = 255;
   tjhandle c = tjInitCompress();
   unsigned char* out = nullptr;
   unsigned long size = 0;
@@ -147,6 +191,128 @@ TEST(DecodeTest, CmykJpegConvertsToRgb) {
   EXPECT_NEAR(im.data()[0], 255, 3);  // magenta = red + blue
   EXPECT_NEAR(im.data()[1], 0, 3);
   EXPECT_NEAR(im.data()[2], 255, 3);
+}
+
+TEST(DecodeTest, CmykJpegAgreesWithOpenCv) {
+  // A varied CMYK image (tjCompress2 writes the Adobe marker), checked against OpenCV's own
+  // libjpeg path, which applies the same Adobe-inverted reading.
+  const int w = 64, h = 48;
+  std::vector<uint8_t> cmyk(static_cast<size_t>(w) * h * 4);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      uint8_t* p = &cmyk[(static_cast<size_t>(y) * w + x) * 4];
+      p[0] = static_cast<uint8_t>(x * 4), p[1] = static_cast<uint8_t>(y * 5);
+      p[2] = static_cast<uint8_t>(255 - x * 3), p[3] = static_cast<uint8_t>(128 + y);
+    }
+  tjhandle c = tjInitCompress();
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  ASSERT_EQ(tjCompress2(c, cmyk.data(), w, 0, h, TJPF_CMYK, &out, &size, TJSAMP_444, 95, 0), 0);
+  std::vector<uint8_t> jpg(out, out + size);
+  tjFree(out);
+  tjDestroy(c);
+  Decoder d;
+  auto info = d.read_info(jpg, "cmyk.jpg");
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->channels, 4);
+  Image im;
+  ASSERT_TRUE(d.decode(jpg, "cmyk.jpg", 1, im).ok());
+  cv::Mat bgr = cv::imdecode(jpg, cv::IMREAD_COLOR), rgb, diff;
+  ASSERT_FALSE(bgr.empty());
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  cv::absdiff(rgb, as_mat(im), diff);
+  EXPECT_LE(cv::norm(diff, cv::NORM_INF), 2.0);  // OpenCV rounds with >> 8 instead of / 255
+  Image half;
+  ASSERT_TRUE(d.decode(jpg, "cmyk.jpg", 2, half).ok());
+  EXPECT_EQ(half.width(), 32);
+  EXPECT_EQ(half.height(), 24);
+}
+
+// A minimal baseline JPEG, 16x8, four components at full resolution and one flat colour, written
+// by hand so that the Adobe APP14 marker can be left out (tjCompress2 always writes it). Every
+// quantizer is 1, so the DC coefficient 8 * (v - 128) decodes back to exactly v.
+std::vector<uint8_t> flat_cmyk_jpeg(const std::array<uint8_t, 4>& samples, bool adobe) {
+  std::vector<uint8_t> j = {0xFF, 0xD8};
+  auto put = [&j](std::initializer_list<int> bytes) {
+    for (int b : bytes) j.push_back(static_cast<uint8_t>(b));
+  };
+  if (adobe)
+    put({0xFF, 0xEE, 0, 14, 'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 0});  // transform 0
+  put({0xFF, 0xDB, 0, 67, 0x00});  // DQT: table 0, all ones
+  for (int i = 0; i < 64; ++i) put({1});
+  put({0xFF, 0xC0, 0, 20, 8, 0, 8, 0, 16, 4});  // SOF0: 8 bits, 8 rows, 16 columns, 4 components
+  for (int c = 1; c <= 4; ++c) put({c, 0x11, 0});
+  // DHT: DC table 0 gives categories 0..11 four-bit codes 0000..1011; AC table 0 has only EOB = 0.
+  put({0xFF, 0xC4, 0, 49, 0x00, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  for (int s = 0; s < 12; ++s) put({s});
+  put({0x10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00});
+  put({0xFF, 0xDA, 0, 14, 4, 1, 0x00, 2, 0x00, 3, 0x00, 4, 0x00, 0, 63, 0});  // SOS
+  uint32_t acc = 0;
+  int nbits = 0;
+  auto bits = [&](uint32_t v, int n) {
+    for (int i = n - 1; i >= 0; --i) {
+      acc = (acc << 1) | ((v >> i) & 1);
+      if (++nbits == 8) {
+        j.push_back(static_cast<uint8_t>(acc));
+        if (acc == 0xFF) j.push_back(0);  // byte stuffing
+        acc = 0, nbits = 0;
+      }
+    }
+  };
+  for (int mcu = 0; mcu < 2; ++mcu)
+    for (int c = 0; c < 4; ++c) {
+      const int diff = mcu == 0 ? 8 * (samples[c] - 128) : 0;  // DC is predicted per component
+      int cat = 0;
+      while ((std::abs(diff) >> cat) != 0) ++cat;
+      bits(static_cast<uint32_t>(cat), 4);
+      if (cat) bits(static_cast<uint32_t>(diff >= 0 ? diff : diff + (1 << cat) - 1), cat);
+      bits(0, 1);  // EOB
+    }
+  if (nbits) bits(0xFF, 8 - nbits);  // pad with ones
+  put({0xFF, 0xD9});
+  return j;
+}
+
+TEST(DecodeTest, CmykConventionFollowsTheAdobeMarker) {
+  struct Case {
+    std::array<uint8_t, 4> cmyk;  // ink amounts, 0 = none
+    std::array<int, 3> rgb;
+  };
+  const Case cases[] = {{{0, 255, 0, 0}, {255, 0, 255}},
+                        {{0, 0, 255, 102}, {153, 153, 0}},
+                        {{255, 0, 0, 0}, {0, 255, 255}},
+                        {{0, 0, 0, 255}, {0, 0, 0}},
+                        {{0, 0, 0, 0}, {255, 255, 255}}};
+  Decoder d;
+  Image im;
+  for (const Case& c : cases) {
+    for (bool adobe : {false, true}) {
+      std::array<uint8_t, 4> stored = c.cmyk;
+      if (adobe)
+        for (uint8_t& v : stored) v = static_cast<uint8_t>(255 - v);
+      const auto jpg = flat_cmyk_jpeg(stored, adobe);
+      auto info = d.read_info(jpg, "flat.jpg");
+      ASSERT_TRUE(info.has_value()) << info.error().to_string();
+      EXPECT_EQ(info->channels, 4);
+      for (int denom : {1, 2}) {
+        Status s = d.decode(jpg, "flat.jpg", denom, im);
+        ASSERT_TRUE(s.ok()) << s.to_string();
+        ASSERT_EQ(im.width(), 16 / denom);
+        ASSERT_EQ(im.height(), 8 / denom);
+        for (int y = 0; y < im.height(); ++y)
+          for (int x = 0; x < im.width(); ++x)
+            for (int k = 0; k < 3; ++k)
+              ASSERT_NEAR(im.data()[(y * im.width() + x) * 3 + k], c.rgb[k], 1)
+                  << "adobe " << adobe << " denom " << denom << " channel " << k;
+      }
+    }
+  }
+  // The hand-made file is a real JPEG: OpenCV reads the Adobe variant the same way.
+  const auto jpg = flat_cmyk_jpeg({255, 0, 255, 255}, true);
+  cv::Mat bgr = cv::imdecode(jpg, cv::IMREAD_COLOR);
+  ASSERT_FALSE(bgr.empty());
+  EXPECT_NEAR(bgr.at<cv::Vec3b>(0, 0)[2], 255, 2);
+  EXPECT_NEAR(bgr.at<cv::Vec3b>(0, 0)[1], 0, 2);
 }
 
 TEST(DecodeTest, BadScaleAndReuseAcrossSizes) {
@@ -188,8 +354,8 @@ TEST(DecodeEighthsTest, SizesAndFastScaleChoice) {
   EXPECT_EQ(d.decode_eighths(bytes, "img_1.jpg", 0, im).code(), Code::kInvalidArgument);
   EXPECT_EQ(d.decode_eighths(bytes, "img_1.jpg", 9, im).code(), Code::kInvalidArgument);
   EXPECT_EQ(fast_dct_eighths(1.0), 8);
-  EXPECT_EQ(fast_dct_eighths(0.6), 8);    // 1/2 would need a 20% enlargement
-  EXPECT_EQ(fast_dct_eighths(0.52), 4);   // 4% enlargement after 1/2 is allowed
+  EXPECT_EQ(fast_dct_eighths(0.6), 8);   // 1/2 would need a 20% enlargement
+  EXPECT_EQ(fast_dct_eighths(0.52), 4);  // 4% enlargement after 1/2 is allowed
   EXPECT_EQ(fast_dct_eighths(0.25), 2);
   EXPECT_EQ(fast_dct_eighths(0.05), 1);
 }
