@@ -25,6 +25,20 @@ std::vector<uint8_t> sample_jpeg() {
   return b;
 }
 
+// A CMYK JPEG (4:4:4, quality 95) of `cmyk` pixels; tjCompress2 writes the Adobe marker.
+// Empty on failure.
+std::vector<uint8_t> encode_cmyk_jpeg(const std::vector<uint8_t>& cmyk, int w, int h) {
+  tjhandle c = tjInitCompress();
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  std::vector<uint8_t> jpg;
+  if (tjCompress2(c, cmyk.data(), w, 0, h, TJPF_CMYK, &out, &size, TJSAMP_444, 95, 0) == 0)
+    jpg.assign(out, out + size);
+  tjFree(out);
+  tjDestroy(c);
+  return jpg;
+}
+
 cv::Mat as_mat(const Image& im) {
   return cv::Mat(im.height(), im.width(), CV_8UC3, const_cast<uint8_t*>(im.data()));
 }
@@ -177,13 +191,8 @@ TEST(DecodeTest, CmykJpegConvertsToRgb) {
   std::vector<uint8_t> cmyk(static_cast<size_t>(w) * h * 4);
   for (size_t i = 0; i < cmyk.size(); i += 4)
     cmyk[i] = 255, cmyk[i + 1] = 0, cmyk[i + 2] = 255, cmyk[i + 3] = 255;
-  tjhandle c = tjInitCompress();
-  unsigned char* out = nullptr;
-  unsigned long size = 0;
-  ASSERT_EQ(tjCompress2(c, cmyk.data(), w, 0, h, TJPF_CMYK, &out, &size, TJSAMP_444, 95, 0), 0);
-  std::vector<uint8_t> jpg(out, out + size);
-  tjFree(out);
-  tjDestroy(c);
+  const std::vector<uint8_t> jpg = encode_cmyk_jpeg(cmyk, w, h);
+  ASSERT_FALSE(jpg.empty());
   Decoder d;
   Image im;
   Status s = d.decode(jpg, "cmyk.jpg", 1, im);
@@ -204,13 +213,8 @@ TEST(DecodeTest, CmykJpegAgreesWithOpenCv) {
       p[0] = static_cast<uint8_t>(x * 4), p[1] = static_cast<uint8_t>(y * 5);
       p[2] = static_cast<uint8_t>(255 - x * 3), p[3] = static_cast<uint8_t>(128 + y);
     }
-  tjhandle c = tjInitCompress();
-  unsigned char* out = nullptr;
-  unsigned long size = 0;
-  ASSERT_EQ(tjCompress2(c, cmyk.data(), w, 0, h, TJPF_CMYK, &out, &size, TJSAMP_444, 95, 0), 0);
-  std::vector<uint8_t> jpg(out, out + size);
-  tjFree(out);
-  tjDestroy(c);
+  const std::vector<uint8_t> jpg = encode_cmyk_jpeg(cmyk, w, h);
+  ASSERT_FALSE(jpg.empty());
   Decoder d;
   auto info = d.read_info(jpg, "cmyk.jpg");
   ASSERT_TRUE(info.has_value());
