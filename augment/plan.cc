@@ -63,14 +63,16 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
   if (quads.size() != labels.size()) return Status::invalid_argument("plan: quads and labels differ in count");
   const int64_t draws0 = rng.draws();
   const size_t n = quads.size();
-  // Vertices as the reference holds them: float32 for UP until rotate, float64 after.
-  std::vector<float> vf(8 * n);
-  for (size_t i = 0; i < n; ++i) std::copy(quads[i].xy.begin(), quads[i].xy.end(), vf.begin() + 8 * i);
+  // Vertices as the reference holds them: UP keeps float32 until rotate (every product rounds to
+  // float32, with the factor rounded to float32 first, as numpy does for a float32 array times a
+  // Python float); SR holds int64 (y truncates after adjust_height); float64 after rotate.
+  std::vector<double> v(8 * n);
+  for (size_t i = 0; i < n; ++i) std::copy(quads[i].xy.begin(), quads[i].xy.end(), v.begin() + 8 * i);
   p.labels.assign(labels.begin(), labels.end());
   p.source = {src_w, src_h};
   Affine pix;
 
-  // resize_img: longer side to image_size.
+  // resize_img: longer side to image_size, vertices *= r on both axes.
   int w = src_w, h = src_h;
   if (o.image_size > 0 && !pre_resized) {
     const double r = static_cast<double>(o.image_size) / std::max(w, h);
@@ -78,30 +80,27 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
     const int nh = w > h ? static_cast<int>(h * r) : o.image_size;
     if (o.vertices_f32) {
       const float rf = static_cast<float>(r);
-      for (float& v : vf) v = v * rf;
+      for (double& x : v) x = static_cast<float>(x) * rf;
     } else {
-      for (float& v : vf) v = static_cast<float>(v * r);
+      for (double& x : v) x *= r;
     }
     pix.resize(w, h, nw, nh);
     w = nw, h = nh;
   }
   p.resized = {w, h};
 
-  // adjust_height.
-  std::vector<double> v(8 * n);
+  // adjust_height: one draw; new_h = np.around(h * ratio) (half to even); y *= new_h / h.
   const double ratio_h = 1 + o.height_jitter * (rng.uniform() * 2 - 1);
   p.height_ratio = ratio_h;
   const int new_h = static_cast<int>(std::nearbyint(h * ratio_h));
   const double fy = static_cast<double>(new_h) / h;
-  for (size_t k = 0; k < vf.size(); ++k) {
-    if (k % 2 == 0) {
-      v[k] = vf[k];
-    } else if (o.vertices_f32) {
-      v[k] = vf[k] * static_cast<float>(fy);
+  for (size_t k = 1; k < v.size(); k += 2) {
+    if (o.vertices_f32) {
+      v[k] = static_cast<float>(v[k]) * static_cast<float>(fy);
     } else if (o.int_vertices) {
-      v[k] = std::trunc(static_cast<double>(vf[k]) * fy);  // SR: int64 vertices truncate
+      v[k] = std::trunc(v[k] * fy);  // SR: int64 vertices truncate on assignment
     } else {
-      v[k] = vf[k] * fy;
+      v[k] *= fy;
     }
   }
   pix.resize(w, h, w, new_h);

@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 namespace textfeed::augment {
 namespace {
 
-double dist(double x1, double y1, double x2, double y2) { return std::sqrt((x1 - x2) * (x1 - x2) + (y1 - y2) * (y1 - y2)); }
+double dist(double x1, double y1, double x2, double y2) {
+  return std::sqrt((x1 - x2) * (x1 - x2) + (y1 - y2) * (y1 - y2));
+}
 
 void move_points(Quad8& v, int i1, int i2, const double r[4], double coef) {
   i1 %= 4;
@@ -43,20 +44,49 @@ Bounds bounds(const Quad8& v) {
 double corner_error(const Quad8& r, AngleError metric) {
   const Bounds b = bounds(r);
   if (metric == AngleError::kSr) {
-    return dist(r[0], r[1], b.xmin, b.ymin) + dist(r[2], r[3], b.xmax, b.ymin) + dist(r[4], r[5], b.xmax, b.ymax) +
-           dist(r[6], r[7], b.xmin, b.ymax);
+    return dist(r[0], r[1], b.xmin, b.ymin) + dist(r[2], r[3], b.xmax, b.ymin) +
+           dist(r[4], r[5], b.xmax, b.ymax) + dist(r[6], r[7], b.xmin, b.ymax);
   }
   // Column-wise norms against float32 corners.
-  const double cx[4] = {static_cast<float>(b.xmin), static_cast<float>(b.xmax), static_cast<float>(b.xmax),
-                        static_cast<float>(b.xmin)};
-  const double cy[4] = {static_cast<float>(b.ymin), static_cast<float>(b.ymin), static_cast<float>(b.ymax),
-                        static_cast<float>(b.ymax)};
+  const double cx[4] = {static_cast<float>(b.xmin), static_cast<float>(b.xmax),
+                        static_cast<float>(b.xmax), static_cast<float>(b.xmin)};
+  const double cy[4] = {static_cast<float>(b.ymin), static_cast<float>(b.ymin),
+                        static_cast<float>(b.ymax), static_cast<float>(b.ymax)};
   double sx = 0, sy = 0;
   for (int i = 0; i < 4; ++i) {
     sx += (r[2 * i] - cx[i]) * (r[2 * i] - cx[i]);
     sy += (r[2 * i + 1] - cy[i]) * (r[2 * i + 1] - cy[i]);
   }
   return std::sqrt(sx) + std::sqrt(sy);
+}
+
+// p' = p0 + R(p - p0) with R = [[c, -s], [s, c]], in the reference's operation order.
+Quad8 rotate_cs(const Quad8& v, double c, double s) {
+  Quad8 out;
+  for (int i = 0; i < 4; ++i) {
+    const double dx = v[2 * i] - v[0], dy = v[2 * i + 1] - v[1];
+    out[2 * i] = (c * dx + (-s) * dy) + v[0];
+    out[2 * i + 1] = (s * dx + c * dy) + v[1];
+  }
+  return out;
+}
+
+// cos and sin of t_k for k = -90..89, computed once; the same values as calling std::cos/sin on
+// angle_rad(k) each time (pure functions of the same double).
+struct TrigTable {
+  double c[180], s[180];
+  TrigTable() {
+    for (int k = 0; k < 180; ++k) {
+      c[k] = std::cos(angle_rad(k - 90));
+      s[k] = std::sin(angle_rad(k - 90));
+    }
+  }
+};
+
+// Immutable after its first use, which C++ makes thread-safe.
+const TrigTable& trig() {
+  static const TrigTable table;
+  return table;
 }
 
 }  // namespace
@@ -75,33 +105,48 @@ Quad8 shrink_quad(const Quad8& v, double coef) {
 }
 
 Quad8 rotate_quad(const Quad8& v, double theta) {
-  const double c = std::cos(theta), s = std::sin(theta);
-  Quad8 out;
-  for (int i = 0; i < 4; ++i) {
-    const double dx = v[2 * i] - v[0], dy = v[2 * i + 1] - v[1];
-    out[2 * i] = (c * dx + (-s) * dy) + v[0];
-    out[2 * i + 1] = (s * dx + c * dy) + v[1];
-  }
-  return out;
+  return rotate_cs(v, std::cos(theta), std::sin(theta));
 }
 
 int min_rect_angle_deg(const Quad8& v, AngleError metric) {
   constexpr int kAngles = 180, kRank = 10;
-  double area[kAngles];
+  const TrigTable& t = trig();
+  double dx[4], dy[4];
+  for (int i = 0; i < 4; ++i) dx[i] = v[2 * i] - v[0], dy[i] = v[2 * i + 1] - v[1];
+  // The kRank smallest areas in stable ascending order (equal areas keep ascending k): insertion
+  // behind every element that is not larger, so this equals a stable sort's first kRank entries.
+  int top[kRank];
+  double top_area[kRank];
+  int count = 0;
   for (int k = 0; k < kAngles; ++k) {
-    const Bounds b = bounds(rotate_quad(v, angle_rad(k - 90)));
-    area[k] = (b.xmax - b.xmin) * (b.ymax - b.ymin);
+    const double c = t.c[k], s = t.s[k];
+    double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+    for (int i = 0; i < 4; ++i) {
+      const double x = (c * dx[i] + (-s) * dy[i]) + v[0];
+      const double y = (s * dx[i] + c * dy[i]) + v[1];
+      if (i == 0 || x < xmin) xmin = x;
+      if (i == 0 || x > xmax) xmax = x;
+      if (i == 0 || y < ymin) ymin = y;
+      if (i == 0 || y > ymax) ymax = y;
+    }
+    const double area = (xmax - xmin) * (ymax - ymin);
+    if (count == kRank && !(area < top_area[kRank - 1])) continue;
+    int pos = count < kRank ? count++ : kRank - 1;
+    while (pos > 0 && area < top_area[pos - 1]) {
+      top[pos] = top[pos - 1];
+      top_area[pos] = top_area[pos - 1];
+      --pos;
+    }
+    top[pos] = k;
+    top_area[pos] = area;
   }
-  int order[kAngles];
-  std::iota(order, order + kAngles, 0);
-  std::stable_sort(order, order + kAngles, [&](int a, int b) { return area[a] < area[b]; });
   double best_error = std::numeric_limits<double>::infinity();
-  int best = order[0];
-  for (int r = 0; r < kRank; ++r) {
-    const double err = corner_error(rotate_quad(v, angle_rad(order[r] - 90)), metric);
+  int best = top[0];
+  for (int r = 0; r < count; ++r) {
+    const double err = corner_error(rotate_cs(v, t.c[top[r]], t.s[top[r]]), metric);
     if (err < best_error) {
       best_error = err;
-      best = order[r];
+      best = top[r];
     }
   }
   return best - 90;

@@ -1,10 +1,10 @@
 // EAST targets from the final crop vertices (TARGETS.md §3): score map, 5-channel geometry map and
 // the ROI mask (upstage, 1 = valid) or ignored map (sakura, 1 = ignore), written into the caller's
-// float32 views at side map_size = int(crop_size * map_scale).
+// float32 views at side M = int(crop_size * map_scale).
 #pragma once
 
+#include <memory>
 #include <span>
-#include <vector>
 
 #include "augment/profile.h"
 #include "base/image.h"
@@ -12,28 +12,52 @@
 
 namespace textfeed::augment {
 
-// Outputs, float32, dense rows: score M x M; geo 5 planes stacked (height 5M, width M): d1 top,
-// d2 bottom, d3 left, d4 right (full-resolution px), angle (rad); mask M x M.
+// Outputs, float32 (channels 1), rows may be padded (stride_bytes >= 4 * M). Every pixel is
+// written, whatever the views held before.
+//   score: M x M, 1 inside the shrunk words.
+//   geo:   5 planes stacked in one view of height 5M, width M (CHW): d1 top, d2 bottom, d3 left,
+//          d4 right (full-resolution crop px), angle (rad).
+//   mask:  M x M; MaskKind::kRoi: 1 = valid, fractional on the borders of ignored words after
+//          the linear resize; MaskKind::kIgnored: 1 = ignore.
 struct TargetViews {
   MutableImageView score;
   MutableImageView geo;
   MutableImageView mask;
 };
 
-// Reusable buffers (per worker thread). Not thread-safe.
+// Reusable buffers of make_targets (polygon lists, one box's mask, the full-resolution ROI canvas,
+// overlap bookkeeping). They grow to the largest sample seen and are then reused, so a worker that
+// keeps one scratch allocates nothing per sample. A resource type: movable, not copyable; not
+// thread-safe (one per worker thread).
 class TargetScratch {
  public:
-  std::vector<float> roi_full;         // crop_size^2, upstage ROI before its resize
-  std::vector<unsigned char> box_mask; // one box's shrunk polygon, inside its bounds
-  std::vector<float> owner_area;       // Overlap::kSmallest
-  std::vector<unsigned short> cover;   // Overlap::kIgnore / kLast bookkeeping
+  TargetScratch();
+  ~TargetScratch();
+  TargetScratch(TargetScratch&&) noexcept;
+  TargetScratch& operator=(TargetScratch&&) noexcept;
+  TargetScratch(const TargetScratch&) = delete;
+  TargetScratch& operator=(const TargetScratch&) = delete;
+
+  struct Buffers;      // defined in targets.cc (holds OpenCV types)
+  Buffers& buffers();  // for make_targets; a moved-from scratch gets fresh buffers
+
+ private:
+  std::unique_ptr<Buffers> buffers_;
 };
 
-// Writes every pixel of the three maps. `vertices` holds n quads (n*8 doubles, crop px),
-// `labels` n labels. Boxes with non-finite or absurd (> 1e6 px) coordinates are left out.
-// Errors: kInvalidArgument (sizes of the views or spans do not match the options).
+// Writes the EAST targets of n words into `out` (every pixel of the three maps).
+// `vertices`: n quads, 8 doubles each (x1,y1,...,x4,y4 in crop px, any order, may leave the crop);
+// `labels`: n labels, 0 = ignored ("###" / illegible), anything else = valid.
+// Semantics follow TARGETS.md §3 for options.profile's defaults and the fix flags in `options`:
+// map_scale, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation,
+// clamp_geo (other fields are not read; crop_size comes from the argument).
+// Quads with a non-finite or absurd (|c| > 1e6 px) coordinate are left out; degenerate quads
+// (a point, a segment) still paint what the reference paints and never produce NaN.
+// Errors: kInvalidArgument (map_scale outside (0, 1], crop_size < 1, view sizes or dtypes that do
+// not match M, vertices.size() != 8 * labels.size()); nothing is written then.
+// Thread-safety: reentrant; `scratch` must not be shared between concurrent calls.
 Status make_targets(const TargetViews& out, std::span<const double> vertices,
-                    std::span<const unsigned char> labels, int crop_size, const AugmentOptions& options,
-                    TargetScratch& scratch);
+                    std::span<const unsigned char> labels, int crop_size,
+                    const AugmentOptions& options, TargetScratch& scratch);
 
 }  // namespace textfeed::augment

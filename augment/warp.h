@@ -1,5 +1,6 @@
 // The one warp: source pixels -> the square crop, bilinear with a black border, in one resampling
-// (DESIGN.md "One warp"); a pre-shrink by an integer factor first where the scale is below 0.5.
+// (DESIGN.md "One warp"); where the scale is below 0.5, the region the crop reads is first shrunk
+// by 2^k (2x2 box averages, k times) so that the bilinear step never skips source pixels.
 #pragma once
 
 #include <vector>
@@ -9,9 +10,11 @@
 
 namespace textfeed::augment {
 
-// Reusable buffers (per worker thread). Not thread-safe.
+// Reusable buffers (per worker thread): they grow to the largest read region seen and are then
+// reused, so a steady state allocates nothing. Not thread-safe.
 struct WarpScratch {
-  std::vector<uint8_t> shrunk;
+  std::vector<uint8_t> shrunk;  // the pre-shrunk read region (the warp's input when it is used)
+  std::vector<uint8_t> halved;  // the other buffer of the halving cascade
 };
 
 // `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix).

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Decode Mpixel/s per core on synth receipt pages and on the ICDAR-2015 sample, full and 1/2,
-# next to a bare tjDecompress2 loop on the same files.
+# Decode Mpixel/s on one core: synth receipt pages (~3000x4000) and the ICDAR-2015 sample
+# (1280x720), full and 1/2 scale, textfeed's Decoder next to a bare tjDecompress2 loop.
+#   BUILD=build-decode bench/decode.sh [--json]      (BUILD defaults to build; REPS to 5)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+REPS=${REPS:-5}
+SHARED=${TEXTFEED_SHARED_DIR:-$ROOT/../shared}
+for exe in "$BUILD/tools/textfeed" "$BUILD/bench/textfeed_decode_bench"; do
+  [[ -x "$exe" ]] || { echo "missing $exe (build targets textfeed and textfeed_decode_bench)" >&2; exit 1; }
+done
 DATA=$(mktemp -d)
 trap 'rm -rf "$DATA"' EXIT
-"$BUILD/tools/textfeed" synth --profile receipt --count 8 --seed 1 --out "$DATA/receipt" >/dev/null 2>&1
-"$BUILD/bench/textfeed_decode_bench" "$DATA/receipt/images" --reps 5
-"$BUILD/bench/textfeed_decode_bench" ../shared/data/icdar15-sample/images --reps 5
+"$BUILD/tools/textfeed" synth --profile receipt --count 8 --seed 1 --out "$DATA/receipt" >/dev/null
+"$BUILD/bench/textfeed_decode_bench" "$DATA/receipt/images" --reps "$REPS" "$@"
+"$BUILD/bench/textfeed_decode_bench" "$SHARED/data/icdar15-sample/images" --reps "$REPS" "$@"

@@ -46,4 +46,7 @@ struct Meta {
   numIgnored @9 :UInt64;
   pixelBytes @10 :UInt64;  # sum of all samples' pixels field sizes
   quarantine @11 :List(QuarantineEntry);
+  rawPixelBytes @12 :UInt64;   # sum of height * width * 3 over all samples: the pixel bytes codec raw
+                               # stores (equals pixelBytes when codec = raw). 0 in files written
+                               # before this field existed.
 }

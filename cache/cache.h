@@ -27,8 +27,8 @@ struct SampleData {
   int width = 0;  // stored pixels
   int height = 0;
   PixelCodec codec = PixelCodec::kRaw;
-  // kRaw: height*width*3 RGB bytes; kJpeg: a JPEG file. The memory must stay readable up to the
-  // next multiple of 8 bytes past the end (those bytes are written as padding: zero them).
+  // kRaw: height*width*3 RGB bytes; kJpeg: a JPEG file. Written straight from this memory when
+  // it starts on an 8-byte boundary (any heap buffer does), copied once otherwise.
   std::span<const uint8_t> pixels;
   std::span<const Quad> quads;
   std::span<const unsigned char> labels;
@@ -52,13 +52,16 @@ struct CacheMeta {
   std::string dataset_format;
   uint64_t num_words = 0;
   uint64_t num_ignored = 0;
-  uint64_t pixel_bytes = 0;
+  uint64_t pixel_bytes = 0;      // stored pixel bytes, all samples
+  uint64_t raw_pixel_bytes = 0;  // what codec raw would store: sum of width * height * 3
   std::vector<QuarantineEntry> quarantine;
 };
 
 // Writes a cache file. A resource type owned by one thread. Nothing appears at the final path
-// until finish() succeeds; a writer destroyed (or a process killed) before that leaves at most
-// a temporary "<path>.tmp-<pid>" file, which never opens as a cache (it has no footer).
+// until finish() succeeds; a writer destroyed before that removes its temporary file, and a
+// process killed before that leaves at most a temporary "<path>.tmp-<pid>" file, which never
+// opens as a cache (it has no footer) and which the next create() for the same path removes
+// once process <pid> is gone.
 class CacheWriter {
  public:
   // Errors: kInvalidArgument (path exists and !overwrite), kIo.
@@ -70,13 +73,16 @@ class CacheWriter {
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
   // (inconsistent sizes), kIo.
   Status add(const SampleData& sample);
-  // Writes Meta (num_words, num_ignored and pixel_bytes are filled from what was added), the
-  // index and the footer, fsyncs, and renames into place. Errors: kIo, kInvalidArgument.
+  // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
+  // was added), the index and the footer, fsyncs, and renames into place.
+  // Errors: kIo, kInvalidArgument.
   Status finish(CacheMeta meta);
 
   size_t num_samples() const;
   uint64_t bytes_written() const;
   const std::string& temp_path() const;
+  // Leftovers of killed builds of the same path that create() removed.
+  const std::vector<std::string>& removed_stale_temps() const;
 
  private:
   struct Impl;

@@ -1,4 +1,6 @@
 // Cap'n Proto encoding of Sample and Meta records.
+#include <vector>
+
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/exception.h>
@@ -19,10 +21,43 @@ capnp::ReaderOptions reader_options(size_t words) {
 
 capnp::Data::Reader bytes(std::span<const uint8_t> s) { return {s.data(), s.size()}; }
 
+// capnp::writeMessage, except that the segment holding `external` (referenced, not copied) is
+// written as exactly its bytes plus zero padding: Cap'n Proto would write the bytes past its end
+// up to the word boundary, which the caller does not own.
+void write_flat(kj::OutputStream& out, capnp::MessageBuilder& message, std::span<const uint8_t> external) {
+  const auto segments = message.getSegmentsForOutput();
+  const size_t table_words = segments.size() / 2 + 1;  // u32 count-1, u32 per segment, padded
+  std::vector<uint32_t> table(table_words * 2);  // a handful of entries (see write_sample)
+  table[0] = static_cast<uint32_t>(segments.size() - 1);
+  for (size_t i = 0; i < segments.size(); ++i) table[i + 1] = static_cast<uint32_t>(segments[i].size());
+  if (segments.size() % 2 == 0) table[segments.size() + 1] = 0;
+  out.write(table.data(), table_words * sizeof(capnp::word));
+  static constexpr uint8_t kZeros[sizeof(capnp::word)] = {};
+  for (const auto& seg : segments) {
+    const auto* p = reinterpret_cast<const uint8_t*>(seg.begin());
+    const size_t seg_bytes = seg.size() * sizeof(capnp::word);
+    if (!external.empty() && p == external.data()) {
+      out.write(p, external.size());
+      if (seg_bytes > external.size()) out.write(kZeros, seg_bytes - external.size());
+    } else {
+      out.write(p, seg_bytes);
+    }
+  }
+}
+
 }  // namespace
 
 void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
-  capnp::MallocMessageBuilder message(1024);
+  // Room for everything but the pixels in the first segment, so a record has two segments: the
+  // fields and the referenced pixels.
+  const size_t text_bytes = [&] {
+    size_t n = 0;
+    for (const std::string& t : s.texts) n += t.size() + 1;
+    return n;
+  }();
+  const size_t field_bytes = s.name.size() + s.quads.size_bytes() + s.labels.size() + text_bytes;
+  capnp::MallocMessageBuilder message(static_cast<unsigned>(64 + field_bytes / sizeof(capnp::word)),
+                                      capnp::AllocationStrategy::FIXED_SIZE);
   auto orphanage = message.getOrphanage();
   auto r = message.initRoot<wire::Sample>();
   r.setName(capnp::Text::Reader(s.name.data(), s.name.size()));
@@ -31,11 +66,16 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
   r.setWidth(static_cast<uint32_t>(s.width));
   r.setHeight(static_cast<uint32_t>(s.height));
   r.setCodec(s.codec == PixelCodec::kJpeg ? wire::Codec::JPEG : wire::Codec::RAW);
-  r.adoptPixels(orphanage.referenceExternalData(bytes(s.pixels)));
+  std::span<const uint8_t> external;
+  if (!s.pixels.empty() && reinterpret_cast<uintptr_t>(s.pixels.data()) % sizeof(capnp::word) == 0) {
+    // Zero copy into the message: the pixels become a segment of their own (see write_flat).
+    r.adoptPixels(orphanage.referenceExternalData(bytes(s.pixels)));
+    external = s.pixels;
+  } else {
+    r.setPixels(bytes(s.pixels));
+  }
   r.setQuads(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.quads.data()), s.quads.size_bytes()));
   r.setLabels(capnp::Data::Reader(s.labels.data(), s.labels.size()));
-  size_t text_bytes = 0;
-  for (const std::string& t : s.texts) text_bytes += t.size() + 1;
   auto texts = r.initTexts(static_cast<unsigned>(text_bytes));
   size_t pos = 0;
   for (const std::string& t : s.texts) {
@@ -44,7 +84,7 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
     texts[pos++] = 0;
   }
   r.setIndex(index);
-  capnp::writeMessage(out, message);
+  write_flat(out, message, external);
 }
 
 void write_meta(kj::OutputStream& out, const CacheMeta& m) {
@@ -61,6 +101,7 @@ void write_meta(kj::OutputStream& out, const CacheMeta& m) {
   r.setNumWords(m.num_words);
   r.setNumIgnored(m.num_ignored);
   r.setPixelBytes(m.pixel_bytes);
+  r.setRawPixelBytes(m.raw_pixel_bytes);
   auto q = r.initQuarantine(static_cast<unsigned>(m.quarantine.size()));
   for (size_t i = 0; i < m.quarantine.size(); ++i) {
     q[i].setFile(m.quarantine[i].file);
@@ -116,6 +157,7 @@ Status read_meta(std::span<const capnp::word> words, CacheMeta& m) {
     m.num_words = r.getNumWords();
     m.num_ignored = r.getNumIgnored();
     m.pixel_bytes = r.getPixelBytes();
+    m.raw_pixel_bytes = r.getRawPixelBytes();
     m.quarantine.clear();
     for (auto q : r.getQuarantine()) m.quarantine.push_back({q.getFile(), q.getReason()});
   } catch (const kj::Exception& e) {

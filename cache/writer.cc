@@ -1,6 +1,7 @@
 // CacheWriter: appends records through a checksumming buffered sink, then meta, index, footer;
 // fsync and an atomic rename make the file appear whole or not at all.
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <kj/exception.h>
 #include <kj/io.h>
 
+#include "base/log.h"
 #include "cache/cache.h"
 #include "cache/crc32c.h"
 #include "cache/detail/codec.h"
@@ -25,33 +27,47 @@ namespace {
 // A buffered file sink that counts bytes and checksums the current record.
 class FileSink final : public kj::OutputStream {
  public:
-  explicit FileSink(int fd) : fd_(fd) { buf_.reserve(kBufBytes); }
+  explicit FileSink(int fd) : fd_(fd), buf_(kBufBytes) {}
 
   void write(const void* data, size_t size) override {
     const uint8_t* p = static_cast<const uint8_t*>(data);
     crc_ = crc32c(p, size, crc_);
     offset_ += size;
-    if (buf_.size() + size <= kBufBytes) {
-      buf_.insert(buf_.end(), p, p + size);
+    if (used_ + size <= kBufBytes) {
+      std::memcpy(buf_.data() + used_, p, size);
+      used_ += size;
       return;
     }
     flush();
     if (size >= kBufBytes) {
-      write_all(p, size);
+      write_all(p, size);  // large pixel blocks go straight from the caller's memory
     } else {
-      buf_.insert(buf_.end(), p, p + size);
+      std::memcpy(buf_.data(), p, size);
+      used_ = size;
     }
   }
 
   void flush() {
-    write_all(buf_.data(), buf_.size());
-    buf_.clear();
+    write_all(buf_.data(), used_);
+    used_ = 0;
+  }
+
+  // Starts writeback of everything written since the last call once it reaches kSyncBytes, so
+  // the disk works while the build goes on and the final fsync only waits for the tail (as
+  // RocksDB's bytes_per_sync). Asynchronous: it does not wait for the disk.
+  void start_writeback() {
+    const uint64_t written = offset_ - used_;
+    if (written - synced_ < kSyncBytes) return;
+    ::sync_file_range(fd_, static_cast<off_t>(synced_), static_cast<off_t>(written - synced_),
+                      SYNC_FILE_RANGE_WRITE);  // best effort: fsync in finish() is the guarantee
+    synced_ = written;
   }
   uint64_t offset() const { return offset_; }
   uint32_t take_crc() { return std::exchange(crc_, 0); }
 
  private:
   static constexpr size_t kBufBytes = 1 << 20;
+  static constexpr uint64_t kSyncBytes = 64 << 20;
   void write_all(const uint8_t* p, size_t n) {
     while (n > 0) {
       const ssize_t w = ::write(fd_, p, n);
@@ -65,9 +81,33 @@ class FileSink final : public kj::OutputStream {
   }
   int fd_;
   std::vector<uint8_t> buf_;
+  size_t used_ = 0;
   uint64_t offset_ = 0;
+  uint64_t synced_ = 0;  // bytes whose writeback has been started
   uint32_t crc_ = 0;
 };
+
+// Removes "<path>.tmp-<pid>" files whose process no longer exists: what a killed build leaves.
+// A live process's temporary (a build running now, or one of another user: EPERM) is kept.
+std::vector<std::string> remove_stale_temps(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> removed;
+  const fs::path p(path);
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  const std::string prefix = p.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code rm_ec;
+    if (fs::remove(it->path(), rm_ec)) removed.push_back(it->path().string());
+  }
+  return removed;
+}
 
 }  // namespace
 
@@ -79,7 +119,8 @@ struct CacheWriter::Impl {
   int fd = -1;
   std::unique_ptr<FileSink> sink;
   std::vector<IndexEntry> index;
-  uint64_t words = 0, ignored = 0, pixel_bytes = 0;
+  uint64_t words = 0, ignored = 0, pixel_bytes = 0, raw_pixel_bytes = 0;
+  std::vector<std::string> removed_stale;
   bool finished = false;
 
   ~Impl() {
@@ -97,6 +138,8 @@ Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->overwrite = overwrite;
+  impl->removed_stale = remove_stale_temps(path);
+  for (const std::string& t : impl->removed_stale) TF_LOG(Warning) << "removed " << t << ", left by an interrupted build";
   impl->temp = path + ".tmp-" + std::to_string(::getpid());
   impl->fd = ::open(impl->temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (impl->fd < 0) {
@@ -125,6 +168,9 @@ Status CacheWriter::add(const SampleData& s) {
   if (s.labels.size() != s.quads.size() || s.texts.size() != s.quads.size())
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
                                     "' has unequal numbers of quads, labels and texts");
+  if (s.width <= 0 || s.height <= 0)
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
+                                    std::to_string(s.width) + "x" + std::to_string(s.height) + ")");
   if (s.codec == PixelCodec::kRaw &&
       s.pixels.size() != static_cast<size_t>(s.width) * static_cast<size_t>(s.height) * 3)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
@@ -140,10 +186,12 @@ Status CacheWriter::add(const SampleData& s) {
   }
   e.size = m.sink->offset() - e.offset;
   e.crc = m.sink->take_crc();
+  m.sink->start_writeback();
   m.index.push_back(e);
   m.words += s.quads.size();
   for (unsigned char l : s.labels) m.ignored += (l == kLabelIgnored);
   m.pixel_bytes += s.pixels.size();
+  m.raw_pixel_bytes += static_cast<uint64_t>(s.width) * static_cast<uint64_t>(s.height) * 3;
   return Status();
 }
 
@@ -153,6 +201,7 @@ Status CacheWriter::finish(CacheMeta meta) {
   meta.num_words = m.words;
   meta.num_ignored = m.ignored;
   meta.pixel_bytes = m.pixel_bytes;
+  meta.raw_pixel_bytes = m.raw_pixel_bytes;
   FileFooter f{};
   try {
     f.meta_offset = m.sink->offset();
@@ -194,5 +243,6 @@ Status CacheWriter::finish(CacheMeta meta) {
 size_t CacheWriter::num_samples() const { return impl_->index.size(); }
 uint64_t CacheWriter::bytes_written() const { return impl_->sink->offset(); }
 const std::string& CacheWriter::temp_path() const { return impl_->temp; }
+const std::vector<std::string>& CacheWriter::removed_stale_temps() const { return impl_->removed_stale; }
 
 }  // namespace textfeed::cache

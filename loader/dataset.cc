@@ -1,7 +1,11 @@
-// Dataset: counts, paths, and the root-confinement rule for image names.
+// Dataset: counts, paths, the root-confinement rule for image names, and format detection.
 #include "loader/dataset.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
+
+#include "loader/detail/text.h"
 
 namespace textfeed::loader {
 
@@ -29,7 +33,8 @@ Result<std::string> safe_join(const std::string& root, const std::string& name) 
     return Status::invalid_argument("image name contains a NUL byte");
   const fs::path rel(name);
   if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
-    return Status::invalid_argument("image name '" + name + "' is absolute; names must be relative to the dataset root");
+    return Status::invalid_argument("image name '" + name +
+                                    "' is absolute; names must be relative to the dataset root");
   int depth = 0;
   for (const fs::path& part : rel.lexically_normal()) {
     if (part == "..") {
@@ -45,30 +50,35 @@ Result<std::string> safe_join(const std::string& root, const std::string& name) 
 Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path p = fs::absolute(path, ec);
-  if (fs::is_regular_file(p)) {
+  const fs::path p = fs::absolute(path, ec).lexically_normal();
+  if (fs::is_regular_file(p, ec)) {
     if (p.extension() != ".json")
-      return Status::invalid_argument(path + ": a dataset is a folder (ICDAR-2015) or a UFO .json file");
+      return Status::invalid_argument(
+          path + ": a dataset is a folder (ICDAR-2015 or UFO) or a UFO .json file");
+    // root/ufo/x.json -> root; any other x.json -> its own folder.
     const fs::path dir = p.parent_path();
     const fs::path root = dir.filename() == "ufo" ? dir.parent_path() : dir;
     return read_ufo(root.string(), p.string(), options);
   }
-  if (!fs::is_directory(p)) return Status::not_found(path + ": no such file or folder");
-  if (fs::is_directory(p / options.gt_dir)) return read_icdar15(p.string(), options);
-  if (fs::is_directory(p / "ufo")) {
-    std::vector<fs::path> jsons;
-    for (const auto& e : fs::directory_iterator(p / "ufo", ec))
-      if (e.path().extension() == ".json") jsons.push_back(e.path());
-    if (jsons.size() == 1) return read_ufo(p.string(), jsons[0].string(), options);
-    for (const fs::path& j : jsons)
-      if (j.filename() == "train.json") return read_ufo(p.string(), j.string(), options);
-    std::string names;
-    for (const fs::path& j : jsons) names += " " + j.filename().string();
-    return Status::invalid_argument(path + ": cannot tell which UFO file to read (found:" +
-                                    (names.empty() ? std::string(" none") : names) + "); name one");
-  }
-  return Status::invalid_argument(path + ": not a dataset (no " + options.gt_dir +
-                                  "/ folder for ICDAR-2015, no ufo/ folder with a .json file)");
+  if (!fs::is_directory(p, ec)) return Status::not_found(path + ": no such file or folder");
+  if (fs::is_directory(p / options.gt_dir, ec)) return read_icdar15(p.string(), options);
+  if (!fs::is_directory(p / "ufo", ec))
+    return Status::invalid_argument(path + ": not a dataset (no " + options.gt_dir +
+                                    "/ folder for ICDAR-2015, no ufo/ folder for UFO json)");
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> files,
+                      internal::list_files((p / "ufo").string()));
+  std::vector<std::string> jsons;
+  for (const std::string& f : files)
+    if (fs::path(f).extension() == ".json") jsons.push_back(f);
+  const bool has_train = std::find(jsons.begin(), jsons.end(), "train.json") != jsons.end();
+  if (jsons.size() == 1 || has_train)
+    return read_ufo(p.string(), (p / "ufo" / (has_train ? "train.json" : jsons[0])).string(),
+                    options);
+  std::string names;
+  for (const std::string& j : jsons) names += " ufo/" + j;
+  return Status::invalid_argument(path + ": cannot tell which UFO file to read (found:" +
+                                  (names.empty() ? std::string(" no .json file") : names) +
+                                  "); name the .json file instead");
 }
 
 }  // namespace textfeed::loader

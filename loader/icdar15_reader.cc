@@ -1,10 +1,13 @@
-// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (TARGETS.md §1.1).
+// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (TARGETS.md §1.1,
+// §5 #16). Per line: 8 numbers (int or float), then the transcription (commas allowed).
+#include "loader/dataset.h"
+
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <string>
 
-#include "loader/dataset.h"
 #include "loader/detail/text.h"
 
 namespace textfeed::loader {
@@ -13,52 +16,68 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_image_extension(std::string ext) {
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp" || ext == ".webp" ||
          ext == ".tif" || ext == ".tiff";
 }
 
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
 bool is_ignored_text(std::string_view line, std::string_view text, IgnoreText rule) {
   if (rule == IgnoreText::kSubstring) return line.find("###") != std::string_view::npos;
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  text = trim(text);
   return text == "###" || text == "*";
 }
 
-// Parses one gt file into `rec`, listing bad lines in `bad`.
+// Parses the 8 coordinates of `line` into `q`; `*text_at` is where the transcription starts.
+// Returns an empty string on success, else why the line is bad.
+std::string parse_coordinates(std::string_view line, Quad* q, size_t* text_at) {
+  size_t pos = 0;
+  for (int k = 0; k < 8; ++k) {
+    const size_t comma = line.find(',', pos);
+    if (comma == std::string_view::npos && k < 7)
+      return "expected 8 coordinates, found " + std::to_string(k + 1) + " fields";
+    const size_t end = comma == std::string_view::npos ? line.size() : comma;
+    const std::string_view field = line.substr(pos, end - pos);
+    double v = 0;
+    if (!internal::parse_number(field, &v))
+      return "coordinate " + std::to_string(k + 1) + " is not a finite number: '" +
+             std::string(field.substr(0, 32)) + "'";
+    q->xy[k] = static_cast<float>(v);
+    pos = comma == std::string_view::npos ? line.size() : comma + 1;
+  }
+  *text_at = pos;
+  return {};
+}
+
+// Parses one gt file (`shown` = its path relative to the root) into `rec`; bad lines go to `bad`.
+// Blank lines after the last word are the usual file ending; a blank line before it is listed.
 Status parse_gt_file(const std::string& path, const std::string& shown, const ReaderOptions& o,
                      SampleRecord& rec, std::vector<BadRecord>& bad) {
   TF_ASSIGN_OR_RETURN(std::string content, internal::read_text_file(path));
   const std::vector<std::string_view> lines = internal::split_lines(internal::strip_bom(content));
-  for (size_t li = 0; li < lines.size(); ++li) {
-    std::string_view line = internal::strip_bom(lines[li]);
+  size_t used = lines.size();
+  while (used > 0 && internal::is_blank(internal::strip_bom(lines[used - 1]))) --used;
+  for (size_t li = 0; li < used; ++li) {
+    const std::string_view line = internal::strip_bom(lines[li]);  // SR strips U+FEFF per line
     const int line_no = static_cast<int>(li) + 1;
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
-    Quad q;
-    size_t pos = 0;
-    std::string reason;
-    for (int k = 0; k < 8; ++k) {
-      const size_t comma = line.find(',', pos);
-      if (comma == std::string_view::npos && k < 7) {
-        reason = "expected 8 coordinates, found " + std::to_string(k + 1) + " fields";
-        break;
-      }
-      const std::string_view field =
-          line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-      double v;
-      if (!internal::parse_number(field, &v)) {
-        reason = "coordinate " + std::to_string(k + 1) + " is not a finite number: '" +
-                 std::string(field.substr(0, 32)) + "'";
-        break;
-      }
-      q.xy[k] = static_cast<float>(v);
-      pos = comma == std::string_view::npos ? line.size() : comma + 1;
-    }
-    if (!reason.empty()) {
-      bad.push_back({shown, line_no, reason});
+    if (internal::is_blank(line)) {
+      bad.push_back({shown, line_no, "empty line"});
       continue;
     }
-    const std::string_view text = pos < line.size() ? line.substr(pos) : std::string_view();
+    Quad q;
+    size_t text_at = 0;
+    std::string reason = parse_coordinates(line, &q, &text_at);
+    if (!reason.empty()) {
+      bad.push_back({shown, line_no, std::move(reason)});
+      continue;
+    }
+    const std::string_view text = line.substr(text_at);
     rec.quads.push_back(q);
     rec.labels.push_back(is_ignored_text(line, text, o.ignore_text) ? kLabelIgnored : kLabelValid);
     rec.texts.emplace_back(text);
@@ -67,55 +86,66 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
   return Status();
 }
 
+std::string rel(const std::string& dir, const std::string& name) {
+  return (fs::path(dir) / name).string();
+}
+
 }  // namespace
 
 Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o) {
+  TF_RETURN_IF_ERROR(internal::validate_options(o));
   std::error_code ec;
-  const fs::path root = fs::absolute(root_in, ec);
+  const fs::path root = fs::absolute(root_in, ec).lexically_normal();
   const fs::path images = root / o.images_dir, gt = root / o.gt_dir;
-  if (!fs::is_directory(images)) return Status::not_found("ICDAR-2015 dataset " + root.string() + ": no folder " + images.string());
-  if (!fs::is_directory(gt)) return Status::not_found("ICDAR-2015 dataset " + root.string() + ": no folder " + gt.string());
+  for (const fs::path& dir : {images, gt})
+    if (!fs::is_directory(dir, ec))
+      return Status::not_found("ICDAR-2015 dataset " + root.string() + ": no folder " +
+                               dir.string());
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> image_files,
+                      internal::list_files(images.string()));
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files, internal::list_files(gt.string()));
 
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kIcdar15;
   std::map<std::string, std::string> image_by_stem;  // stem -> file name
-  for (const auto& e : fs::directory_iterator(images, ec)) {
-    if (!e.is_regular_file() || !is_image_extension(e.path().extension().string())) continue;
-    const std::string stem = e.path().stem().string();
-    auto [it, inserted] = image_by_stem.emplace(stem, e.path().filename().string());
+  for (const std::string& name : image_files) {
+    const fs::path p(name);
+    if (!is_image_extension(p.extension().string())) continue;
+    auto [it, inserted] = image_by_stem.emplace(p.stem().string(), name);
     if (!inserted)
-      ds.bad.push_back({(fs::path(o.images_dir) / e.path().filename()).string(), 0,
-                        "two images share the stem '" + stem + "' (kept " + it->second + ")"});
+      ds.bad.push_back(
+          {rel(o.images_dir, name), 0,
+           "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
   }
-  if (ec) return Status::io("cannot list " + images.string() + ": " + ec.message());
-  std::map<std::string, std::string> gt_by_stem;
-  for (const auto& e : fs::directory_iterator(gt, ec)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || e.path().extension() != ".txt") continue;
+  std::map<std::string, std::string> gt_by_stem;  // image stem -> gt file name
+  for (const std::string& name : gt_files) {
+    const fs::path p(name);
+    if (p.extension() != ".txt") continue;
     if (name.rfind("gt_", 0) != 0) {
-      ds.bad.push_back({(fs::path(o.gt_dir) / name).string(), 0, "gt file name does not start with 'gt_'"});
+      ds.bad.push_back({rel(o.gt_dir, name), 0, "gt file name does not start with 'gt_'"});
       continue;
     }
-    gt_by_stem.emplace(e.path().stem().string().substr(3), name);
+    gt_by_stem.emplace(p.stem().string().substr(3), name);
   }
-  if (ec) return Status::io("cannot list " + gt.string() + ": " + ec.message());
-
   for (const auto& [stem, gt_name] : gt_by_stem)
     if (!image_by_stem.count(stem))
-      ds.bad.push_back({(fs::path(o.gt_dir) / gt_name).string(), 0, "no image named '" + stem + ".*' in " + o.images_dir + "/"});
+      ds.bad.push_back({rel(o.gt_dir, gt_name), 0,
+                        "no image named '" + stem + ".*' in " + o.images_dir + "/; file not used"});
 
   for (const auto& [stem, image_name] : image_by_stem) {
     SampleRecord rec;
-    rec.image = (fs::path(o.images_dir) / image_name).string();
-    auto g = gt_by_stem.find(stem);
+    rec.image = rel(o.images_dir, image_name);
+    const auto g = gt_by_stem.find(stem);
     if (g == gt_by_stem.end()) {
-      ds.bad.push_back({rec.image, 0, "no ground truth file gt_" + stem + ".txt; kept with no words"});
+      ds.bad.push_back(
+          {rec.image, 0,
+           "no ground truth file " + o.gt_dir + "/gt_" + stem + ".txt; image kept with no words"});
     } else {
-      rec.annotation = (fs::path(o.gt_dir) / g->second).string();
-      Status s = parse_gt_file((gt / g->second).string(), rec.annotation, o, rec, ds.bad);
+      rec.annotation = rel(o.gt_dir, g->second);
+      const Status s = parse_gt_file((gt / g->second).string(), rec.annotation, o, rec, ds.bad);
       if (!s.ok()) {
-        ds.bad.push_back({rec.annotation, 0, s.message()});
+        ds.bad.push_back({rec.annotation, 0, s.message() + "; image left out"});
         continue;
       }
     }

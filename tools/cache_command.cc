@@ -14,6 +14,10 @@
 #include "tools/commands.h"
 
 namespace textfeed::tools {
+
+// tools/cache_bench.cc: `textfeed cache bench`.
+void add_cache_bench_command(CLI::App& cache_cmd);
+
 namespace {
 
 struct BuildArgs {
@@ -109,6 +113,7 @@ void run_inspect(const std::string& path, bool json) {
     j["samples"] = r->size();
     j["file_bytes"] = r->file_bytes();
     j["pixel_bytes"] = m.pixel_bytes;
+    j["raw_pixel_bytes"] = m.raw_pixel_bytes;
     j["bytes_per_sample"] = r->size() ? r->file_bytes() / r->size() : 0;
     j["codec"] = cache::codec_name(m.codec);
     j["jpeg_quality"] = m.jpeg_quality;
@@ -132,7 +137,12 @@ void run_inspect(const std::string& path, bool json) {
               path.c_str(), r->size(), human_bytes(static_cast<double>(r->file_bytes())).c_str(),
               human_bytes(r->size() ? static_cast<double>(r->file_bytes()) / r->size() : 0).c_str(),
               human_bytes(static_cast<double>(m.pixel_bytes)).c_str(), std::string(cache::codec_name(m.codec)).c_str());
-  if (m.codec == cache::PixelCodec::kJpeg) std::printf(" (quality %d)", m.jpeg_quality);
+  if (m.codec == cache::PixelCodec::kJpeg) {
+    std::printf(" (quality %d)", m.jpeg_quality);
+    if (m.raw_pixel_bytes > 0 && m.pixel_bytes > 0)
+      std::printf("; raw would be %s (%.1fx)", human_bytes(static_cast<double>(m.raw_pixel_bytes)).c_str(),
+                  static_cast<double>(m.raw_pixel_bytes) / static_cast<double>(m.pixel_bytes));
+  }
   std::printf("\nprofile       %s, image_size %d\nwords         %llu (%llu ignored)\ndataset       %s (%s)\n"
               "built         %s in %.1f s\nquarantined   %zu\n",
               m.profile.c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
@@ -190,6 +200,8 @@ void add_cache_command(CLI::App& app) {
   CLI::App* verify = cmd->add_subcommand("verify", "Check every checksum and record; exit 1 naming each corrupt sample.");
   verify->add_option("file", *vpath, "cache file")->required();
   verify->callback([vpath] { run_verify(*vpath); });
+
+  add_cache_bench_command(*cmd);
 }
 
 }  // namespace textfeed::tools

@@ -1,10 +1,15 @@
-// textfeed inspect: what a dataset holds, and every record the readers had to leave out.
-#include <cmath>
+// textfeed inspect: what a dataset holds (images, words, ignored words, word sizes), and every
+// record the readers had to leave out, with its file, line and reason. Reads annotations only.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "loader/dataset.h"
 #include "tools/commands.h"
@@ -12,86 +17,143 @@
 namespace textfeed::tools {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct InspectArgs {
   std::string path;
   std::string format = "auto";
   std::string ufo;
   std::string ignore_text = "substring";
   std::string poly_policy = "skip";
+  double ignore_under_area = 0;
   bool json = false;
 };
 
-// Word size = the shorter of the two mean opposite-edge lengths, in px.
-double word_short_side(const Quad& q) {
-  auto edge = [&](int i) {
-    const int j = (i + 1) % 4;
-    return std::hypot(q.x(j) - q.x(i), q.y(j) - q.y(i));
-  };
-  return std::min((edge(0) + edge(2)) / 2, (edge(1) + edge(3)) / 2);
+// Word size: the short side of the word's minimum-area rectangle, in px (the size that decides
+// whether a word survives downscaling).
+double word_short_side_px(const Quad& q) {
+  std::vector<cv::Point2f> pts;
+  for (int i = 0; i < 4; ++i) pts.emplace_back(q.x(i), q.y(i));
+  const cv::Size2f size = cv::minAreaRect(pts).size;
+  return std::min(size.width, size.height);
 }
 
-constexpr double kBinEdges[] = {8, 16, 32, 64, 128};
+constexpr double kBinEdgesPx[] = {8, 16, 32, 64, 128};
 constexpr const char* kBinNames[] = {"<8", "8-16", "16-32", "32-64", "64-128", ">=128"};
+constexpr int kBins = 6;
+
+// The UFO file of a dataset folder, for --format ufo without --ufo: ufo/train.json, or the only
+// ufo/*.json.
+Result<std::string> find_ufo_file(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "ufo" / "train.json", ec))
+    return (dir / "ufo" / "train.json").string();
+  std::vector<std::string> jsons;
+  for (fs::directory_iterator it(dir / "ufo", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") jsons.push_back(it->path().string());
+  if (jsons.size() == 1) return jsons[0];
+  std::sort(jsons.begin(), jsons.end());
+  std::string names;
+  for (const std::string& j : jsons) names += " " + j;
+  return Status::invalid_argument(dir.string() + ": cannot tell which UFO file to read (found:" +
+                                  (names.empty() ? std::string(" no ufo/*.json") : names) +
+                                  "); name it with --ufo");
+}
 
 Result<loader::Dataset> read(const InspectArgs& a, const loader::ReaderOptions& o) {
-  if (a.format == "icdar15") return loader::read_icdar15(a.path, o);
-  if (a.format == "ufo") {
-    if (a.ufo.empty()) return loader::open_dataset(a.path, o);
+  if (!a.ufo.empty()) {
+    if (a.format == "icdar15")
+      return Status::invalid_argument(
+          "--ufo names a UFO file; it does not go with --format icdar15");
     return loader::read_ufo(a.path, a.ufo, o);
   }
-  if (!a.ufo.empty()) return loader::read_ufo(a.path, a.ufo, o);
-  return loader::open_dataset(a.path, o);
+  if (a.format == "icdar15") return loader::read_icdar15(a.path, o);
+  std::error_code ec;
+  if (a.format == "ufo" && fs::is_directory(a.path, ec)) {
+    TF_ASSIGN_OR_RETURN(const std::string file, find_ufo_file(a.path));
+    return loader::read_ufo(a.path, file, o);
+  }
+  TF_ASSIGN_OR_RETURN(loader::Dataset ds, loader::open_dataset(a.path, o));
+  if (a.format == "ufo" && ds.format != loader::DatasetFormat::kUfo)
+    return Status::invalid_argument(a.path + ": not a UFO dataset");
+  return ds;
+}
+
+struct Summary {
+  size_t words = 0, ignored = 0, images_without_words = 0;
+  size_t hist[kBins] = {};
+};
+
+Summary summarize(const loader::Dataset& ds) {
+  Summary s;
+  s.words = ds.num_words();
+  s.ignored = ds.num_ignored();
+  for (const loader::SampleRecord& rec : ds.samples) {
+    s.images_without_words += rec.quads.empty();
+    for (const Quad& q : rec.quads) {
+      const double side = word_short_side_px(q);
+      int bin = 0;
+      while (bin < kBins - 1 && side >= kBinEdgesPx[bin]) ++bin;
+      ++s.hist[bin];
+    }
+  }
+  return s;
+}
+
+void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& s) {
+  nlohmann::ordered_json j;
+  j["format"] = ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15";
+  j["root"] = ds.root;
+  j["ignore_text"] = a.ignore_text;
+  j["poly_policy"] = a.poly_policy;
+  j["images"] = ds.samples.size();
+  j["words"] = s.words;
+  j["ignored_words"] = s.ignored;
+  j["valid_words"] = s.words - s.ignored;
+  j["images_without_words"] = s.images_without_words;
+  nlohmann::ordered_json h = nlohmann::ordered_json::object();
+  for (int b = 0; b < kBins; ++b) h[kBinNames[b]] = s.hist[b];
+  j["word_short_side_px"] = h;
+  j["bad_records"] = nlohmann::ordered_json::array();
+  for (const loader::BadRecord& b : ds.bad)
+    j["bad_records"].push_back({{"file", b.file}, {"line", b.line}, {"reason", b.reason}});
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_text(const loader::Dataset& ds, const Summary& s) {
+  std::printf("format                %s\n",
+              ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15");
+  std::printf("root                  %s\n", ds.root.c_str());
+  std::printf("images                %zu\n", ds.samples.size());
+  std::printf("words                 %zu\n", s.words);
+  std::printf("  valid               %zu\n", s.words - s.ignored);
+  std::printf("  ignored             %zu\n", s.ignored);
+  std::printf("images without words  %zu\n", s.images_without_words);
+  std::printf("word short side (px)  ");
+  for (int b = 0; b < kBins; ++b) std::printf("%s%s: %zu", b ? ", " : "", kBinNames[b], s.hist[b]);
+  std::printf("\nbad records           %zu\n", ds.bad.size());
+  for (const loader::BadRecord& b : ds.bad) {
+    const std::string where = b.line ? b.file + ":" + std::to_string(b.line) : b.file;
+    std::printf("  %s: %s\n", where.c_str(), b.reason.c_str());
+  }
 }
 
 void run(const InspectArgs& a) {
   loader::ReaderOptions o;
-  o.ignore_text = a.ignore_text == "exact" ? loader::IgnoreText::kExact : loader::IgnoreText::kSubstring;
+  o.ignore_text =
+      a.ignore_text == "exact" ? loader::IgnoreText::kExact : loader::IgnoreText::kSubstring;
   o.poly_policy = a.poly_policy == "minrect"       ? loader::PolyPolicy::kMinRect
                   : a.poly_policy == "mask-ignore" ? loader::PolyPolicy::kMaskIgnore
                                                    : loader::PolyPolicy::kSkip;
+  o.ignore_under_area = a.ignore_under_area;
   auto ds = read(a, o);
   if (!ds.has_value()) fail("inspect", ds.error().to_string(), 2);
-
-  size_t hist[6] = {};
-  size_t no_words = 0;
-  for (const loader::SampleRecord& s : ds->samples) {
-    no_words += s.quads.empty();
-    for (const Quad& q : s.quads) {
-      const double side = word_short_side(q);
-      int bin = 0;
-      while (bin < 5 && side >= kBinEdges[bin]) ++bin;
-      ++hist[bin];
-    }
-  }
-  const size_t words = ds->num_words(), ignored = ds->num_ignored();
-  const char* format = ds->format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15";
+  const Summary s = summarize(*ds);
   if (a.json) {
-    nlohmann::ordered_json j;
-    j["format"] = format;
-    j["root"] = ds->root;
-    j["images"] = ds->samples.size();
-    j["words"] = words;
-    j["ignored_words"] = ignored;
-    j["valid_words"] = words - ignored;
-    j["images_without_words"] = no_words;
-    nlohmann::ordered_json h;
-    for (int b = 0; b < 6; ++b) h[kBinNames[b]] = hist[b];
-    j["word_short_side_px"] = h;
-    j["bad_records"] = nlohmann::json::array();
-    for (const loader::BadRecord& b : ds->bad)
-      j["bad_records"].push_back({{"file", b.file}, {"line", b.line}, {"reason", b.reason}});
-    std::cout << j.dump(2) << "\n";
-    return;
+    print_json(a, *ds, s);
+  } else {
+    print_text(*ds, s);
   }
-  std::printf("format        %s\nroot          %s\nimages        %zu\nwords         %zu\n"
-              "  valid       %zu\n  ignored     %zu\nimages without words  %zu\n",
-              format, ds->root.c_str(), ds->samples.size(), words, words - ignored, ignored, no_words);
-  std::printf("word short side (px):");
-  for (int b = 0; b < 6; ++b) std::printf("  %s: %zu", kBinNames[b], hist[b]);
-  std::printf("\nbad records   %zu\n", ds->bad.size());
-  for (const loader::BadRecord& b : ds->bad)
-    std::printf("  %s%s: %s\n", b.file.c_str(), b.line ? (":" + std::to_string(b.line)).c_str() : "",
-                b.reason.c_str());
 }
 
 }  // namespace
@@ -100,23 +162,38 @@ void add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand(
       "inspect",
-      "Read a dataset's annotations (no pixels) and report images, words, ignored words, word sizes "
-      "and every bad record with its file, line and reason.");
+      "Read a dataset's annotations (no pixels) and report images, words, ignored words, a "
+      "histogram of word sizes, and every bad record with its file, line and reason. Exits 0 when "
+      "the dataset reads (bad records included), 2 when it cannot be read.");
   cmd->add_option("path", args->path,
-                  "ICDAR-2015 folder (images/ + gt/), a folder with ufo/*.json, or a UFO .json file")
+                  "Dataset: an ICDAR-2015 folder (images/ + gt/), a folder with ufo/*.json "
+                  "(train.json preferred), or a UFO .json file (root = the folder above ufo/)")
       ->required();
-  cmd->add_option("--format", args->format, "auto | icdar15 | ufo (default: auto-detect)")
-      ->check(CLI::IsMember({"auto", "icdar15", "ufo"}));
-  cmd->add_option("--ufo", args->ufo, "UFO json file whose image names are relative to PATH/images");
+  cmd->add_option("--format", args->format,
+                  "auto | icdar15 | ufo. auto: a .json file or a folder with ufo/ and no gt/ is "
+                  "UFO, a folder with gt/ is ICDAR-2015")
+      ->check(CLI::IsMember({"auto", "icdar15", "ufo"}))
+      ->capture_default_str();
+  cmd->add_option("--ufo", args->ufo,
+                  "UFO .json file to read; its image names are relative to PATH/images (or PATH "
+                  "when there is no images/ folder)");
   cmd->add_option("--ignore-text", args->ignore_text,
-                  "ICDAR: 'substring' marks a word ignored when '###' occurs anywhere in its line "
-                  "(the reference), 'exact' when the transcription is exactly ### or *")
-      ->check(CLI::IsMember({"substring", "exact"}));
+                  "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere "
+                  "in its line (the reference); exact: when its transcription is exactly ### or *")
+      ->check(CLI::IsMember({"substring", "exact"}))
+      ->capture_default_str();
   cmd->add_option("--poly-policy", args->poly_policy,
-                  "UFO words with more than 4 points: skip (the reference: background), minrect "
-                  "(min-area rectangle), mask-ignore (min-area rectangle, ignored)")
-      ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}));
-  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+                  "UFO words with more than 4 points. skip: background, as the reference (listed "
+                  "as bad records); minrect: their minimum-area rectangle; mask-ignore: that "
+                  "rectangle, marked ignored")
+      ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
+      ->capture_default_str();
+  cmd->add_option("--ignore-under-area", args->ignore_under_area,
+                  "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, "
+                  "as the reference")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
   cmd->callback([args] { run(*args); });
 }
 

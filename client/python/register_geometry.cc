@@ -84,6 +84,24 @@ py::dict color_dict(const augment::ColorParams& c) {
                   py::arg("order") = order);
 }
 
+// Colour jitter drawn from `rng` (nothing drawn before it) + normalize: (float32 (3, H, W), params).
+py::tuple jitter_crop(const U8Array& crop, const augment::AugmentOptions& o, Rng& rng) {
+  if (crop.ndim() != 3 || crop.shape(2) != 3) throw_status(Status::invalid_argument("crop must be (H, W, 3) uint8"));
+  const int h = static_cast<int>(crop.shape(0)), w = static_cast<int>(crop.shape(1));
+  const augment::ColorParams c = augment::draw_color_params(o, rng);
+  py::array_t<float> out({3, h, w});
+  const ImageView src{crop.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
+  const MutableImageView dst{reinterpret_cast<uint8_t*>(out.mutable_data()), 3 * h, w, 1,
+                             static_cast<ptrdiff_t>(w) * 4, DType::kF32};
+  Status s;
+  {
+    py::gil_scoped_release release;
+    s = augment::apply_photometric(dst, src, c, o);
+  }
+  if (!s.ok()) throw_status(s);
+  return py::make_tuple(out, color_dict(c));
+}
+
 }  // namespace
 
 void register_geometry(py::module_& m) {
@@ -95,6 +113,8 @@ void register_geometry(py::module_& m) {
         Rng rng = Rng::numpy_legacy(seed);
         const augment::GeometryPlan p = run_plan(o, image_w, image_h, vertices, labels, rng, pre_resized);
         py::dict d = plan_dict(p);
+        // The plan draws only uniform() (p.draws of them), so the values it consumed are the first
+        // p.draws of the same seeded stream.
         Rng again = Rng::numpy_legacy(seed);
         py::list draws;
         for (int64_t i = 0; i < p.draws; ++i) draws.append(again.uniform());
@@ -102,7 +122,7 @@ void register_geometry(py::module_& m) {
         return d;
       },
       py::arg("profile"), py::arg("image_w"), py::arg("image_h"), py::arg("vertices"), py::arg("labels"),
-      py::arg("seed"), py::kw_only(), py::arg("pre_resized") = false, py::arg("crop_size") = py::none(),
+      py::arg("seed"), py::arg("pre_resized") = false, py::arg("crop_size") = py::none(),
       py::arg("image_size") = py::none(),
       "The geometric chain with numpy's legacy RNG seeded with `seed`: sizes after each step, crop, tries, "
       "fallback, final vertices and labels, the source->crop pixel matrix, and the draws consumed.");
@@ -146,26 +166,26 @@ void register_geometry(py::module_& m) {
          std::optional<double> color_jitter_p) {
         auto o = options_for(profile, std::nullopt, std::nullopt);
         if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
-        if (crop.ndim() != 3 || crop.shape(2) != 3) throw_status(Status::invalid_argument("crop must be (H, W, 3)"));
-        const int h = static_cast<int>(crop.shape(0)), w = static_cast<int>(crop.shape(1));
         Rng rng(seed, epoch, index);
-        const augment::ColorParams c = augment::draw_color_params(o, rng);
-        py::array_t<float> out({3, h, w});
-        const ImageView src{crop.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
-        const MutableImageView dst{reinterpret_cast<uint8_t*>(out.mutable_data()), 3 * h, w, 1,
-                                   static_cast<ptrdiff_t>(w) * 4, DType::kF32};
-        Status s;
-        {
-          py::gil_scoped_release release;
-          s = augment::apply_photometric(dst, src, c, o);
-        }
-        if (!s.ok()) throw_status(s);
-        return py::make_tuple(out, color_dict(c));
+        return jitter_crop(crop, o, rng);
       },
       py::arg("crop"), py::arg("profile"), py::arg("seed"), py::arg("epoch"), py::arg("index"), py::kw_only(),
       py::arg("color_jitter_p") = py::none(),
       "Colour jitter drawn from Rng(seed, epoch, index) (no geometric draws before it) + normalize: "
       "(float32 (3, H, W), params).");
+  m.def(
+      "color_jitter",
+      [](const U8Array& image, uint64_t seed, const std::string& profile, std::optional<double> color_jitter_p) {
+        auto o = options_for(profile, std::nullopt, std::nullopt);
+        if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
+        Rng rng(seed, 0, 0);
+        return jitter_crop(image, o, rng);
+      },
+      py::arg("image"), py::arg("seed"), py::arg("profile") = "upstage", py::kw_only(),
+      py::arg("color_jitter_p") = py::none(),
+      "photometric(image, profile, seed, 0, 0): colour jitter of an RGB uint8 (H, W, 3) image drawn from "
+      "Rng(seed, 0, 0), then the profile's normalize: (float32 (3, H, W), params dict with 'applied', the four "
+      "factors and 'order').");
 }
 
 }  // namespace textfeed::python

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -72,6 +73,65 @@ TEST(PhotometricTest, DrawsAFixedNumberOfValues) {
   o.color_jitter_p = 1;
   draw_color_params(o, b);
   EXPECT_EQ(a.draws(), b.draws());
+}
+
+
+TEST(PhotometricTest, JitterProbabilityZeroIsPlainNormalize) {
+  Crop16 r;
+  for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>(i * 7 + 1);
+  AugmentOptions o = profile_defaults(Profile::kUpstage);
+  o.color_jitter_p = 0;
+  o.mean[1] = 0.25f;  // per-channel mean/std are honoured
+  o.std[2] = 0.2f;
+  for (uint64_t i = 0; i < 20; ++i) {
+    Rng rng(5, 0, i);
+    const ColorParams p = draw_color_params(o, rng);
+    ASSERT_FALSE(p.applied);
+    ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), p, o).ok());
+    for (int c = 0; c < 3; ++c)
+      for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 16; ++x)
+          ASSERT_NEAR(r.at(c, y, x), (r.crop.data()[(y * 16 + x) * 3 + c] / 255.0 - o.mean[c]) / o.std[c], 1e-5);
+  }
+}
+
+// Reference HSV hue rotation in double (colorsys's formulas).
+void hue_reference(double r, double g, double b, double shift, double out[3]) {
+  const double mx = std::max({r, g, b}), mn = std::min({r, g, b}), ch = mx - mn;
+  double h = 0;
+  if (ch > 0) {
+    if (mx == r) h = (g - b) / ch;
+    else if (mx == g) h = 2 + (b - r) / ch;
+    else h = 4 + (r - g) / ch;
+  }
+  h = std::fmod(h / 6 + shift + 2, 1.0) * 6;
+  const int sector = static_cast<int>(h) % 6;
+  const double f = h - std::floor(h);
+  const double p = mx - ch, q = mx - ch * f, t = mn + ch * f;
+  const double table[6][3] = {{mx, t, p}, {q, mx, p}, {p, mx, t}, {p, q, mx}, {t, p, mx}, {mx, p, q}};
+  for (int k = 0; k < 3; ++k) out[k] = table[sector][k];
+}
+
+TEST(PhotometricTest, HueMatchesAReferenceHsvRotation) {
+  Crop16 r;
+  for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
+  for (int i = 0; i < 16; ++i) r.crop.data()[3 * i] = r.crop.data()[3 * i + 1] = r.crop.data()[3 * i + 2] = 90;  // grey
+  AugmentOptions o = profile_defaults(Profile::kSakura);
+  o.dtype = OutputDType::kU8;
+  std::vector<uint8_t> out(3 * 16 * 16);
+  const MutableImageView v{out.data(), 48, 16, 1, 16, DType::kU8};
+  for (double shift : {-0.25, -0.1, 0.03, 0.17, 0.25}) {
+    ColorParams p;
+    p.applied = true;
+    p.hue = shift;
+    ASSERT_TRUE(apply_photometric(v, r.crop.view(), p, o).ok());
+    for (int i = 0; i < 256; ++i) {
+      const uint8_t* px = r.crop.data() + 3 * i;
+      double want[3];
+      hue_reference(px[0], px[1], px[2], shift, want);
+      for (int c = 0; c < 3; ++c) ASSERT_NEAR(out[c * 256 + i], want[c], 0.51) << "shift " << shift << " px " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -43,6 +43,13 @@ def test_sigkill_mid_build_leaves_no_cache(receipts, tmp_path):
         assert r.returncode != 0
         assert str(path) in r.stderr
     assert "truncated or its build did not finish" in tf("cache", "verify", str(temp)).stderr
+    # The next build of the same output removes the dead build's leftover and completes.
+    r = tf("cache", "build", "--dataset", str(receipts), "--out", str(out), "--profile", "sakura", "--codec", "jpeg")
+    assert r.returncode == 0, r.stderr
+    assert str(temp) in r.stderr and "interrupted build" in r.stderr
+    assert not temp.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.tfc"]
+    assert tf("cache", "verify", str(out)).returncode == 0
 
 
 def test_build_inspect_verify_and_corruption(tmp_path):
@@ -52,6 +59,8 @@ def test_build_inspect_verify_and_corruption(tmp_path):
     assert r.returncode == 0, r.stderr
     info = json.loads(tf("cache", "inspect", str(out), "--json").stdout)
     assert info["samples"] == 10 and info["words"] == 107 and info["codec"] == "jpeg"
+    assert 0 < info["pixel_bytes"] < info["raw_pixel_bytes"]
+    assert "raw would be" in tf("cache", "inspect", str(out)).stdout
     assert tf("cache", "verify", str(out)).returncode == 0
     assert tf("cache", "build", "--dataset", str(SAMPLE), "--out", str(out)).returncode != 0  # no --force
     data = bytearray(out.read_bytes())
@@ -60,3 +69,21 @@ def test_build_inspect_verify_and_corruption(tmp_path):
     r = tf("cache", "verify", str(out))
     assert r.returncode == 1
     assert "sample" in r.stderr and "checksum mismatch" in r.stderr
+
+
+@pytest.mark.parametrize("where", ["record", "index", "footer", "magic", "version", "truncated"])
+def test_verify_fails_cleanly_on_corruption(tmp_path, where):
+    out = tmp_path / "s.tfc"
+    assert tf("cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--out", str(out)).returncode == 0
+    data = bytearray(out.read_bytes())
+    index_offset = int.from_bytes(data[-56:-48], "little")
+    at = {"record": 64 + 1000, "index": index_offset + 5, "footer": len(data) - 30, "magic": 3, "version": 8}
+    if where == "truncated":
+        data = data[: len(data) // 2]
+    else:
+        data[at[where]] ^= 0x01
+    out.write_bytes(bytes(data))
+    r = tf("cache", "verify", str(out))
+    assert r.returncode in (1, 2), r.stderr  # 2: refused on open, 1: a sample is bad
+    assert str(out) in r.stderr
+    assert "Corrupt" in r.stderr or "corrupt" in r.stderr

@@ -23,6 +23,7 @@ def test_upstage_replay(case):
     out = core.replay_geometry("upstage", c["image_w"], c["image_h"], np.array(c["vertices_in"], np.float64).reshape(-1, 8),
                                np.array(c["labels"], np.int64), c["seed"], crop_size=c["crop"], image_size=c["image_size"])
     assert out["draws"] == c["draws"]
+    assert out["tries"] == (len(c["draws"]) - 2) // 2  # 1 height + 1 angle + 2 per crop try
     assert list(out["sizes"]["resized"]) == c["resized"]
     assert list(out["sizes"]["adjusted"]) == c["adjusted"]
     assert list(out["sizes"]["before_crop"]) == c["before_crop"]
@@ -45,8 +46,10 @@ def test_sakura_replay(path):
     np.testing.assert_allclose(out["vertices"], ref["vertices_out"], rtol=0, atol=1e-4)
     crop = core.warp_crop(image, out["matrix"], 512)
     quality = psnr(crop, ref["crop_rgb"])
+    print(f"{path.stem} {ref['image_name']}: one-warp crop vs reference PSNR {quality:.2f} dB")
     assert quality >= 30, f"PSNR {quality:.1f} dB"
-    maps = core.east_targets(out["vertices"], out["labels"], 512, 0.25, "sakura")
+    np.testing.assert_array_equal(out["labels"], ref["labels"])
+    maps = core.east_targets(out["vertices"], out["labels"], 512, 0.25, profile="sakura")
     np.testing.assert_array_equal(maps["score"], ref["score"])
     np.testing.assert_array_equal(maps["ignored"], ref["ignored"])
     np.testing.assert_array_equal(maps["geo"][4], ref["geo"][4])

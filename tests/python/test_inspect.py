@@ -1,4 +1,4 @@
-"""`textfeed inspect` reads both annotation formats of the ICDAR sample and agrees on the counts."""
+"""`textfeed inspect`: both annotation formats of the ICDAR sample agree; bad records and errors."""
 
 import json
 import os
@@ -11,9 +11,14 @@ SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "icdar
 TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
 
 
+def run(*args):
+    return subprocess.run([TEXTFEED, "inspect", *args], capture_output=True, text=True)
+
+
 def inspect(*args):
-    out = subprocess.run([TEXTFEED, "inspect", *args, "--json"], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    proc = run(*args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def test_icdar_and_ufo_agree_on_the_sample():
@@ -23,27 +28,82 @@ def test_icdar_and_ufo_agree_on_the_sample():
     for report in (icdar, ufo):
         assert report["images"] == 10
         assert report["words"] == 107
+        assert report["valid_words"] + report["ignored_words"] == 107
+        assert report["images_without_words"] == 0
+        assert sum(report["word_short_side_px"].values()) == 107
         assert report["bad_records"] == []
     assert icdar["ignored_words"] == ufo["ignored_words"] > 0
     assert icdar["word_short_side_px"] == ufo["word_short_side_px"]
+    assert icdar["root"] == ufo["root"] == str(SAMPLE)
+
+
+def test_ufo_is_found_without_naming_the_file():
+    by_format = inspect(str(SAMPLE), "--format", "ufo")
+    by_file = inspect(str(SAMPLE / "ufo" / "train.json"))
+    assert by_format["format"] == by_file["format"] == "ufo"
+    assert by_format["words"] == by_file["words"] == 107
+
+
+def test_text_report_names_the_counts():
+    proc = run(str(SAMPLE))
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(None, 1) for line in proc.stdout.splitlines()[:4])
+    assert lines == {"format": "icdar15", "root": str(SAMPLE), "images": "10", "words": "107"}
+    assert "bad records           0" in proc.stdout
+
+
+def test_ignore_text_exact_counts_no_more_ignored_words():
+    substring = inspect(str(SAMPLE))
+    exact = inspect(str(SAMPLE), "--ignore-text", "exact")
+    assert exact["words"] == substring["words"]
+    assert exact["ignored_words"] <= substring["ignored_words"]
 
 
 def test_bad_records_are_reported_with_file_and_line(tmp_path):
     (tmp_path / "images").mkdir()
     (tmp_path / "gt").mkdir()
     (tmp_path / "images" / "a.jpg").write_bytes(b"x")
+    (tmp_path / "images" / "b.jpg").write_bytes(b"x")
     (tmp_path / "gt" / "gt_a.txt").write_text("0,0,10,0,10,10,0,10,ok\n1,2,3\n")
     report = inspect(str(tmp_path))
     assert report["words"] == 1
-    assert report["bad_records"] == [
-        {"file": "gt/gt_a.txt", "line": 2, "reason": "expected 8 coordinates, found 3 fields"}
-    ]
+    assert report["images"] == 2
+    assert report["images_without_words"] == 1
+    assert report["bad_records"][0] == {"file": "gt/gt_a.txt", "line": 2, "reason": "expected 8 coordinates, found 3 fields"}
+    assert report["bad_records"][1]["file"] == "images/b.jpg"
+    text = run(str(tmp_path)).stdout
+    assert "gt/gt_a.txt:2: expected 8 coordinates" in text
+    assert "images/b.jpg: no ground truth file" in text
+
+
+def test_ufo_polygon_policy(tmp_path):
+    (tmp_path / "ufo").mkdir()
+    pentagon = {"points": [[0, 0], [40, 0], [50, 10], [40, 20], [0, 20]], "illegibility": False, "tags": []}
+    quad = {"points": [[0, 0], [40, 0], [40, 20], [0, 20]], "illegibility": False, "tags": []}
+    (tmp_path / "ufo" / "train.json").write_text(json.dumps({"images": {"a.jpg": {"words": {"1": quad, "2": pentagon}}}}))
+    skip = inspect(str(tmp_path))
+    assert (skip["words"], skip["ignored_words"], len(skip["bad_records"])) == (1, 0, 1)
+    assert skip["bad_records"][0]["line"] == 2
+    minrect = inspect(str(tmp_path), "--poly-policy", "minrect")
+    assert (minrect["words"], minrect["ignored_words"], minrect["bad_records"]) == (2, 0, [])
+    masked = inspect(str(tmp_path), "--poly-policy", "mask-ignore")
+    assert (masked["words"], masked["ignored_words"]) == (2, 1)
+
+
+def test_malformed_ufo_exits_nonzero_with_the_offset(tmp_path):
+    (tmp_path / "ufo").mkdir()
+    (tmp_path / "ufo" / "train.json").write_text('{"images": {"a.jpg": {"words": {},}}}')
+    proc = run(str(tmp_path))
+    assert proc.returncode != 0
+    assert "train.json" in proc.stderr and "at byte 34" in proc.stderr
 
 
 def test_unreadable_dataset_exits_nonzero_with_a_message(tmp_path):
-    proc = subprocess.run([TEXTFEED, "inspect", str(tmp_path / "missing")], capture_output=True, text=True)
+    proc = run(str(tmp_path / "missing"))
     assert proc.returncode != 0
     assert "missing" in proc.stderr
+    proc = run(str(SAMPLE), "--format", "icdar15", "--ufo", str(SAMPLE / "ufo" / "train.json"))
+    assert proc.returncode != 0 and "--ufo" in proc.stderr
 
 
 @pytest.mark.parametrize("sub", ["inspect", "synth", "cache", "bench", "show", "serve", "pull"])

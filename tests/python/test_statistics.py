@@ -27,7 +27,7 @@ def chi2_uniform(counts):
 
 
 # chi-square critical values at alpha = 0.01
-CHI2_CRIT = {23: 41.64, 39: 62.43}
+CHI2_CRIT = {23: 41.64, 39: 62.43, 47: 72.44}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,9 @@ def test_colour_factors_and_order(upstage_params):
     applied = sum(c["applied"] for c in colours)
     assert abs(applied - N / 2) < 4 * math.sqrt(N / 4)  # p = 0.5, binomial 4 sigma
     for name, lo, hi in [("brightness", 0.5, 1.5), ("contrast", 0.5, 1.5), ("saturation", 0.5, 1.5), ("hue", -0.25, 0.25)]:
-        d, crit = ks_uniform([c[name] for c in colours], lo, hi)
+        values = [c[name] for c in colours]
+        assert lo <= min(values) and max(values) <= hi, name
+        d, crit = ks_uniform(values, lo, hi)
         assert d < crit, name
     perms = {}
     for c in colours:
@@ -67,16 +69,23 @@ def test_sakura_always_jitters():
 
 
 def test_crop_start_is_discrete_uniform_without_text():
-    # A text-free 1280x720 image, crop 512 after adjust/rotate: start x in {0 .. remain_w - 1}.
-    xs = []
+    # A text-free 1280x720 image, crop 512 after adjust/rotate: sw ~ U{0 .. 767} (the width is kept),
+    # sh ~ U{0 .. remain_h - 1} where remain_h = adjusted height - 512 varies with the height ratio.
+    xs, pit = [], []
+    smooth = np.random.default_rng(12)  # randomized probability integral transform for sh
     for i in range(N):
         p = core.sample_params("sakura", 1280, 720, np.zeros((0, 8)), np.zeros(0, np.int64), 11, 0, i)
-        w = p["sizes"]["upscaled"][0]
+        w, h = p["sizes"]["upscaled"]
+        sw, sh = p["crop"]
         assert p["tries"] == 1 and not p["fallback"]
-        assert 0 <= p["crop"][0] < w - 512
-        xs.append(p["crop"][0] / (w - 512))
-    counts, _ = np.histogram(xs, bins=40, range=(0, 1))
-    assert chi2_uniform(counts) < CHI2_CRIT[39]
+        assert w == 1280 and 0 <= sw < w - 512 and 0 <= sh < h - 512
+        xs.append(sw)
+        pit.append((sh + smooth.random()) / (h - 512))  # exactly U[0, 1) if sh is discrete uniform
+    counts = np.bincount(np.asarray(xs) // 16, minlength=48)  # 48 bins of 16 start values each
+    assert len(counts) == 48
+    assert chi2_uniform(counts) < CHI2_CRIT[47]
+    d, crit = ks_uniform(pit, 0, 1)
+    assert d < crit
 
 
 def test_accepted_crops_never_cut_a_valid_word():
@@ -142,3 +151,15 @@ def test_photometric_identity_factors_and_ranges():
         out, params = core.photometric(crop, "sakura", 3, 0, i)
         assert params["applied"]
         assert out.min() >= -1.0 - 1e-6 and out.max() <= 1.0 + 1e-6
+
+
+def test_color_jitter_binding_draws_from_the_seeded_stream():
+    image = np.random.default_rng(2).integers(0, 256, (24, 40, 3), dtype=np.uint8)
+    a, pa = core.color_jitter(image, 9, "upstage")
+    b, pb = core.photometric(image, "upstage", 9, 0, 0)
+    assert a.shape == (3, 24, 40) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    assert pa == pb
+    out, params = core.color_jitter(image, 9, "upstage", color_jitter_p=0.0)
+    assert not params["applied"]
+    np.testing.assert_allclose(out, (image.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5, atol=1e-6)

@@ -1,0 +1,219 @@
+// A strict JSON syntax scanner that reports where the first error is (see json_syntax.h).
+#include "loader/detail/json_syntax.h"
+
+#include <vector>
+
+namespace textfeed::loader::internal {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+size_t skip_blanks(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  return i;
+}
+
+// Length of the valid UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0 if invalid.
+// Rejects overlong forms, surrogates and code points above U+10FFFF, as simdjson does.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// Scans the string starting at the quote s[*i]; on success *i is past the closing quote.
+// On failure *i is at the offending byte and the reason is returned.
+const char* scan_string(std::string_view s, size_t* i) {
+  size_t k = *i + 1;
+  while (k < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[k]);
+    if (c == '"') {
+      *i = k + 1;
+      return nullptr;
+    }
+    if (c < 0x20) {
+      *i = k;
+      return "control character inside a string";
+    }
+    if (c == '\\') {
+      if (k + 1 >= s.size()) break;
+      const char e = s[k + 1];
+      if (e == 'u') {
+        for (size_t h = 0; h < 4; ++h) {
+          const size_t p = k + 2 + h;
+          if (p >= s.size()) break;
+          const char x = s[p];
+          if (!is_digit(x) && !(x >= 'a' && x <= 'f') && !(x >= 'A' && x <= 'F')) {
+            *i = p;
+            return "bad \\u escape";
+          }
+        }
+        k += 6;
+      } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                 e == 'r' || e == 't') {
+        k += 2;
+      } else {
+        *i = k;
+        return "bad escape sequence";
+      }
+      continue;
+    }
+    if (c >= 0x80) {
+      const size_t n = utf8_sequence(s, k);
+      if (n == 0) {
+        *i = k;
+        return "invalid UTF-8";
+      }
+      k += n;
+      continue;
+    }
+    ++k;
+  }
+  *i = s.size();
+  return "unterminated string";
+}
+
+// Scans a number at s[*i] (RFC 8259 grammar). Same contract as scan_string.
+const char* scan_number(std::string_view s, size_t* i) {
+  size_t k = *i;
+  const auto digits = [&]() {
+    const size_t start = k;
+    while (k < s.size() && is_digit(s[k])) ++k;
+    return k > start;
+  };
+  if (k < s.size() && s[k] == '-') ++k;
+  if (k < s.size() && s[k] == '0') {
+    ++k;
+  } else if (!digits()) {
+    *i = k;
+    return "bad number";
+  }
+  if (k < s.size() && s[k] == '.') {
+    ++k;
+    if (!digits()) {
+      *i = k;
+      return "bad number: no digit after '.'";
+    }
+  }
+  if (k < s.size() && (s[k] == 'e' || s[k] == 'E')) {
+    ++k;
+    if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+    if (!digits()) {
+      *i = k;
+      return "bad number: no digit in the exponent";
+    }
+  }
+  *i = k;
+  return nullptr;
+}
+
+// Scans one scalar value (string, number, literal) at s[*i].
+const char* scan_scalar(std::string_view s, size_t* i) {
+  const char c = s[*i];
+  if (c == '"') return scan_string(s, i);
+  if (c == '-' || is_digit(c)) return scan_number(s, i);
+  for (std::string_view lit : {"true", "false", "null"}) {
+    if (s.substr(*i, lit.size()) == lit) {
+      *i += lit.size();
+      return nullptr;
+    }
+  }
+  return "expected a value";
+}
+
+JsonSyntaxError at(std::string_view s, size_t offset, std::string what) {
+  JsonSyntaxError e{offset, 1, 1, std::move(what)};
+  for (size_t k = 0; k < offset && k < s.size(); ++k) {
+    if (s[k] == '\n') {
+      ++e.line;
+      e.column = 1;
+    } else {
+      ++e.column;
+    }
+  }
+  return e;
+}
+
+enum class Want { kValue, kValueOrClose, kKey, kKeyOrClose, kColon, kCommaOrClose };
+
+}  // namespace
+
+std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s) {
+  std::vector<char> open;  // '{' or '[' of each enclosing container
+  Want want = Want::kValue;
+  size_t i = 0;
+  while (true) {
+    i = skip_blanks(s, i);
+    if (i == s.size()) {
+      if (open.empty() && want == Want::kCommaOrClose) return std::nullopt;
+      return at(s, i,
+                open.empty()
+                    ? "empty document"
+                    : "unexpected end of file (unclosed '" + std::string(1, open.back()) + "')");
+    }
+    const char c = s[i];
+    if ((want == Want::kValueOrClose && c == ']') || (want == Want::kKeyOrClose && c == '}')) {
+      open.pop_back();
+      ++i;
+      want = Want::kCommaOrClose;
+      continue;
+    }
+    switch (want) {
+      case Want::kValue:
+      case Want::kValueOrClose:
+        if (c == '{' || c == '[') {
+          open.push_back(c);
+          ++i;
+          want = c == '{' ? Want::kKeyOrClose : Want::kValueOrClose;
+        } else {
+          if (const char* why = scan_scalar(s, &i)) return at(s, i, why);
+          want = Want::kCommaOrClose;
+        }
+        break;
+      case Want::kKey:
+      case Want::kKeyOrClose:
+        if (c != '"') return at(s, i, "expected a string key");
+        if (const char* why = scan_string(s, &i)) return at(s, i, why);
+        want = Want::kColon;
+        break;
+      case Want::kColon:
+        if (c != ':') return at(s, i, "expected ':' after a key");
+        ++i;
+        want = Want::kValue;
+        break;
+      case Want::kCommaOrClose: {
+        if (open.empty()) return at(s, i, "unexpected content after the document");
+        const char close = open.back() == '{' ? '}' : ']';
+        if (c == ',') {
+          want = open.back() == '{' ? Want::kKey : Want::kValue;
+        } else if (c == close) {
+          open.pop_back();
+        } else {
+          return at(s, i, std::string("expected ',' or '") + close + "'");
+        }
+        ++i;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace textfeed::loader::internal
