@@ -1,7 +1,9 @@
 // Profiles and validation of AugmentOptions.
 #include "augment/profile.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace textfeed::augment {
@@ -60,6 +62,100 @@ Status validate(const AugmentOptions& o) {
     if (!(o.std[c] > 0)) return bad("std", o.std[c], "must be > 0");
   if (o.clamp_geo < 0) return bad("clamp_geo", o.clamp_geo, "must be >= 0 (0 = off)");
   return Status();
+}
+
+namespace {
+
+Status bad_value(std::string_view name, std::string_view value, std::string_view expected) {
+  return Status::invalid_argument("option " + std::string(name) + " = '" + std::string(value) + "': expected " +
+                                  std::string(expected));
+}
+
+Status parse_int(std::string_view name, std::string_view v, int& out) {
+  const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size()) return bad_value(name, v, "an integer");
+  return Status();
+}
+
+Status parse_double(std::string_view name, std::string_view v, double& out) {
+  const std::string s(v);
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(d)) return bad_value(name, v, "a number");
+  out = d;
+  return Status();
+}
+
+Status parse_bool(std::string_view name, std::string_view v, bool& out) {
+  if (v == "true" || v == "1") return out = true, Status();
+  if (v == "false" || v == "0") return out = false, Status();
+  return bad_value(name, v, "true or false");
+}
+
+template <class E, size_t N>
+Status parse_enum(std::string_view name, std::string_view v, const std::pair<std::string_view, E> (&table)[N],
+                  E& out) {
+  std::string expected;
+  for (const auto& [text, value] : table) {
+    if (v == text) return out = value, Status();
+    if (!expected.empty()) expected += '|';
+    expected += text;
+  }
+  return bad_value(name, v, expected);
+}
+
+}  // namespace
+
+std::string_view option_names() {
+  return "image_size, crop_size, map_scale, height_jitter, rotate_deg, crop_max_tries, cut_low, cut_high, "
+         "vertices_f32, int_vertices, crop_fallback, color_jitter_p, brightness, contrast, saturation, hue, "
+         "dtype, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation, clamp_geo";
+}
+
+Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
+  static constexpr std::pair<std::string_view, FillRule> kFill[] = {{"even_odd", FillRule::kEvenOdd},
+                                                                   {"union", FillRule::kUnion}};
+  static constexpr std::pair<std::string_view, Overlap> kOverlap[] = {
+      {"sum", Overlap::kSum}, {"last", Overlap::kLast}, {"smallest", Overlap::kSmallest}, {"ignore", Overlap::kIgnore}};
+  static constexpr std::pair<std::string_view, CropFallback> kFallback[] = {{"keep_last", CropFallback::kKeepLast},
+                                                                           {"ignore_cut", CropFallback::kIgnoreCut}};
+  static constexpr std::pair<std::string_view, IgnoredTargets> kIgnored[] = {{"keep", IgnoredTargets::kKeep},
+                                                                            {"none", IgnoredTargets::kNone}};
+  static constexpr std::pair<std::string_view, MaskKind> kMask[] = {{"roi", MaskKind::kRoi},
+                                                                   {"ignored", MaskKind::kIgnored}};
+  static constexpr std::pair<std::string_view, AngleError> kAngle[] = {{"sr", AngleError::kSr},
+                                                                      {"up", AngleError::kUp}};
+  static constexpr std::pair<std::string_view, RoiResize> kRoi[] = {
+      {"linear", RoiResize::kLinear}, {"nearest", RoiResize::kNearest}, {"rasterize_at_map", RoiResize::kRasterizeAtMap}};
+  static constexpr std::pair<std::string_view, OutputDType> kDtype[] = {{"float32", OutputDType::kF32},
+                                                                       {"uint8", OutputDType::kU8}};
+  if (n == "image_size") return parse_int(n, v, o.image_size);
+  if (n == "crop_size") return parse_int(n, v, o.crop_size);
+  if (n == "map_scale") return parse_double(n, v, o.map_scale);
+  if (n == "height_jitter") return parse_double(n, v, o.height_jitter);
+  if (n == "rotate_deg") return parse_double(n, v, o.rotate_deg);
+  if (n == "crop_max_tries") return parse_int(n, v, o.crop_max_tries);
+  if (n == "cut_low") return parse_double(n, v, o.cut_low);
+  if (n == "cut_high") return parse_double(n, v, o.cut_high);
+  if (n == "vertices_f32") return parse_bool(n, v, o.vertices_f32);
+  if (n == "int_vertices") return parse_bool(n, v, o.int_vertices);
+  if (n == "crop_fallback") return parse_enum(n, v, kFallback, o.crop_fallback);
+  if (n == "color_jitter_p") return parse_double(n, v, o.color_jitter_p);
+  if (n == "brightness") return parse_double(n, v, o.brightness);
+  if (n == "contrast") return parse_double(n, v, o.contrast);
+  if (n == "saturation") return parse_double(n, v, o.saturation);
+  if (n == "hue") return parse_double(n, v, o.hue);
+  if (n == "dtype") return parse_enum(n, v, kDtype, o.dtype);
+  if (n == "mask") return parse_enum(n, v, kMask, o.mask);
+  if (n == "angle_error") return parse_enum(n, v, kAngle, o.angle_error);
+  if (n == "fill_rule") return parse_enum(n, v, kFill, o.fill_rule);
+  if (n == "overlap") return parse_enum(n, v, kOverlap, o.overlap);
+  if (n == "ignored_targets") return parse_enum(n, v, kIgnored, o.ignored_targets);
+  if (n == "roi_resize") return parse_enum(n, v, kRoi, o.roi_resize);
+  if (n == "fix_orientation") return parse_bool(n, v, o.fix_orientation);
+  if (n == "clamp_geo") return parse_double(n, v, o.clamp_geo);
+  return Status::invalid_argument("unknown option '" + std::string(n) + "' (known: " + std::string(option_names()) +
+                                  ")");
 }
 
 std::string describe(const AugmentOptions& o) {

@@ -71,6 +71,15 @@ std::string_view profile_name(Profile profile);
 // Checks ranges (crop_size > 0, 0 < map_scale <= 1 with 1/map_scale an integer, ...).
 // Errors: kInvalidArgument naming the field and the value.
 Status validate(const AugmentOptions& options);
+// Sets the field `name` (as spelled in AugmentOptions, e.g. "crop_size", "map_scale",
+// "fill_rule") from its text `value` ("768", "0.25", "union", "true"). Enum fields take the names
+// of TARGETS.md §5: fill_rule even_odd|union, overlap sum|last|smallest|ignore, crop_fallback
+// keep_last|ignore_cut, ignored_targets keep|none, mask roi|ignored, angle_error sr|up,
+// roi_resize linear|nearest|rasterize_at_map, dtype float32|uint8. Does not validate the whole
+// (call validate() after the last one). Errors: kInvalidArgument (unknown name, unparsable value).
+Status set_option(AugmentOptions& options, std::string_view name, std::string_view value);
+// The names set_option accepts, comma-separated (for --help and error messages).
+std::string_view option_names();
 // One line listing every field, for start-up logs.
 std::string describe(const AugmentOptions& options);
 

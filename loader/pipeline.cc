@@ -1,7 +1,8 @@
-// BatchPipeline: parallel rows, deterministic substitution of bad samples.
+// BatchPipeline: parallel rows, deterministic replacement of bad samples, reentrant fills.
 #include "loader/pipeline.h"
 
 #include <oneapi/tbb/parallel_for.h>
+#include <opencv2/core/utility.hpp>
 
 namespace textfeed::loader {
 
@@ -11,7 +12,19 @@ constexpr int kMaxReplacements = 8;
 uint32_t replacement(uint32_t index, int attempt, size_t n) {
   return static_cast<uint32_t>((index + static_cast<uint64_t>(attempt) * 7919u) % n);
 }
+
+StageTimes minus(const StageTimes& a, const StageTimes& b) {
+  return {a.read - b.read,       a.decode - b.decode,           a.plan - b.plan,
+          a.warp - b.warp,       a.photometric - b.photometric, a.targets - b.targets,
+          a.samples - b.samples};
+}
 }  // namespace
+
+Result<OnBadSample> parse_on_bad_sample(std::string_view name) {
+  if (name == "skip") return OnBadSample::kSkip;
+  if (name == "fail") return OnBadSample::kFail;
+  return Status::invalid_argument("on_bad_sample must be 'skip' or 'fail', got '" + std::string(name) + "'");
+}
 
 BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineOptions& options,
                              Sampler sampler)
@@ -34,69 +47,92 @@ Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<con
   return std::unique_ptr<BatchPipeline>(new BatchPipeline(std::move(source), options, std::move(sampler)));
 }
 
-const std::vector<uint32_t>& BatchPipeline::order_for(uint64_t epoch) {
-  if (epoch != order_epoch_) {
-    order_ = sampler_.epoch_order(epoch);
-    order_epoch_ = epoch;
+std::shared_ptr<const std::vector<uint32_t>> BatchPipeline::order_for(uint64_t epoch) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Order& o : orders_)
+      if (o.indices && o.epoch == epoch) return o.indices;
   }
-  return order_;
+  // O(n) outside the lock; two threads may both compute it, with the same result.
+  auto order = std::make_shared<const std::vector<uint32_t>>(sampler_.epoch_order(epoch));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Order& o : orders_)
+    if (o.indices && o.epoch == epoch) return o.indices;
+  orders_[next_order_] = {epoch, order};
+  next_order_ ^= 1;
+  return order;
+}
+
+SampleProducer& BatchPipeline::producer() {
+  // One producer per thread. produce() runs no nested parallel work, so a thread never re-enters
+  // its producer while using it.
+  std::unique_ptr<SampleProducer>& p = producers_.local();
+  if (!p) p = std::make_unique<SampleProducer>(source_, options_.augment, options_.decode);
+  return *p;
 }
 
 Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena) {
-  TF_RETURN_IF_ERROR(sampler_.batch_indices(order_for(epoch), batch, rows_));
-  const size_t count = rows_.size();
+  const std::shared_ptr<const std::vector<uint32_t>> order = order_for(epoch);
+  TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices));
+  const size_t count = info.indices.size();
   info.epoch = epoch;
   info.batch = batch;
-  info.indices = rows_;
   info.errors.clear();
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);
   const uint64_t seed = options_.sampler.seed;
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t row) {
-      std::unique_ptr<SampleProducer>& p = producers_.local();
-      if (!p) p = std::make_unique<SampleProducer>(source_, options_.augment, options_.decode);
+      SampleProducer& p = producer();
+      const StageTimes before = p.times();
       const int r = static_cast<int>(row);
       const SampleOutputs out{layout_.view(slot, TensorId::kImage, r), layout_.view(slot, TensorId::kScore, r),
                               layout_.view(slot, TensorId::kGeo, r), layout_.view(slot, TensorId::kMask, r)};
-      const uint32_t index = rows_[row];
-      Status s = p->produce(index, seed, epoch, out);
-      if (s.ok()) return;
-      errors[row] = {index, index, s.code(), s.message()};
-      if (options_.on_bad_sample == OnBadSample::kFail) {
-        status[row] = s;
-        return;
-      }
-      for (int attempt = 1; attempt <= kMaxReplacements; ++attempt) {
-        const uint32_t other = replacement(index, attempt, source_->size());
-        if (other == index) continue;
-        if (p->produce(other, seed, epoch, out).ok()) {
-          errors[row].replaced_by = other;
-          info.indices[row] = other;
-          return;
+      const uint32_t index = info.indices[row];
+      Status s = p.produce(index, seed, epoch, out);
+      if (!s.ok()) {
+        errors[row] = {index, index, s.code(), s.message()};
+        if (options_.on_bad_sample == OnBadSample::kFail) {
+          status[row] = s;
+        } else {
+          status[row] = s.with_context("no readable replacement either");
+          for (int attempt = 1; attempt <= kMaxReplacements; ++attempt) {
+            const uint32_t other = replacement(index, attempt, source_->size());
+            if (other == index) continue;
+            if (p.produce(other, seed, epoch, out).ok()) {
+              errors[row].replaced_by = other;
+              info.indices[row] = other;
+              status[row] = Status();
+              break;
+            }
+          }
         }
       }
-      status[row] = s.with_context("no readable replacement either");
+      const StageTimes spent = minus(p.times(), before);
+      std::lock_guard<std::mutex> lock(mu_);
+      counters_.stages.add(spent);
     });
   });
+  Status result;
+  uint64_t bad = 0;
   for (size_t row = 0; row < count; ++row) {
-    if (errors[row].code != Code::kOk) info.errors.push_back(std::move(errors[row]));
-    if (!status[row].ok()) return status[row];
+    if (errors[row].code != Code::kOk) {
+      ++bad;
+      info.errors.push_back(std::move(errors[row]));
+    }
+    if (result.ok() && !status[row].ok()) result = status[row];
   }
-  return Status();
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.bad_samples += bad;
+  if (result.ok()) ++counters_.batches;
+  return result;
 }
 
-StageTimes BatchPipeline::stage_times() const {
-  StageTimes t;
-  for (const auto& p : producers_)
-    if (p) t.add(p->times());
-  return t;
+PipelineCounters BatchPipeline::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
 }
 
-}  // namespace textfeed::loader
-
-#include <opencv2/core/utility.hpp>
-
-namespace textfeed::loader {
 void disable_library_threads() { cv::setNumThreads(0); }
+
 }  // namespace textfeed::loader

@@ -1,7 +1,9 @@
 // BatchPipeline: batch k of an epoch, produced in parallel straight into a caller's slot.
-// Results depend only on (seed, epoch, batch) — not on thread count or timing.
+// Results depend only on (seed, epoch, batch) — not on thread count, timing, or how many batches
+// are being filled at once.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -19,22 +21,33 @@ namespace textfeed::loader {
 
 // What to do with a sample whose image cannot be read or decoded.
 enum class OnBadSample : unsigned char {
-  kSubstitute,  // write a deterministic replacement sample in its row and report both indices
-  kFail,        // fail the batch with the sample's error
+  kSkip,  // write a deterministically drawn replacement sample in its row; report both indices
+  kFail,  // fail the batch with the sample's error
 };
+// "skip" | "fail". Errors: kInvalidArgument.
+Result<OnBadSample> parse_on_bad_sample(std::string_view name);
 
 struct PipelineOptions {
   augment::AugmentOptions augment;
   SamplerOptions sampler;
-  OnBadSample on_bad_sample = OnBadSample::kSubstitute;
+  OnBadSample on_bad_sample = OnBadSample::kSkip;
   DecodeOptions decode;
 };
 
-// Thread-safety: fill() may be called from one thread at a time (it runs its own parallel work
-// inside the arena it is given); the const accessors are safe from any thread.
+// Counters since creation; every field is a total over all fills.
+struct PipelineCounters {
+  StageTimes stages;          // wall seconds per stage, summed over worker threads
+  uint64_t batches = 0;       // fills that succeeded
+  uint64_t bad_samples = 0;   // samples that could not be produced (replaced or failing a batch)
+};
+
+// Thread-safety: fill() may be called concurrently from several threads for different slots (the
+// daemon and the prefetching streams keep several batches in flight); the accessors are safe from
+// any thread.
 class BatchPipeline {
  public:
-  // Errors: kInvalidArgument (options that fail augment::validate or the sampler).
+  // Errors: kInvalidArgument (options that fail augment::validate or the sampler, a cache whose
+  // pixels were resized for another image_size).
   static Result<std::unique_ptr<BatchPipeline>> create(std::shared_ptr<const SampleSource> source,
                                                        const PipelineOptions& options);
 
@@ -43,33 +56,43 @@ class BatchPipeline {
   const SampleSource& source() const { return *source_; }
   const PipelineOptions& options() const { return options_; }
 
-  // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`. Rows past
-  // info.indices.size() (a short last batch) are left as they were.
-  // Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad sample's error.
+  // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
+  // parallel inside `arena` (called from outside it, the caller joins the arena; called from one
+  // of its tasks, it runs there). Rows past info.indices.size() (a short last batch) are left as
+  // they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
+  // sample's error; with kSkip, an error only when no replacement could be produced either.
   Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena);
 
-  // Stage times summed over all workers since creation.
-  StageTimes stage_times() const;
+  PipelineCounters counters() const;
+  // Stage times summed over all workers since creation (counters().stages).
+  StageTimes stage_times() const { return counters().stages; }
 
  private:
   BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineOptions& options, Sampler sampler);
-  const std::vector<uint32_t>& order_for(uint64_t epoch);
+  // The epoch's order; computed once per epoch and kept for the two most recent epochs, so fills
+  // that straddle an epoch boundary do not recompute it.
+  std::shared_ptr<const std::vector<uint32_t>> order_for(uint64_t epoch);
+  SampleProducer& producer();
 
   std::shared_ptr<const SampleSource> source_;
   PipelineOptions options_;
   Sampler sampler_;
   BatchLayout layout_;
   tbb::enumerable_thread_specific<std::unique_ptr<SampleProducer>> producers_;
-  uint64_t order_epoch_ = ~uint64_t{0};
-  std::vector<uint32_t> order_;  // epoch_order(order_epoch_)
-  std::vector<uint32_t> rows_;   // scratch for batch indices
+
+  mutable std::mutex mu_;
+  struct Order {
+    uint64_t epoch = 0;
+    std::shared_ptr<const std::vector<uint32_t>> indices;  // null: unused
+  };
+  Order orders_[2];                // guarded by mu_
+  int next_order_ = 0;             // guarded by mu_: which of orders_ to replace next
+  PipelineCounters counters_;      // guarded by mu_
 };
 
-}  // namespace textfeed::loader
-
-namespace textfeed::loader {
 // Switches off the thread pools of the libraries textfeed calls (OpenCV), so that the one
 // oneTBB arena owns every core. Call once, from the composition root (a command's main, the
 // Python module), before any pipeline runs.
 void disable_library_threads();
+
 }  // namespace textfeed::loader

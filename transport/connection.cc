@@ -1,6 +1,7 @@
-// Connection: DEALER socket, request/reply helpers, payload frames copied into the caller's slot.
+// Connection: DEALER socket, heartbeats while waiting, payload frames copied into the caller's slot.
 #include "transport/connection.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -9,32 +10,120 @@
 
 namespace textfeed::transport {
 
+namespace {
+using Clock = std::chrono::steady_clock;
+
+int64_t unix_millis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status daemon_error(const ErrorReply& e) {
+  return Status(e.code == Code::kOk ? Code::kInternal : e.code, e.message);
+}
+
+// Copies the payload frames parts[1..] of `h` into `dest` at the tensors' offsets.
+Status copy_payload(const BatchHeader& h, std::vector<zmq::message_t>& parts, std::span<uint8_t> dest) {
+  size_t frame = 1;
+  for (const TensorDescriptor& t : h.tensors) {
+    if (!dest.empty() && (t.offset > dest.size() || t.size > dest.size() - t.offset))
+      return Status::corrupt("tensor '" + t.name + "' (" + std::to_string(t.size) + " bytes at " +
+                             std::to_string(t.offset) + ") does not fit a slot of " + std::to_string(dest.size()));
+    for (uint64_t at = 0; at < t.size; at += kMaxPayloadFrameBytes, ++frame) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size - at));
+      if (frame >= parts.size() || parts[frame].size() != n)
+        return Status::corrupt("batch " + std::to_string(h.batch) + ": payload frames of tensor '" + t.name +
+                               "' do not match its descriptor");
+      if (!dest.empty()) std::memcpy(dest.data() + t.offset + at, parts[frame].data(), n);
+    }
+  }
+  if (frame != parts.size())
+    return Status::corrupt("batch " + std::to_string(h.batch) + " came with " + std::to_string(parts.size() - frame) +
+                           " payload frames too many");
+  return Status();
+}
+}  // namespace
+
 struct Connection::Impl {
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::dealer};
   HelloReply hello;
+  std::string endpoint;
+  ConnectOptions options;
+  Clock::time_point last_sent = Clock::now();
+  Clock::time_point last_heard = Clock::now();
 
   Status send(const Message& m) {
     auto bytes = encode(m);
     if (!bytes.has_value()) return bytes.error();
-    socket.send(zmq::buffer(*bytes), zmq::send_flags::none);
+    try {
+      socket.send(zmq::buffer(*bytes), zmq::send_flags::none);
+    } catch (const zmq::error_t& e) {
+      return Status::unavailable(std::string("sending to ") + endpoint + ": " + e.what());
+    }
+    last_sent = Clock::now();
     return Status();
   }
-  // Receives one multipart message; parts[0] is the envelope.
+
+  // One multipart message of any kind; heartbeats go out while waiting.
   Result<std::vector<zmq::message_t>> recv(std::chrono::milliseconds timeout) {
-    zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, timeout) == 0)
-      return Status::unavailable("no answer from the daemon within " + std::to_string(timeout.count()) + " ms");
-    std::vector<zmq::message_t> parts;
-    if (!zmq::recv_multipart(socket, std::back_inserter(parts))) return Status::unavailable("receive interrupted");
-    if (parts.empty()) return Status::corrupt("empty message from the daemon");
-    return parts;
+    const Clock::time_point deadline = Clock::now() + timeout;
+    try {
+      while (true) {
+        Clock::time_point now = Clock::now();
+        if (now - last_sent >= options.heartbeat_interval) TF_RETURN_IF_ERROR(send(Heartbeat{unix_millis()}));
+        const auto until_beat = last_sent + options.heartbeat_interval - now;
+        const auto wait = std::max(Clock::duration::zero(), std::min(deadline - now, until_beat));
+        zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
+        zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1));
+        std::vector<zmq::message_t> parts;
+        if (zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) {
+          last_heard = Clock::now();
+          if (parts.empty()) return Status::corrupt("empty message from the daemon");
+          return parts;
+        }
+        if (Clock::now() >= deadline)
+          return Status::unavailable("no message from the daemon at " + endpoint + " within " +
+                                     std::to_string(timeout.count()) + " ms");
+      }
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return Status::cancelled("interrupted while waiting for the daemon");
+      return Status::unavailable(std::string("receiving from ") + endpoint + ": " + e.what());
+    }
   }
+
+  Result<Message> next(std::chrono::milliseconds timeout, const PayloadFor& payload_for) {
+    const Clock::time_point deadline = Clock::now() + timeout;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      TF_ASSIGN_OR_RETURN(auto parts, recv(std::max(left, std::chrono::milliseconds(0))));
+      TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
+      if (std::holds_alternative<Heartbeat>(m)) continue;
+      if (const auto* h = std::get_if<BatchHeader>(&m)) {
+        if (parts.size() > 1) {
+          const std::span<uint8_t> dest = payload_for ? payload_for(*h) : std::span<uint8_t>();
+          TF_RETURN_IF_ERROR(copy_payload(*h, parts, dest));
+        }
+      } else if (parts.size() > 1) {
+        return Status::corrupt(std::string("payload frames after a message that has none"));
+      }
+      return m;
+    }
+  }
+
+  // The reply to a request: the next message that is not a Batch, EndOfEpoch or Closed (which
+  // belong to streams, whose payloads are dropped here).
   Result<Message> reply(std::chrono::milliseconds timeout) {
-    TF_ASSIGN_OR_RETURN(auto parts, recv(timeout));
-    TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
-    if (const auto* e = std::get_if<ErrorReply>(&m)) return Status(e->code == Code::kOk ? Code::kInternal : e->code, e->message);
-    return m;
+    const Clock::time_point deadline = Clock::now() + timeout;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      TF_ASSIGN_OR_RETURN(Message m, next(std::max(left, std::chrono::milliseconds(0)), nullptr));
+      if (std::holds_alternative<BatchHeader>(m) || std::holds_alternative<EndOfEpoch>(m) ||
+          std::holds_alternative<Closed>(m))
+        continue;
+      if (const auto* e = std::get_if<ErrorReply>(&m)) return daemon_error(*e);
+      return m;
+    }
   }
 };
 
@@ -42,23 +131,42 @@ Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Connection::~Connection() = default;
 
 Result<std::unique_ptr<Connection>> Connection::connect(const std::string& endpoint, const std::string& name,
-                                                        std::chrono::milliseconds timeout) {
+                                                        const ConnectOptions& options) {
   auto impl = std::make_unique<Impl>();
+  impl->endpoint = endpoint;
+  impl->options = options;
   try {
     impl->socket.set(zmq::sockopt::linger, 0);
+    impl->socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxReceiveFrameBytes));
+    if (options.curve.enabled()) {
+      if (!is_z85_key(options.curve.server_public_key) || !is_z85_key(options.curve.client.public_key) ||
+          !is_z85_key(options.curve.client.secret_key))
+        return Status::invalid_argument("CURVE keys must be 40 Z85 characters each");
+      impl->socket.set(zmq::sockopt::curve_serverkey, options.curve.server_public_key);
+      impl->socket.set(zmq::sockopt::curve_publickey, options.curve.client.public_key);
+      impl->socket.set(zmq::sockopt::curve_secretkey, options.curve.client.secret_key);
+    }
     impl->socket.connect(endpoint);
-    TF_RETURN_IF_ERROR(impl->send(Hello{kProtocolVersion, name}));
-    TF_ASSIGN_OR_RETURN(Message m, impl->reply(timeout));
-    const auto* h = std::get_if<HelloReply>(&m);
-    if (!h) return Status::corrupt("the daemon did not answer Hello with HelloReply");
-    impl->hello = *h;
   } catch (const zmq::error_t& e) {
     return Status::unavailable("cannot connect to " + endpoint + ": " + e.what());
   }
+  TF_RETURN_IF_ERROR(impl->send(Hello{kProtocolVersion, name}));
+  auto m = impl->reply(options.timeout);
+  if (!m.has_value())
+    return m.error().code() == Code::kUnavailable
+               ? Status::unavailable("no textfeed daemon answered at " + endpoint + " within " +
+                                     std::to_string(options.timeout.count()) + " ms (is `textfeed serve` running" +
+                                     (options.curve.enabled() ? ", and is this client's key allowed?)" : "?)"))
+               : m.error();
+  const auto* h = std::get_if<HelloReply>(&*m);
+  if (!h) return Status::corrupt("the daemon did not answer Hello with HelloReply");
+  impl->hello = *h;
   return std::unique_ptr<Connection>(new Connection(std::move(impl)));
 }
 
 const HelloReply& Connection::hello() const { return impl_->hello; }
+const std::string& Connection::endpoint() const { return impl_->endpoint; }
+std::chrono::steady_clock::time_point Connection::last_heard() const { return impl_->last_heard; }
 
 Result<StreamOpened> Connection::open(const OpenStream& request, std::chrono::milliseconds timeout) {
   TF_RETURN_IF_ERROR(impl_->send(request));
@@ -67,33 +175,62 @@ Result<StreamOpened> Connection::open(const OpenStream& request, std::chrono::mi
   return Status::corrupt("the daemon did not answer OpenStream with StreamOpened");
 }
 
+Status Connection::attach(uint64_t stream_id, const std::string& shm_name, uint32_t slots, uint64_t slot_stride,
+                          std::chrono::milliseconds timeout) {
+  TF_RETURN_IF_ERROR(impl_->send(AttachMemory{stream_id, shm_name, slots, slot_stride}));
+  TF_ASSIGN_OR_RETURN(Message m, impl_->reply(timeout));
+  if (const auto* a = std::get_if<MemoryAttached>(&m); a && a->stream_id == stream_id) return Status();
+  return Status::corrupt("the daemon did not answer AttachMemory with MemoryAttached");
+}
+
 Status Connection::credit(uint64_t stream_id, uint32_t count) { return impl_->send(Credit{stream_id, {}, count}); }
 
-Status Connection::close(uint64_t stream_id) { return impl_->send(Close{stream_id}); }
+Status Connection::credit_slots(uint64_t stream_id, std::span<const uint32_t> slots) {
+  return impl_->send(Credit{stream_id, std::vector<uint32_t>(slots.begin(), slots.end()), 0});
+}
+
+Result<Message> Connection::receive_message(std::chrono::milliseconds timeout, const PayloadFor& payload_for) {
+  return impl_->next(timeout, payload_for);
+}
 
 Result<BatchHeader> Connection::receive(std::span<uint8_t> slot, std::chrono::milliseconds timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout;
   while (true) {
-    TF_ASSIGN_OR_RETURN(auto parts, impl_->recv(timeout));
-    TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
-    if (std::holds_alternative<EndOfEpoch>(m)) continue;
-    if (const auto* e = std::get_if<ErrorReply>(&m)) return Status(e->code, e->message);
-    auto* h = std::get_if<BatchHeader>(&m);
-    if (!h) return Status::corrupt("unexpected message while waiting for a batch");
-    if (parts.size() != h->tensors.size() + 1)
-      return Status::corrupt("batch with " + std::to_string(h->tensors.size()) + " tensors came with " +
-                             std::to_string(parts.size() - 1) + " payload frames");
-    for (size_t i = 0; i < h->tensors.size(); ++i) {
-      const TensorDescriptor& t = h->tensors[i];
-      if (parts[i + 1].size() != t.size || t.offset > slot.size() || t.size > slot.size() - t.offset)
-        return Status::corrupt("payload of tensor '" + t.name + "' does not fit its descriptor or the slot");
-      std::memcpy(slot.data() + t.offset, parts[i + 1].data(), t.size);
-    }
-    return std::move(*h);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    TF_ASSIGN_OR_RETURN(Message m, impl_->next(std::max(left, std::chrono::milliseconds(0)),
+                                               [slot](const BatchHeader&) { return slot; }));
+    if (auto* h = std::get_if<BatchHeader>(&m)) return std::move(*h);
+    if (const auto* e = std::get_if<ErrorReply>(&m)) return daemon_error(*e);
   }
 }
 
+Status Connection::close(uint64_t stream_id, std::chrono::milliseconds timeout) {
+  TF_RETURN_IF_ERROR(impl_->send(Close{stream_id}));
+  const Clock::time_point deadline = Clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    TF_ASSIGN_OR_RETURN(Message m, impl_->next(std::max(left, std::chrono::milliseconds(0)), nullptr));
+    if (const auto* c = std::get_if<Closed>(&m); c && c->stream_id == stream_id) return Status();
+    if (const auto* e = std::get_if<ErrorReply>(&m); e && e->stream_id == 0 && e->code == Code::kUnavailable)
+      return Status();  // the daemon is going away: nothing of the stream is in flight any more
+  }
+}
+
+Result<Stats> Connection::stats(std::chrono::milliseconds timeout) {
+  TF_RETURN_IF_ERROR(impl_->send(StatsRequest{}));
+  TF_ASSIGN_OR_RETURN(Message m, impl_->reply(timeout));
+  if (auto* s = std::get_if<Stats>(&m)) return std::move(*s);
+  return Status::corrupt("the daemon did not answer StatsRequest with Stats");
+}
+
+Status Connection::heartbeat() { return impl_->send(Heartbeat{unix_millis()}); }
+
 Result<Message> Connection::send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout) {
-  impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::none);
+  try {
+    impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::none);
+  } catch (const zmq::error_t& e) {
+    return Status::unavailable(e.what());
+  }
   TF_ASSIGN_OR_RETURN(auto parts, impl_->recv(timeout));
   return decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()});
 }

@@ -1,40 +1,71 @@
-// Connection: a client's side of the protocol (one DEALER socket, owned by one thread). Opens a
-// stream, grants credits, and receives batches into the caller's buffer.
+// Connection: a client's side of the protocol (docs/protocol.md): one DEALER socket owned by one
+// thread. Opens streams, attaches shared memory, grants credits, receives batches (copying frame
+// payloads into the caller's buffer), and keeps itself alive with heartbeats while it waits.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "base/status.h"
+#include "transport/curve.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport {
 
+struct ConnectOptions {
+  std::chrono::milliseconds timeout{10000};           // for the Hello reply
+  std::chrono::milliseconds heartbeat_interval{1000};  // sent while waiting, after this much quiet
+  CurveClientOptions curve;                            // required by a tcp daemon with CURVE keys
+};
+
 // A resource type; not thread-safe (ZeroMQ sockets belong to one thread).
 class Connection {
  public:
-  // Connects and says Hello. Errors: kUnavailable (no answer within `timeout`),
+  // Where the payload of a frames Batch goes: at least the largest tensor offset + size bytes.
+  using PayloadFor = std::function<std::span<uint8_t>(const BatchHeader&)>;
+
+  // Connects and says Hello. Errors: kUnavailable (no answer within options.timeout),
   // kUnimplemented (protocol version mismatch), others from the daemon's Error reply.
   static Result<std::unique_ptr<Connection>> connect(const std::string& endpoint, const std::string& client_name,
-                                                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
+                                                     const ConnectOptions& options = {});
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   const HelloReply& hello() const;
+  const std::string& endpoint() const;
   // Opens a stream. Errors: the daemon's Error (kNotFound for an unknown dataset, ...).
-  Result<StreamOpened> open(const OpenStream& request, std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  // Grants `count` more batches to the stream.
+  Result<StreamOpened> open(const OpenStream& request, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  // Lends a shared-memory stream its slots (the object `shm_name`, slot i at i * slot_stride) and
+  // waits for MemoryAttached. Errors: the daemon's Error, kUnavailable.
+  Status attach(uint64_t stream_id, const std::string& shm_name, uint32_t slots, uint64_t slot_stride,
+                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Frames streams: accepts `count` more batches.
   Status credit(uint64_t stream_id, uint32_t count);
-  // Receives the next Batch (EndOfEpoch messages are skipped and counted) and copies its payload
-  // frames into `slot` at the descriptors' offsets. Errors: kUnavailable (timeout), the daemon's
-  // Error, kCorrupt (payload frames that do not match the header or overflow `slot`).
+  // Shared-memory streams: the daemon may write these slots next.
+  Status credit_slots(uint64_t stream_id, std::span<const uint32_t> slots);
+  // Receives the next message of any kind except Heartbeat (answered by staying alive). A frames
+  // Batch has its payload copied into payload_for(header) at the tensors' offsets (an empty span
+  // drops it). An Error from the daemon comes back as an ErrorReply message, not as a Status.
+  // Errors: kUnavailable (no message but heartbeats within `timeout`), kCorrupt (a malformed
+  // message, payload frames that do not match the header or the buffer).
+  Result<Message> receive_message(std::chrono::milliseconds timeout, const PayloadFor& payload_for);
+  // The next Batch, skipping EndOfEpoch, Closed and MemoryAttached; an Error becomes its Status.
+  // Frames payloads are copied into `slot`.
   Result<BatchHeader> receive(std::span<uint8_t> slot, std::chrono::milliseconds timeout);
+  // Ends a stream and waits for the daemon's Closed (batches of the stream that arrive meanwhile
+  // are dropped), after which its slots are the client's again. Errors: kUnavailable.
+  Status close(uint64_t stream_id, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Asks for the daemon's counters. Errors: kUnavailable, the daemon's Error.
+  Result<Stats> stats(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  Status heartbeat();
+  // When the last message of any kind (heartbeats too) arrived from the daemon.
+  std::chrono::steady_clock::time_point last_heard() const;
   // Sends a raw frame (for tests of the daemon's handling of garbage) and returns its reply.
   Result<Message> send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout);
-  Status close(uint64_t stream_id);
 
  private:
   struct Impl;

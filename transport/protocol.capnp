@@ -2,9 +2,14 @@
 # and its clients. docs/protocol.md describes the conversation; this file, every field.
 #
 # Frame layout. Every ZeroMQ message is a multipart message:
-#   frame 0        one Envelope, Cap'n Proto flat-array (unpacked) serialization;
-#   frames 1..k    only for Envelope.batch with transport = frames: the raw bytes of tensor i in
-#                  frame i + 1, in the order of Batch.tensors (little-endian, C-contiguous).
+#   frame 0        one Envelope, Cap'n Proto flat-array (unpacked) serialization, at most 1 MiB;
+#   frames 1..k    only for Envelope.batch on a stream with transport = frames: the raw bytes of
+#                  the tensors, in the order of Batch.tensors (little-endian, C-contiguous). Each
+#                  tensor is cut into consecutive frames of at most 8 MiB (maxPayloadFrameBytes);
+#                  no frame holds bytes of two tensors, so tensor i is the concatenation of the
+#                  next ceil(size / 8 MiB) frames.
+# With transport = sharedMemory no payload frame follows: the daemon has written the tensors into
+# the client's slot Batch.slot, at the offsets of Batch.tensors.
 # Pixel payloads never travel inside the Cap'n Proto message.
 #
 # Evolution: fields and union members are only appended with the next ordinal; a retired field
@@ -15,6 +20,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
 const protocolVersion :UInt32 = 1;
+const maxPayloadFrameBytes :UInt64 = 8388608;  # largest payload frame (8 MiB); receivers accept 16 MiB
 
 enum DType {
   float32 @0;
@@ -70,9 +76,34 @@ struct OpenStream {
   shuffle @9 :Bool = true;
   dropLast @10 :Bool = false;
   dtype @11 :DType;             # of the image tensor; maps are always float32
-  transport @12 :Transport;
-  shmName @13 :Text;            # sharedMemory: the POSIX shm object holding the client's slots
-  shmSlots @14 :UInt32;         # sharedMemory: number of slots in it, each StreamOpened.slotBytes
+  transport @12 :Transport;     # sharedMemory: AttachMemory must follow before any Credit
+  obsoleteShmName @13 :Text;    # retired: the shared memory is named by AttachMemory
+  obsoleteShmSlots @14 :UInt32; # retired: see AttachMemory
+  benchmark @15 :Bool = false;  # transport benchmark: the daemon fills batch startBatch once and
+                                # delivers copies of it (shared memory: one memcpy per batch into
+                                # the slot; frames: the same bytes again), so that a client
+                                # measures the transport alone. Batch.batch still counts up.
+  onBadSample @16 :OnBadSample; # what to do with a sample whose image cannot be read
+}
+
+enum OnBadSample {
+  skip @0;          # write a deterministically drawn replacement; report it in Batch.errors
+  fail @1;          # end the stream with an Error naming the sample
+}
+
+struct AttachMemory {
+  # Sent after StreamOpened on a sharedMemory stream: the client created (and keeps owning) a POSIX
+  # shared-memory object of at least slots * slotStride bytes; slot i starts at i * slotStride.
+  # The daemon maps it and answers MemoryAttached or Error. The client is on the same host: the
+  # daemon refuses it over tcp from a non-loopback address.
+  streamId @0 :UInt64;
+  shmName @1 :Text;             # "/textfeed-...", as for shm_open(3); no other "/" allowed
+  slots @2 :UInt32;             # 1..1024
+  slotStride @3 :UInt64;        # bytes, >= StreamOpened.slotBytes, a multiple of 4096
+}
+
+struct MemoryAttached {
+  streamId @0 :UInt64;
 }
 
 struct TensorDesc {
@@ -93,8 +124,9 @@ struct StreamOpened {
 
 struct Credit {
   streamId @0 :UInt64;
-  slots @1 :List(UInt32);       # slots the client has freed (sharedMemory), or
-  count @2 :UInt32;             # how many more batches it accepts (frames)
+  slots @1 :List(UInt32);       # sharedMemory: slots the daemon may write next (each free in the
+                                # client, not credited before and not yet returned in a Batch)
+  count @2 :UInt32;             # frames: how many more batches the client accepts
 }
 
 struct SampleError {
@@ -126,7 +158,14 @@ struct Error {
 }
 
 struct Close {
+  # Ends a stream. The daemon finishes the fills it started for it, drops their batches, and
+  # answers Closed; only then may the client reuse the stream's slots for another stream.
   streamId @0 :UInt64;
+}
+
+struct Closed {
+  streamId @0 :UInt64;
+  batchesDelivered @1 :UInt64;  # Batch messages the daemon sent on this stream
 }
 
 struct StatsRequest {}
@@ -137,19 +176,36 @@ struct StreamStats {
   rank @2 :UInt32;
   worldSize @3 :UInt32;
   batches @4 :UInt64;           # delivered
-  samplesPerSecond @5 :Float64;
-  creditsOutstanding @6 :UInt32;
-  skippedSamples @7 :UInt64;
+  samplesPerSecond @5 :Float64; # delivery rate, exponentially weighted over about 5 s
+  creditsOutstanding @6 :UInt32;# batches the client accepts that are not being filled yet
+  skippedSamples @7 :UInt64;    # bad samples replaced (or failing) on this stream
+  samples @8 :UInt64;           # delivered
+  inFlight @9 :UInt32;          # batches being filled or waiting to be sent
+  epoch @10 :UInt64;            # position of the next batch to be filled
+  nextBatch @11 :UInt64;
+  transport @12 :Transport;
+  client @13 :Text;             # Hello.clientName of the stream's client
+  stageMs @14 :List(Float64);   # this stream's per-sample stage times, as Stats.stageMs
 }
 
 struct Stats {
   streams @0 :List(StreamStats);
   samplesPerSecond @1 :Float64;     # all streams
-  stageMs @2 :List(Float64);        # per sample: read, decode, plan, warp, photometric, targets
-  queueDepth @3 :UInt32;            # batches being produced
+  stageMs @2 :List(Float64);        # wall ms per sample, summed over worker threads, in the order
+                                    # of stageNames; over every stream since the daemon started
+  queueDepth @3 :UInt32;            # batches being filled now, all streams
+  stageNames @4 :List(Text);        # "read", "decode", "plan", "warp", "photometric", "targets"
+  samples @5 :UInt64;               # delivered since start, all streams
+  skippedSamples @6 :UInt64;        # since start, all streams
+  uptimeSeconds @7 :Float64;
+  threads @8 :UInt32;               # worker threads of the daemon's arena
+  clients @9 :UInt32;               # peers seen within the heartbeat timeout
 }
 
 struct Heartbeat {
+  # Either side sends one after a second without other traffic to the peer. A client silent for
+  # the daemon's timeout (default 10 s) is gone: its streams end and its shared memory is unmapped
+  # and unlinked. A client that hears nothing for as long treats the daemon as gone.
   unixMillis @0 :Int64;
 }
 
@@ -167,5 +223,8 @@ struct Envelope {
     statsRequest @9 :StatsRequest;
     stats @10 :Stats;
     heartbeat @11 :Heartbeat;
+    attachMemory @12 :AttachMemory;
+    memoryAttached @13 :MemoryAttached;
+    closed @14 :Closed;
   }
 }

@@ -1,61 +1,60 @@
-// Server: Hello / OpenStream / Credit / Close handling, round-robin batch production, payloads
-// in frames. Every malformed or refused request gets an Error reply and a log line.
+// Server: the socket loop. Each pass receives and answers messages, hands finished batches to
+// their clients in order, starts new fills round-robin while the in-flight budget allows, buries
+// closed streams once their fills end, and watches heartbeats. A worker finishing a fill, or
+// ZeroMQ releasing a frame buffer, wakes the loop through an eventfd in the same poll.
 #include "transport/server.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <chrono>
 #include <cstring>
+#include <random>
+#include <set>
 #include <vector>
 
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
 #include "base/log.h"
-#include "loader/pipeline.h"
+#include "transport/detail/server_stream.h"
+#include "transport/detail/wakeup.h"
+#include "transport/detail/zap.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport {
+
 namespace {
 
-struct Stream {
-  uint64_t id = 0;
-  std::string peer;  // ROUTER identity of the client
-  std::unique_ptr<loader::BatchPipeline> pipeline;
-  std::vector<uint8_t> slot;  // one batch, allocated once per stream
-  uint64_t epoch = 0, next_batch = 0;
-  uint32_t credits = 0;
+using Clock = std::chrono::steady_clock;
+using internal::ServerStream;
+
+int64_t unix_millis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Whether a tcp peer address (ZeroMQ's "Peer-Address" property) is this host's loopback.
+bool is_loopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address == "::1" || address.rfind("::ffff:127.", 0) == 0;
+}
+
+const char* message_name(const Message& m) {
+  static const char* names[] = {"Hello",          "HelloReply", "OpenStream",     "StreamOpened", "Credit",
+                                "Batch",          "EndOfEpoch", "Error",          "Close",        "Heartbeat",
+                                "AttachMemory",   "MemoryAttached", "Closed",     "StatsRequest", "Stats"};
+  return names[m.index()];
+}
+
+struct Peer {
+  Clock::time_point last_seen, last_sent;
+  std::string name;  // Hello.clientName
 };
 
-std::vector<TensorDescriptor> descriptors(const loader::BatchLayout& l, size_t rows) {
-  std::vector<TensorDescriptor> out;
-  for (const loader::TensorDesc& t : l.tensors) {
-    TensorDescriptor d{std::string(t.name), t.dtype, {}, t.offset_bytes, t.sample_bytes * rows};
-    d.shape = {rows, static_cast<uint64_t>(t.shape[1]), static_cast<uint64_t>(t.shape[2]), static_cast<uint64_t>(t.shape[3])};
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
-Status apply_overrides(augment::AugmentOptions& o, const std::vector<std::pair<std::string, std::string>>& ov) {
-  for (const auto& [name, value] : ov) {
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end != '\0')
-      return Status::invalid_argument("override " + name + " = '" + value + "' is not a number");
-    if (name == "image_size") o.image_size = static_cast<int>(v);
-    else if (name == "crop_size") o.crop_size = static_cast<int>(v);
-    else if (name == "map_scale") o.map_scale = v;
-    else if (name == "height_jitter") o.height_jitter = v;
-    else if (name == "rotate_deg") o.rotate_deg = v;
-    else if (name == "color_jitter_p") o.color_jitter_p = v;
-    else return Status::invalid_argument("unknown override '" + name + "'");
-  }
-  return augment::validate(o);
-}
+struct Grave {
+  std::unique_ptr<ServerStream> stream;
+  bool send_closed = false;  // the client asked (Close): answer Closed once its fills end
+};
 
 }  // namespace
 
@@ -64,154 +63,298 @@ struct Server::Impl {
   tbb::task_arena* arena = nullptr;
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::router};
+  std::unique_ptr<internal::ZapHandler> zap;
+  std::shared_ptr<internal::Wakeup> wakeup = std::make_shared<internal::Wakeup>();
   std::string bound;
-  std::map<uint64_t, Stream> streams;
-  uint64_t next_id = 1;
-  uint64_t round_robin = 0;
+  bool tcp = false;
+  Clock::time_point started = Clock::now();
+  std::map<std::string, Peer> peers;
+  std::map<uint64_t, std::unique_ptr<ServerStream>> streams;  // declared after the socket: destroyed
+  std::vector<Grave> graveyard;                               // first, waiting for their fills
+  // Stream ids start at a random point, so that a client's messages for a stream of a daemon that
+  // died never name a stream of its restarted successor.
+  uint64_t next_id = (uint64_t{std::random_device{}()} << 20) | 1, round_robin = 0;
+  // Totals of streams that ended, for Stats.
+  loader::StageTimes ended_stages;
+  uint64_t ended_samples = 0, ended_skipped = 0;
+  internal::RateMeter total_rate;
+  bool draining = false;
 
   ~Impl() {
-    // ZeroMQ unlinks an ipc path from its I/O thread, maybe after we exit: do it here, for sure.
+    streams.clear();
+    graveyard.clear();
     socket.close();
+    // ZeroMQ unlinks an ipc path from its I/O thread, maybe after we exit: do it here, for sure.
     if (bound.rfind("ipc://", 0) == 0) ::unlink(bound.substr(6).c_str());
+  }
+
+  size_t max_in_flight() const {
+    return options.max_in_flight > 0 ? static_cast<size_t>(options.max_in_flight)
+                                     : static_cast<size_t>(arena->max_concurrency()) + 2;
   }
 
   void send(const std::string& peer, const Message& m, std::vector<zmq::message_t> payload = {}) {
     auto bytes = encode(m);
     if (!bytes.has_value()) {
-      TF_LOG(Error) << "serve: cannot encode a reply: " << bytes.error().to_string();
+      TF_LOG(Error) << "serve: cannot encode " << message_name(m) << ": " << bytes.error().to_string();
       return;
     }
     socket.send(zmq::buffer(peer), zmq::send_flags::sndmore);
-    const bool more = !payload.empty();
-    socket.send(zmq::buffer(*bytes), more ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    socket.send(zmq::buffer(*bytes), payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
     for (size_t i = 0; i < payload.size(); ++i)
       socket.send(payload[i], i + 1 < payload.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    auto it = peers.find(peer);
+    if (it != peers.end()) it->second.last_sent = Clock::now();
   }
+
   void error(const std::string& peer, const Status& s, uint64_t stream_id = 0) {
-    TF_LOG(Warning) << "serve: " << s.to_string();
+    TF_LOG(Warning) << "serve: to " << describe_peer(peer) << ": " << s.to_string();
     send(peer, ErrorReply{s.code(), s.message(), stream_id});
   }
 
-  void handle(const std::string& peer, const Message& m) {
+  std::string describe_peer(const std::string& peer) const {
+    auto it = peers.find(peer);
+    return it != peers.end() && !it->second.name.empty() ? "'" + it->second.name + "'" : "a client";
+  }
+
+  ServerStream* find_stream(const std::string& peer, uint64_t id) {
+    auto it = streams.find(id);
+    return it != streams.end() && it->second->peer() == peer ? it->second.get() : nullptr;
+  }
+
+  // Moves a stream to the graveyard: no more fills start for it; it is destroyed (and its memory
+  // unmapped) once the running ones end.
+  void end_stream(uint64_t id, bool send_closed, bool reclaim_memory) {
+    auto it = streams.find(id);
+    if (it == streams.end()) return;
+    std::unique_ptr<ServerStream> s = std::move(it->second);
+    streams.erase(it);
+    if (reclaim_memory) s->reclaim_memory();
+    const loader::PipelineCounters c = s->counters();
+    ended_stages.add(c.stages);
+    const StreamStats st = s->stats(Clock::now());
+    ended_samples += st.samples;
+    ended_skipped += st.skipped_samples;
+    graveyard.push_back({std::move(s), send_closed});
+  }
+
+  void handle(const std::string& peer, const Message& m, const std::string& peer_address) {
     if (const auto* h = std::get_if<Hello>(&m)) {
       if (h->protocol_version != kProtocolVersion)
         return error(peer, Status::unimplemented("protocol version " + std::to_string(h->protocol_version) +
                                                  " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
+      peers[peer].name = h->client_name;
       HelloReply r{kProtocolVersion, options.name, {}};
       for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
       return send(peer, r);
     }
-    if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o);
+    if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o, peer_address);
+    if (const auto* a = std::get_if<AttachMemory>(&m)) {
+      ServerStream* s = find_stream(peer, a->stream_id);
+      if (!s) return error(peer, Status::not_found("no stream " + std::to_string(a->stream_id)), a->stream_id);
+      if (Status st = s->attach(*a); !st.ok()) return error(peer, st, a->stream_id);
+      return send(peer, MemoryAttached{a->stream_id});
+    }
     if (const auto* c = std::get_if<Credit>(&m)) {
-      auto it = streams.find(c->stream_id);
-      if (it == streams.end() || it->second.peer != peer)
-        return error(peer, Status::not_found("no stream " + std::to_string(c->stream_id)), c->stream_id);
-      const uint64_t total = uint64_t{it->second.credits} + c->count + c->slots.size();
-      if (total > static_cast<uint64_t>(options.max_credits))
-        return error(peer, Status::overloaded("more than " + std::to_string(options.max_credits) +
-                                              " batches in flight requested"), c->stream_id);
-      it->second.credits = static_cast<uint32_t>(total);
+      ServerStream* s = find_stream(peer, c->stream_id);
+      if (!s) return error(peer, Status::not_found("no stream " + std::to_string(c->stream_id)), c->stream_id);
+      if (Status st = s->credit(*c); !st.ok()) return error(peer, st, c->stream_id);
       return;
     }
     if (const auto* c = std::get_if<Close>(&m)) {
-      auto it = streams.find(c->stream_id);
-      if (it != streams.end() && it->second.peer == peer) streams.erase(it);
-      return;
+      if (find_stream(peer, c->stream_id)) {
+        TF_LOG(Info) << "serve: stream " << c->stream_id << " closed by " << describe_peer(peer);
+        return end_stream(c->stream_id, true, false);
+      }
+      return send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
     }
     if (std::holds_alternative<Heartbeat>(m)) return;
-    error(peer, Status::invalid_argument("unexpected message from a client"));
+    if (std::holds_alternative<StatsRequest>(m)) return send(peer, stats());
+    error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) + " from a client"));
   }
 
-  void open(const std::string& peer, const OpenStream& o) {
+  void open(const std::string& peer, const OpenStream& o, const std::string& peer_address) {
+    if (draining) return error(peer, Status::unavailable("textfeed serve is shutting down"));
     auto ds = options.datasets.find(o.dataset);
     if (ds == options.datasets.end()) return error(peer, Status::not_found("no dataset named '" + o.dataset + "'"));
-    if (o.transport != WireTransport::kFrames)
-      return error(peer, Status::unimplemented("shared-memory transport is not available yet; use frames"));
-    auto profile = augment::parse_profile(o.profile);
-    if (!profile.has_value()) return error(peer, profile.error());
-    loader::PipelineOptions po;
-    po.augment = augment::profile_defaults(*profile);
-    if (o.dtype == DType::kU8) po.augment.dtype = augment::OutputDType::kU8;
-    if (Status s = apply_overrides(po.augment, o.overrides); !s.ok()) return error(peer, s);
-    if (o.batch_size == 0 || o.batch_size > 4096)
-      return error(peer, Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1..4096"));
-    po.sampler = {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size),
-                  o.shuffle, o.drop_last};
-    auto pipeline = loader::BatchPipeline::create(ds->second, po);
-    if (!pipeline.has_value()) return error(peer, pipeline.error());
-    const loader::BatchLayout& layout = (*pipeline)->layout();
-    const uint64_t per_epoch = (*pipeline)->sampler().batches_per_epoch();
-    if (o.start_batch >= per_epoch)
-      return error(peer, Status::invalid_argument("start batch " + std::to_string(o.start_batch) + " of an epoch of " +
-                                                  std::to_string(per_epoch) + " batches"));
-    Stream s;
-    s.id = next_id++;
-    s.peer = peer;
-    s.slot.resize(layout.slot_bytes);
-    s.epoch = o.epoch;
-    s.next_batch = o.start_batch;
-    StreamOpened reply{s.id, per_epoch, ds->second->size(), layout.slot_bytes, descriptors(layout, layout.batch_size)};
-    s.pipeline = std::move(*pipeline);
-    TF_LOG(Info) << "serve: stream " << s.id << " on '" << o.dataset << "' rank " << o.rank << "/" << o.world_size
-                 << " from epoch " << o.epoch << " batch " << o.start_batch;
-    streams.emplace(s.id, std::move(s));
+    if (o.transport == WireTransport::kSharedMemory && tcp && !is_loopback(peer_address))
+      return error(peer, Status::invalid_argument("shared memory needs a client on the daemon's host; " + peer_address +
+                                                  " is not loopback: use frames"));
+    ServerStream::Config config;
+    config.id = next_id;
+    config.peer = peer;
+    config.client_name = peers[peer].name;
+    config.dataset = o.dataset;
+    config.request = o;
+    config.max_credits = options.max_credits;
+    config.frame_buffers = options.frame_buffers;
+    auto s = ServerStream::create(std::move(config), ds->second, *arena, wakeup, options.max_batch_bytes);
+    if (!s.has_value()) return error(peer, s.error().with_context("OpenStream"));
+    ++next_id;
+    const StreamOpened reply = (*s)->opened();
+    TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << describe_peer(peer) << " on '" << o.dataset
+                 << "' (" << o.profile << ", batch " << o.batch_size << ", rank " << o.rank << "/" << o.world_size
+                 << ", " << (o.transport == WireTransport::kSharedMemory ? "shared memory" : "frames")
+                 << (o.benchmark ? ", transport benchmark" : "") << ") from epoch " << o.epoch << " batch "
+                 << o.start_batch;
+    streams.emplace(reply.stream_id, std::move(*s));
     send(peer, reply);
   }
 
-  // Produces and sends one batch for the next stream (round-robin) that holds a credit.
-  bool produce_one() {
-    if (streams.empty()) return false;
-    auto it = streams.upper_bound(round_robin);
-    for (size_t n = 0; n < streams.size(); ++n, ++it) {
-      if (it == streams.end()) it = streams.begin();
-      if (it->second.credits > 0) break;
+  Stats stats() const {
+    const Clock::time_point now = Clock::now();
+    Stats s;
+    s.stage_names = internal::stage_names();
+    loader::StageTimes stages = ended_stages;
+    s.samples = ended_samples;
+    s.skipped_samples = ended_skipped;
+    for (const auto& [id, stream] : streams) {
+      StreamStats st = stream->stats(now);
+      stages.add(stream->counters().stages);
+      s.samples += st.samples;
+      s.skipped_samples += st.skipped_samples;
+      s.queue_depth += static_cast<uint32_t>(stream->running());
+      s.streams.push_back(std::move(st));
     }
-    if (it == streams.end()) it = streams.begin();
-    Stream& s = it->second;
-    if (s.credits == 0) return false;
-    round_robin = s.id;
-    loader::BatchInfo info;
-    Status st = s.pipeline->fill(s.epoch, s.next_batch, s.slot.data(), info, *arena);
-    if (!st.ok()) {
-      error(s.peer, st, s.id);
-      streams.erase(it);
-      return true;
-    }
-    const loader::BatchLayout& l = s.pipeline->layout();
-    BatchHeader h{s.id, s.epoch, s.next_batch, 0, descriptors(l, info.indices.size()), info.indices, {}};
-    for (const auto& e : info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, e.message});
-    std::vector<zmq::message_t> payload;
-    for (const TensorDescriptor& t : h.tensors)  // TODO(perf): zero-copy sends from a slot ring
-      payload.emplace_back(s.slot.data() + t.offset, t.size);
-    --s.credits;
-    const std::string peer = s.peer;
-    const uint64_t id = s.id, epoch = s.epoch;
-    if (++s.next_batch == s.pipeline->sampler().batches_per_epoch()) {
-      s.next_batch = 0;
-      ++s.epoch;
-    }
-    send(peer, h, std::move(payload));
-    if (s.next_batch == 0) send(peer, EndOfEpoch{id, epoch});
-    return true;
+    s.stage_ms = internal::stage_ms_per_sample(stages);
+    s.samples_per_second = total_rate.rate(now);
+    s.uptime_seconds = std::chrono::duration<double>(now - started).count();
+    s.threads = static_cast<uint32_t>(arena->max_concurrency());
+    s.clients = static_cast<uint32_t>(peers.size());
+    return s;
   }
 
-  // Receives and handles every pending message; waits up to `timeout_ms` for the first.
-  Status poll(int timeout_ms) {
-    zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms));
-    while (true) {
+  // Receives and handles pending messages (at most `budget`, so batches keep flowing under a flood).
+  void receive(int budget) {
+    for (int n = 0; n < budget; ++n) {
       std::vector<zmq::message_t> parts;
-      auto got = zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait);
-      if (!got) return Status();
+      if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) return;
       if (parts.size() < 2) continue;
       const std::string peer = parts[0].to_string();
+      Peer& p = peers[peer];
+      p.last_seen = Clock::now();
+      std::string address;
+      if (tcp) {
+        try {
+          address = parts[1].gets("Peer-Address");
+        } catch (const zmq::error_t&) {
+        }
+      }
+      if (parts.size() > 2) {
+        error(peer, Status::invalid_argument("a client message with " + std::to_string(parts.size() - 1) +
+                                             " frames; clients send one"));
+        continue;
+      }
       auto m = decode(std::span<const uint8_t>(static_cast<const uint8_t*>(parts[1].data()), parts[1].size()));
       if (!m.has_value()) {
         error(peer, m.error());
         continue;
       }
-      handle(peer, *m);
+      handle(peer, *m, address);
     }
+  }
+
+  // Sends every finished batch, in order per stream.
+  void deliver() {
+    const Clock::time_point now = Clock::now();
+    std::vector<uint64_t> failed;
+    for (auto& [id, s] : streams) {
+      while (std::optional<internal::Outgoing> out = s->next_outgoing(now)) {
+        if (!out->error.ok()) {
+          error(s->peer(), out->error.with_context("stream " + std::to_string(id)), id);
+          failed.push_back(id);
+          break;
+        }
+        const uint64_t epoch = out->header.epoch;
+        total_rate.add(static_cast<double>(out->header.indices.size()), now);
+        send(s->peer(), out->header, std::move(out->payload));
+        if (out->end_of_epoch) send(s->peer(), EndOfEpoch{id, epoch});
+      }
+    }
+    for (uint64_t id : failed) end_stream(id, false, false);
+  }
+
+  // Starts fills round-robin over the streams that can take one, within the in-flight budget.
+  void dispatch() {
+    if (draining || streams.empty()) return;
+    size_t in_flight = 0;
+    for (const auto& [id, s] : streams) in_flight += s->in_flight();
+    const size_t cap = max_in_flight();
+    bool progress = true;
+    while (in_flight < cap && progress) {
+      progress = false;
+      auto it = streams.upper_bound(round_robin);
+      for (size_t n = 0; n < streams.size() && in_flight < cap; ++n, ++it) {
+        if (it == streams.end()) it = streams.begin();
+        ServerStream& s = *it->second;
+        if (!s.can_start()) continue;
+        const size_t before = s.in_flight();
+        s.start_one();
+        if (s.in_flight() == before) continue;
+        ++in_flight;
+        round_robin = it->first;
+        progress = true;
+      }
+    }
+  }
+
+  void bury() {
+    for (size_t i = 0; i < graveyard.size();) {
+      Grave& g = graveyard[i];
+      g.stream->discard_finished();
+      if (g.stream->running() > 0) {
+        ++i;
+        continue;
+      }
+      g.stream->discard_finished();
+      if (g.send_closed) send(g.stream->peer(), Closed{g.stream->id(), g.stream->batches_sent()});
+      graveyard.erase(graveyard.begin() + static_cast<ptrdiff_t>(i));
+    }
+  }
+
+  void check_peers() {
+    const Clock::time_point now = Clock::now();
+    for (auto it = peers.begin(); it != peers.end();) {
+      const std::string& peer = it->first;
+      if (now - it->second.last_seen > options.client_timeout) {
+        std::vector<uint64_t> ids;
+        for (const auto& [id, s] : streams)
+          if (s->peer() == peer) ids.push_back(id);
+        if (!ids.empty())
+          TF_LOG(Warning) << "serve: " << describe_peer(peer) << " silent for "
+                          << std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.last_seen).count()
+                          << " ms: ending its " << ids.size() << " stream(s) and reclaiming their memory";
+        for (uint64_t id : ids) end_stream(id, false, true);
+        it = peers.erase(it);
+        continue;
+      }
+      if (now - it->second.last_sent >= options.heartbeat_interval) send(peer, Heartbeat{unix_millis()});
+      ++it;
+    }
+  }
+
+  size_t running() const {
+    size_t n = 0;
+    for (const auto& [id, s] : streams) n += s->running();
+    for (const Grave& g : graveyard) n += g.stream->running();
+    return n;
+  }
+
+  Status poll(std::chrono::milliseconds timeout) {
+    std::vector<zmq::pollitem_t> items = {{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0},
+                                          {nullptr, wakeup->fd(), ZMQ_POLLIN, 0}};
+    if (zap) items.push_back({static_cast<void*>(zap->socket()), 0, ZMQ_POLLIN, 0});
+    zmq::poll(items.data(), items.size(), timeout);
+    wakeup->drain();
+    if (zap) zap->handle_pending();
+    receive(256);
+    return Status();
+  }
+
+  void pass() {
+    deliver();
+    dispatch();
+    bury();
   }
 };
 
@@ -223,7 +366,18 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->arena = &arena;
+  if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
+  impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;
+  if (impl->tcp && !options.curve.enabled() && !options.allow_plain_tcp)
+    return Status::invalid_argument("serve: tcp needs CurveZMQ keys (--curve-key and --allow; see `textfeed keygen`) "
+                                    "or an explicit --insecure-tcp");
   try {
+    if (options.curve.enabled()) {
+      TF_ASSIGN_OR_RETURN(impl->zap, internal::ZapHandler::create(impl->context, options.curve.allowed_clients));
+      impl->socket.set(zmq::sockopt::curve_server, 1);
+      impl->socket.set(zmq::sockopt::curve_secretkey, options.curve.server.secret_key);
+      impl->socket.set(zmq::sockopt::zap_domain, "textfeed");
+    }
     impl->socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxEnvelopeBytes));
     impl->socket.set(zmq::sockopt::linger, 0);
     impl->socket.set(zmq::sockopt::router_mandatory, 0);
@@ -246,16 +400,39 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
 }
 
 Status Server::run(const std::atomic<bool>& stop) {
-  while (!stop.load(std::memory_order_relaxed)) {
+  Impl& m = *impl_;
+  Clock::time_point last_check = Clock::now();
+  std::optional<Clock::time_point> drain_deadline;
+  while (true) {
     try {
-      TF_RETURN_IF_ERROR(impl_->poll(0));
-      if (!impl_->produce_one()) TF_RETURN_IF_ERROR(impl_->poll(100));
+      if (stop.load(std::memory_order_relaxed) && !m.draining) {
+        m.draining = true;
+        drain_deadline = Clock::now() + m.options.drain_timeout;
+        TF_LOG(Info) << "serve: stopping: finishing " << m.running() << " batch(es) in flight";
+      }
+      if (m.draining && (m.running() == 0 || Clock::now() > *drain_deadline)) break;
+      TF_RETURN_IF_ERROR(m.poll(std::chrono::milliseconds(100)));
+      m.pass();
+      if (Clock::now() - last_check >= std::chrono::milliseconds(100)) {
+        m.check_peers();
+        last_check = Clock::now();
+      }
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;  // a signal: `stop` says whether to go on
       return Status::io(std::string("serve: socket failure: ") + e.what());
     }
   }
-  TF_LOG(Info) << "serve: stopping; " << impl_->streams.size() << " stream(s) open";
+  try {
+    m.pass();
+    std::set<std::string> told;
+    for (const auto& [id, s] : m.streams)
+      if (told.insert(s->peer()).second)
+        m.send(s->peer(), ErrorReply{Code::kUnavailable, "textfeed serve is shutting down", 0});
+    m.socket.set(zmq::sockopt::linger, 1000);  // let the last batches and notices go out
+  } catch (const zmq::error_t& e) {
+    TF_LOG(Warning) << "serve: while stopping: " << e.what();
+  }
+  TF_LOG(Info) << "serve: stopped; " << m.streams.size() << " stream(s) were open";
   return Status();
 }
 

@@ -1,9 +1,12 @@
-// Server: the daemon's protocol engine. One ZeroMQ ROUTER socket, owned by the thread that calls
-// run(); streams (one per client rank) produce batches with a BatchPipeline on the server's
-// oneTBB arena, round-robin between streams that hold credits, and send them as payload frames.
+// Server: the daemon's protocol engine (docs/protocol.md). One ZeroMQ ROUTER socket, owned by the
+// thread that calls run(); every client stream (one per DDP rank) fills batches on the server's
+// oneTBB arena, several at once, dispatched round-robin between the streams that hold credits,
+// and delivered in order: into the client's shared-memory slots, or as zero-copy payload frames.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,26 +15,39 @@
 
 #include "base/status.h"
 #include "loader/source.h"
+#include "transport/curve.h"
 
 namespace textfeed::transport {
 
+// Every knob of the daemon; `textfeed serve --help` documents the same ones.
 struct ServerOptions {
-  std::string endpoint = "ipc:///tmp/textfeed.sock";
+  std::string endpoint = "ipc:///tmp/textfeed.sock";  // ipc:// (made mode 0600) or tcp://
   std::map<std::string, std::shared_ptr<const loader::SampleSource>> datasets;  // name -> source
   std::string name = "textfeed serve";
-  int max_credits = 16;  // per stream: more is refused, so memory stays bounded
+  int max_credits = 16;      // per stream: batches in flight at most; more is refused (kOverloaded)
+  int frame_buffers = 3;     // per frames stream: daemon-side batch buffers (memory = this x batch)
+  int max_in_flight = 0;     // fills started and not yet sent, over all streams; 0 = threads + 2
+  size_t max_batch_bytes = size_t{4} << 30;  // a stream whose batch is larger is refused
+  std::chrono::milliseconds client_timeout{10000};    // a client silent this long is gone
+  std::chrono::milliseconds heartbeat_interval{1000};  // send one after this long without traffic
+  std::chrono::milliseconds drain_timeout{30000};      // on stop, wait this long for running fills
+  CurveServerOptions curve;  // CURVE encryption + client allow list (tcp)
+  bool allow_plain_tcp = false;  // tcp without CURVE must be asked for explicitly
 };
 
-// Not thread-safe: create, then run() from one thread; stop with the flag.
+// Not thread-safe: create, then run() from one thread; stop it with the flag.
 class Server {
  public:
-  // Binds the endpoint (ipc paths are made mode 0600). Errors: kInvalidArgument, kUnavailable.
+  // Binds the endpoint (ipc paths are created mode 0600). Errors: kInvalidArgument (no dataset,
+  // tcp without CURVE or allow_plain_tcp, bad keys), kUnavailable (bind failed).
   static Result<std::unique_ptr<Server>> create(const ServerOptions& options, tbb::task_arena& arena);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Serves until `stop` becomes true (checked at least every 100 ms). Errors: kIo on socket failure.
+  // Serves until `stop` becomes true (checked at least every 100 ms), then drains: no new fills,
+  // running fills finish and are delivered, every client is told the daemon is going away.
+  // Errors: kIo on socket failure.
   Status run(const std::atomic<bool>& stop);
   // The endpoint actually bound (tcp port 0 resolves to the chosen port).
   std::string endpoint() const;

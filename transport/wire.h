@@ -17,8 +17,13 @@ namespace textfeed::transport {
 inline constexpr uint32_t kProtocolVersion = 1;
 // Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
+// Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set
+// ZMQ_MAXMSGSIZE to twice that.
+inline constexpr size_t kMaxPayloadFrameBytes = size_t{8} << 20;
+inline constexpr size_t kMaxReceiveFrameBytes = size_t{16} << 20;
 
 enum class WireTransport : unsigned char { kFrames, kSharedMemory };
+enum class WireOnBadSample : unsigned char { kSkip, kFail };
 
 struct Hello {
   uint32_t protocol_version = kProtocolVersion;
@@ -37,8 +42,17 @@ struct OpenStream {
   bool shuffle = true, drop_last = false;
   DType dtype = DType::kF32;
   WireTransport transport = WireTransport::kFrames;
+  bool benchmark = false;
+  WireOnBadSample on_bad_sample = WireOnBadSample::kSkip;
+};
+struct AttachMemory {
+  uint64_t stream_id = 0;
   std::string shm_name;
-  uint32_t shm_slots = 0;
+  uint32_t slots = 0;
+  uint64_t slot_stride = 0;
+};
+struct MemoryAttached {
+  uint64_t stream_id = 0;
 };
 struct TensorDescriptor {
   std::string name;
@@ -78,12 +92,38 @@ struct ErrorReply {
 struct Close {
   uint64_t stream_id = 0;
 };
+struct Closed {
+  uint64_t stream_id = 0, batches_delivered = 0;
+};
 struct Heartbeat {
   int64_t unix_millis = 0;
 };
+struct StatsRequest {};
+struct StreamStats {
+  uint64_t stream_id = 0;
+  std::string dataset;
+  uint32_t rank = 0, world_size = 1;
+  uint64_t batches = 0, samples = 0, skipped_samples = 0;
+  double samples_per_second = 0;
+  uint32_t credits_outstanding = 0, in_flight = 0;
+  uint64_t epoch = 0, next_batch = 0;
+  WireTransport transport = WireTransport::kFrames;
+  std::string client;
+  std::vector<double> stage_ms;
+};
+struct Stats {
+  std::vector<StreamStats> streams;
+  double samples_per_second = 0;
+  std::vector<std::string> stage_names;
+  std::vector<double> stage_ms;
+  uint32_t queue_depth = 0;
+  uint64_t samples = 0, skipped_samples = 0;
+  double uptime_seconds = 0;
+  uint32_t threads = 0, clients = 0;
+};
 
 using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit, BatchHeader, EndOfEpoch,
-                             ErrorReply, Close, Heartbeat>;
+                             ErrorReply, Close, Heartbeat, AttachMemory, MemoryAttached, Closed, StatsRequest, Stats>;
 
 // One Envelope frame (flat-array Cap'n Proto). Errors: kInvalidArgument (a field out of range).
 Result<std::vector<uint8_t>> encode(const Message& message);

@@ -34,6 +34,18 @@ void set_tensors(B list, const std::vector<TensorDescriptor>& ts) {
   }
 }
 
+w::Transport to_wire(WireTransport t) {
+  return t == WireTransport::kSharedMemory ? w::Transport::SHARED_MEMORY : w::Transport::FRAMES;
+}
+WireTransport from_wire(w::Transport t) {
+  return t == w::Transport::SHARED_MEMORY ? WireTransport::kSharedMemory : WireTransport::kFrames;
+}
+
+template <class B>
+void set_doubles(B list, const std::vector<double>& v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
+}
+
 std::vector<TensorDescriptor> get_tensors(capnp::List<w::TensorDesc>::Reader list) {
   std::vector<TensorDescriptor> out;
   for (auto t : list) {
@@ -80,9 +92,56 @@ struct Encoder {
     b.setShuffle(m.shuffle);
     b.setDropLast(m.drop_last);
     b.setDtype(to_wire(m.dtype));
-    b.setTransport(m.transport == WireTransport::kSharedMemory ? w::Transport::SHARED_MEMORY : w::Transport::FRAMES);
+    b.setTransport(to_wire(m.transport));
+    b.setBenchmark(m.benchmark);
+    b.setOnBadSample(m.on_bad_sample == WireOnBadSample::kFail ? w::OnBadSample::FAIL : w::OnBadSample::SKIP);
+  }
+  void operator()(const AttachMemory& m) {
+    auto b = e.initAttachMemory();
+    b.setStreamId(m.stream_id);
     b.setShmName(m.shm_name);
-    b.setShmSlots(m.shm_slots);
+    b.setSlots(m.slots);
+    b.setSlotStride(m.slot_stride);
+  }
+  void operator()(const MemoryAttached& m) { e.initMemoryAttached().setStreamId(m.stream_id); }
+  void operator()(const Closed& m) {
+    auto b = e.initClosed();
+    b.setStreamId(m.stream_id);
+    b.setBatchesDelivered(m.batches_delivered);
+  }
+  void operator()(const StatsRequest&) { e.initStatsRequest(); }
+  void operator()(const Stats& m) {
+    auto b = e.initStats();
+    auto streams = b.initStreams(static_cast<unsigned>(m.streams.size()));
+    for (size_t i = 0; i < m.streams.size(); ++i) {
+      const StreamStats& s = m.streams[i];
+      auto x = streams[static_cast<unsigned>(i)];
+      x.setStreamId(s.stream_id);
+      x.setDataset(s.dataset);
+      x.setRank(s.rank);
+      x.setWorldSize(s.world_size);
+      x.setBatches(s.batches);
+      x.setSamplesPerSecond(s.samples_per_second);
+      x.setCreditsOutstanding(s.credits_outstanding);
+      x.setSkippedSamples(s.skipped_samples);
+      x.setSamples(s.samples);
+      x.setInFlight(s.in_flight);
+      x.setEpoch(s.epoch);
+      x.setNextBatch(s.next_batch);
+      x.setTransport(to_wire(s.transport));
+      x.setClient(s.client);
+      set_doubles(x.initStageMs(static_cast<unsigned>(s.stage_ms.size())), s.stage_ms);
+    }
+    b.setSamplesPerSecond(m.samples_per_second);
+    set_doubles(b.initStageMs(static_cast<unsigned>(m.stage_ms.size())), m.stage_ms);
+    b.setQueueDepth(m.queue_depth);
+    auto names = b.initStageNames(static_cast<unsigned>(m.stage_names.size()));
+    for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), m.stage_names[i]);
+    b.setSamples(m.samples);
+    b.setSkippedSamples(m.skipped_samples);
+    b.setUptimeSeconds(m.uptime_seconds);
+    b.setThreads(m.threads);
+    b.setClients(m.clients);
   }
   void operator()(const StreamOpened& m) {
     auto b = e.initStreamOpened();
@@ -159,9 +218,52 @@ Message decode_envelope(w::Envelope::Reader e) {
       m.shuffle = r.getShuffle();
       m.drop_last = r.getDropLast();
       m.dtype = from_wire(r.getDtype());
-      m.transport = r.getTransport() == w::Transport::SHARED_MEMORY ? WireTransport::kSharedMemory : WireTransport::kFrames;
-      m.shm_name = r.getShmName();
-      m.shm_slots = r.getShmSlots();
+      m.transport = from_wire(r.getTransport());
+      m.benchmark = r.getBenchmark();
+      m.on_bad_sample = r.getOnBadSample() == w::OnBadSample::FAIL ? WireOnBadSample::kFail : WireOnBadSample::kSkip;
+      return m;
+    }
+    case w::Envelope::ATTACH_MEMORY: {
+      auto r = e.getAttachMemory();
+      return AttachMemory{r.getStreamId(), r.getShmName(), r.getSlots(), r.getSlotStride()};
+    }
+    case w::Envelope::MEMORY_ATTACHED:
+      return MemoryAttached{e.getMemoryAttached().getStreamId()};
+    case w::Envelope::CLOSED:
+      return Closed{e.getClosed().getStreamId(), e.getClosed().getBatchesDelivered()};
+    case w::Envelope::STATS_REQUEST:
+      return StatsRequest{};
+    case w::Envelope::STATS: {
+      auto r = e.getStats();
+      Stats m;
+      for (auto x : r.getStreams()) {
+        StreamStats s;
+        s.stream_id = x.getStreamId();
+        s.dataset = x.getDataset();
+        s.rank = x.getRank();
+        s.world_size = x.getWorldSize();
+        s.batches = x.getBatches();
+        s.samples_per_second = x.getSamplesPerSecond();
+        s.credits_outstanding = x.getCreditsOutstanding();
+        s.skipped_samples = x.getSkippedSamples();
+        s.samples = x.getSamples();
+        s.in_flight = x.getInFlight();
+        s.epoch = x.getEpoch();
+        s.next_batch = x.getNextBatch();
+        s.transport = from_wire(x.getTransport());
+        s.client = x.getClient();
+        for (double v : x.getStageMs()) s.stage_ms.push_back(v);
+        m.streams.push_back(std::move(s));
+      }
+      m.samples_per_second = r.getSamplesPerSecond();
+      for (double v : r.getStageMs()) m.stage_ms.push_back(v);
+      m.queue_depth = r.getQueueDepth();
+      for (auto n : r.getStageNames()) m.stage_names.emplace_back(n);
+      m.samples = r.getSamples();
+      m.skipped_samples = r.getSkippedSamples();
+      m.uptime_seconds = r.getUptimeSeconds();
+      m.threads = r.getThreads();
+      m.clients = r.getClients();
       return m;
     }
     case w::Envelope::STREAM_OPENED: {
@@ -230,12 +332,9 @@ Result<Message> decode(std::span<const uint8_t> frame) {
     options.nestingLimit = 16;
     capnp::FlatArrayMessageReader reader(words, options);
     auto envelope = reader.getRoot<w::Envelope>();
-    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::HEARTBEAT))
+    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::CLOSED))
       return Status::unimplemented("envelope member " + std::to_string(static_cast<int>(envelope.which())) +
                                    " is not handled by this build");
-    if (envelope.which() == w::Envelope::STATS_REQUEST || envelope.which() == w::Envelope::STATS)
-      // TODO(cleanup): stats messages come with `textfeed stats`.
-      return Status::unimplemented("stats messages are not handled by this build");
     return decode_envelope(envelope);
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());

@@ -36,8 +36,8 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   o.shuffle = false;
   o.dtype = DType::kU8;
   o.transport = WireTransport::kSharedMemory;
-  o.shm_name = "/textfeed-123";
-  o.shm_slots = 6;
+  o.benchmark = true;
+  o.on_bad_sample = WireOnBadSample::kFail;
   auto o2 = std::get<OpenStream>(round_trip(o));
   EXPECT_EQ(o2.overrides, o.overrides);
   EXPECT_EQ(o2.seed, o.seed);
@@ -46,7 +46,18 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_FALSE(o2.shuffle);
   EXPECT_EQ(o2.dtype, DType::kU8);
   EXPECT_EQ(o2.transport, WireTransport::kSharedMemory);
-  EXPECT_EQ(o2.shm_name, "/textfeed-123");
+  EXPECT_TRUE(o2.benchmark);
+  EXPECT_EQ(o2.on_bad_sample, WireOnBadSample::kFail);
+  const OpenStream defaults = std::get<OpenStream>(round_trip(OpenStream{}));
+  EXPECT_FALSE(defaults.benchmark);
+  EXPECT_TRUE(defaults.shuffle);
+  EXPECT_EQ(defaults.on_bad_sample, WireOnBadSample::kSkip);
+
+  auto am = std::get<AttachMemory>(round_trip(AttachMemory{9, "/textfeed-1-2", 6, 1ull << 28}));
+  EXPECT_EQ(am.shm_name, "/textfeed-1-2");
+  EXPECT_EQ(am.slots, 6u);
+  EXPECT_EQ(am.slot_stride, 1ull << 28);
+  EXPECT_EQ(std::get<MemoryAttached>(round_trip(MemoryAttached{9})).stream_id, 9u);
 
   TensorDescriptor t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4};
   auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}}));
@@ -77,6 +88,48 @@ TEST(WireTest, BatchCreditErrorAndControlRoundTrip) {
   EXPECT_EQ(std::get<EndOfEpoch>(round_trip(EndOfEpoch{9, 4})).epoch, 4u);
   EXPECT_EQ(std::get<Close>(round_trip(Close{9})).stream_id, 9u);
   EXPECT_EQ(std::get<Heartbeat>(round_trip(Heartbeat{123456789})).unix_millis, 123456789);
+  auto closed = std::get<Closed>(round_trip(Closed{9, 77}));
+  EXPECT_EQ(closed.batches_delivered, 77u);
+  EXPECT_TRUE(std::holds_alternative<StatsRequest>(round_trip(StatsRequest{})));
+}
+
+TEST(WireTest, StatsRoundTrip) {
+  Stats s;
+  s.samples_per_second = 123.5;
+  s.stage_names = {"read", "decode"};
+  s.stage_ms = {0.25, 24.5};
+  s.queue_depth = 3;
+  s.samples = 1000;
+  s.skipped_samples = 2;
+  s.uptime_seconds = 12.5;
+  s.threads = 2;
+  s.clients = 1;
+  StreamStats st;
+  st.stream_id = 4;
+  st.dataset = "train";
+  st.rank = 1;
+  st.world_size = 2;
+  st.batches = 10;
+  st.samples = 80;
+  st.samples_per_second = 60.25;
+  st.credits_outstanding = 2;
+  st.in_flight = 1;
+  st.epoch = 3;
+  st.next_batch = 7;
+  st.transport = WireTransport::kSharedMemory;
+  st.client = "rank 1";
+  st.stage_ms = {0.5, 20};
+  s.streams = {st};
+  auto b = std::get<Stats>(round_trip(s));
+  EXPECT_EQ(b.stage_names, s.stage_names);
+  EXPECT_EQ(b.stage_ms, s.stage_ms);
+  EXPECT_EQ(b.samples, 1000u);
+  EXPECT_EQ(b.clients, 1u);
+  ASSERT_EQ(b.streams.size(), 1u);
+  EXPECT_EQ(b.streams[0].client, "rank 1");
+  EXPECT_EQ(b.streams[0].transport, WireTransport::kSharedMemory);
+  EXPECT_EQ(b.streams[0].next_batch, 7u);
+  EXPECT_DOUBLE_EQ(b.streams[0].samples_per_second, 60.25);
 }
 
 TEST(WireTest, HostileFramesAreCorruptNotCrashes) {
@@ -94,14 +147,18 @@ TEST(WireTest, HostileFramesAreCorruptNotCrashes) {
   ASSERT_TRUE(good.has_value());
   for (size_t cut = 8; cut < good->size(); cut += 8) {
     auto r = decode(std::span<const uint8_t>(good->data(), cut));
-    if (!r.has_value()) EXPECT_NE(r.error().code(), Code::kOk);
+    if (!r.has_value()) {
+      EXPECT_NE(r.error().code(), Code::kOk);
+    }
   }
   std::mt19937 g(7);
   for (int i = 0; i < 2000; ++i) {
     std::vector<uint8_t> junk(8 * (1 + g() % 32));
     for (auto& x : junk) x = static_cast<uint8_t>(g());
     auto r = decode(junk);  // must return, whatever it returns
-    if (!r.has_value()) EXPECT_TRUE(r.error().code() == Code::kCorrupt || r.error().code() == Code::kUnimplemented);
+    if (!r.has_value()) {
+      EXPECT_TRUE(r.error().code() == Code::kCorrupt || r.error().code() == Code::kUnimplemented);
+    }
   }
 }
 

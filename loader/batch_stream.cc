@@ -1,0 +1,122 @@
+// BatchStream: fills enqueued on the arena, completion flags under one mutex, in-order pops.
+#include "loader/batch_stream.h"
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+
+#include "base/log.h"
+
+namespace textfeed::loader {
+
+struct BatchStream::Job {
+  Slot slot;
+  uint64_t epoch = 0, batch = 0;
+  BatchInfo info;
+  Status status;
+  bool done = false;  // guarded by Shared::mu
+};
+
+struct BatchStream::Shared {
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t running = 0;  // guarded by mu
+};
+
+BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+                         uint64_t batch, Notify notify)
+    : fill_(std::move(fill)),
+      batches_per_epoch_(batches_per_epoch),
+      arena_(arena),
+      notify_(std::move(notify)),
+      shared_(std::make_shared<Shared>()),
+      epoch_(epoch),
+      batch_(batch) {}
+
+std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, tbb::task_arena& arena,
+                                               uint64_t epoch, uint64_t batch, Notify notify) {
+  const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
+  tbb::task_arena* a = &arena;
+  Fill fill = [pipeline = std::move(pipeline), a](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info) {
+    return pipeline->fill(e, b, slot, info, *a);
+  };
+  return std::make_unique<BatchStream>(std::move(fill), per_epoch, arena, epoch, batch, std::move(notify));
+}
+
+BatchStream::~BatchStream() { wait_idle(); }
+
+void BatchStream::start(Slot slot) {
+  auto job = std::make_shared<Job>();
+  job->slot = slot;
+  job->epoch = epoch_;
+  job->batch = batch_;
+  if (++batch_ == batches_per_epoch_) {
+    batch_ = 0;
+    ++epoch_;
+  }
+  jobs_.push_back(job);
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    ++shared_->running;
+  }
+  // The task holds what it uses: the stream may be reset (not destroyed) while it runs.
+  arena_.enqueue([job, shared = shared_, fill = fill_, notify = notify_] {
+    Status s;
+    try {
+      s = fill(job->epoch, job->batch, job->slot.data, job->info);
+    } catch (const std::exception& e) {  // a parallel body must not throw: end it here as a value
+      s = Status::internal(std::string("batch fill threw: ") + e.what());
+    }
+    {
+      std::lock_guard<std::mutex> lock(shared->mu);
+      job->status = std::move(s);
+      job->done = true;
+      --shared->running;
+    }
+    shared->cv.notify_all();
+    if (notify) notify();
+  });
+}
+
+std::optional<ReadyBatch> BatchStream::pop() {
+  if (jobs_.empty()) return std::nullopt;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (!jobs_.front()->done) return std::nullopt;
+  }
+  std::shared_ptr<Job> job = std::move(jobs_.front());
+  jobs_.pop_front();
+  return ReadyBatch{job->slot, std::move(job->info), std::move(job->status)};
+}
+
+ReadyBatch BatchStream::wait_pop() {
+  TF_CHECK(!jobs_.empty()) << "wait_pop() on a stream with nothing in flight";
+  {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    Job& front = *jobs_.front();
+    shared_->cv.wait(lock, [&] { return front.done; });
+  }
+  return *pop();
+}
+
+size_t BatchStream::running() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->running;
+}
+
+void BatchStream::wait_idle() {
+  std::unique_lock<std::mutex> lock(shared_->mu);
+  shared_->cv.wait(lock, [&] { return shared_->running == 0; });
+}
+
+std::vector<Slot> BatchStream::reset(uint64_t epoch, uint64_t batch) {
+  wait_idle();
+  std::vector<Slot> slots;
+  for (const auto& job : jobs_) slots.push_back(job->slot);
+  jobs_.clear();
+  epoch_ = epoch;
+  batch_ = batch;
+  return slots;
+}
+
+}  // namespace textfeed::loader

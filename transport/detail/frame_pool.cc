@@ -1,0 +1,80 @@
+// FramePool: lazily allocated buffers, a free list, reference-counted zero-copy frames.
+#include "transport/detail/frame_pool.h"
+
+#include <algorithm>
+
+namespace textfeed::transport::internal {
+
+FramePool::FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wakeup)
+    : slot_bytes_(slot_bytes), capacity_(static_cast<size_t>(std::max(1, capacity))), wakeup_(std::move(wakeup)) {
+  buffers_.reserve(capacity_);
+}
+
+void FramePool::fix_first_buffer() {
+  if (buffers_.empty()) (void)acquire();
+  fixed_ = true;
+}
+
+std::optional<loader::Slot> FramePool::acquire() {
+  if (fixed_) return loader::Slot{0, buffers_[0]->bytes.get()};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      const uint32_t id = free_.back();
+      free_.pop_back();
+      return loader::Slot{id, buffers_[id]->bytes.get()};
+    }
+  }
+  if (buffers_.size() == capacity_) return std::nullopt;
+  auto b = std::make_unique<Buffer>();
+  b->bytes = std::make_unique_for_overwrite<uint8_t[]>(slot_bytes_);
+  buffers_.push_back(std::move(b));
+  return loader::Slot{static_cast<uint32_t>(buffers_.size() - 1), buffers_.back()->bytes.get()};
+}
+
+void FramePool::release(uint32_t id) {
+  if (!fixed_) give_back(id);
+}
+
+void FramePool::give_back(uint32_t id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(id);
+  }
+  wakeup_->signal();
+}
+
+void FramePool::free_frame(void*, void* hint) {
+  Send* send = static_cast<Send*>(hint);
+  if (send->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The last frame of the batch: the buffer is free again.
+  std::unique_ptr<Send> done(send);
+  if (!done->pool->fixed_) done->pool->give_back(done->id);
+}
+
+std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDescriptor>& tensors) {
+  uint8_t* bytes = buffers_[id]->bytes.get();
+  std::vector<zmq::message_t> out;
+  size_t frames = 0;
+  for (const TensorDescriptor& t : tensors) frames += (t.size + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;
+  if (frames == 0) {
+    release(id);
+    return out;
+  }
+  // All frames are counted before the first can be released.
+  auto send = std::make_unique<Send>();
+  send->pool = shared_from_this();
+  send->id = id;
+  send->pending.store(static_cast<int>(frames), std::memory_order_relaxed);
+  Send* hint = send.release();  // freed by the last free_frame
+  out.reserve(frames);
+  for (const TensorDescriptor& t : tensors) {
+    for (uint64_t at = 0; at < t.size; at += kMaxPayloadFrameBytes) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size - at));
+      out.emplace_back(bytes + t.offset + at, n, &FramePool::free_frame, hint);
+    }
+  }
+  return out;
+}
+
+}  // namespace textfeed::transport::internal

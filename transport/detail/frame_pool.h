@@ -1,0 +1,65 @@
+// FramePool: a frames stream's daemon-side batch buffers. A batch is filled into one, then sent as
+// zero-copy ZeroMQ payload frames that point into it; ZeroMQ's free callbacks (on its I/O thread)
+// hand the buffer back once every frame has gone, and wake the server loop.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "loader/batch_stream.h"
+#include "transport/detail/wakeup.h"
+#include "transport/wire.h"
+
+namespace textfeed::transport::internal {
+
+// Thread-safety: acquire/messages/release from the server thread; the free callbacks from any
+// thread. Buffers are allocated on first use (up to `capacity`) and reused, never freed before the
+// pool. A pool made with a fixed buffer (transport benchmark) hands that buffer out every time.
+class FramePool : public std::enable_shared_from_this<FramePool> {
+ public:
+  FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wakeup);
+  FramePool(const FramePool&) = delete;
+  FramePool& operator=(const FramePool&) = delete;
+
+  // Makes buffer 0 permanent and returned by every acquire() (it must never be written again).
+  void fix_first_buffer();
+  // A free buffer, or nullopt when all `capacity` are being filled or sent.
+  std::optional<loader::Slot> acquire();
+  // Puts back a buffer whose batch will not be sent.
+  void release(uint32_t id);
+  // The payload frames of `tensors` (offsets into buffer `id`), each tensor cut into pieces of at
+  // most kMaxPayloadFrameBytes; they reference the buffer, which returns to the pool when ZeroMQ
+  // has released all of them.
+  std::vector<zmq::message_t> messages(uint32_t id, const std::vector<TensorDescriptor>& tensors);
+  size_t slot_bytes() const { return slot_bytes_; }
+
+ private:
+  struct Buffer {
+    std::unique_ptr<uint8_t[]> bytes;
+  };
+  // One per sent batch: the frames' shared free-callback hint. It keeps the pool alive until
+  // ZeroMQ has released every frame.
+  struct Send {
+    std::shared_ptr<FramePool> pool;
+    uint32_t id = 0;
+    std::atomic<int> pending{0};
+  };
+  static void free_frame(void* data, void* hint);
+  void give_back(uint32_t id);
+
+  size_t slot_bytes_;
+  size_t capacity_;
+  std::shared_ptr<Wakeup> wakeup_;
+  bool fixed_ = false;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;  // grows on the server thread only
+  std::vector<uint32_t> free_;                    // guarded by mu_
+};
+
+}  // namespace textfeed::transport::internal

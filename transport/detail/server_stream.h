@@ -1,0 +1,122 @@
+// ServerStream: the daemon's state for one client stream: its pipeline, the batches being filled
+// (a BatchStream), where they are written (the client's shared-memory slots, or daemon-side frame
+// buffers), its credits and its counters. The server's socket thread owns it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "loader/batch_stream.h"
+#include "loader/pipeline.h"
+#include "transport/detail/frame_pool.h"
+#include "transport/shm.h"
+#include "transport/wire.h"
+
+namespace textfeed::transport::internal {
+
+// Delivery rate, exponentially weighted over about `tau` seconds.
+class RateMeter {
+ public:
+  void add(double samples, std::chrono::steady_clock::time_point now);
+  double rate(std::chrono::steady_clock::time_point now) const;
+
+ private:
+  static constexpr double kTau = 5.0;
+  double rate_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+  bool started_ = false;
+};
+
+// The stage names of Stats.stageNames, and ms per sample in that order.
+inline const std::vector<std::string>& stage_names() {
+  static const std::vector<std::string> names = {"read", "decode", "plan", "warp", "photometric", "targets"};
+  return names;
+}
+std::vector<double> stage_ms_per_sample(const loader::StageTimes& times);
+
+// A finished batch ready to send: the header and, for frames, the payload.
+struct Outgoing {
+  BatchHeader header;
+  std::vector<zmq::message_t> payload;
+  bool end_of_epoch = false;
+  Status error;  // not OK: the fill failed; send it as the stream's Error and end the stream
+};
+
+// Not thread-safe: the server's socket thread calls everything. Fills run on the arena.
+class ServerStream {
+ public:
+  struct Config {
+    uint64_t id = 0;
+    std::string peer, client_name, dataset;
+    OpenStream request;
+    int max_credits = 16;
+    int frame_buffers = 3;
+  };
+  // Errors: those of the pipeline (kInvalidArgument), kInvalidArgument (start batch past the
+  // epoch, a slot larger than `max_slot_bytes`).
+  static Result<std::unique_ptr<ServerStream>> create(Config config, std::shared_ptr<const loader::SampleSource> source,
+                                                      tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
+                                                      size_t max_slot_bytes);
+  ~ServerStream();
+
+  uint64_t id() const { return config_.id; }
+  const std::string& peer() const { return config_.peer; }
+  const Config& config() const { return config_; }
+  StreamOpened opened() const;
+
+  // sharedMemory streams: maps the client's slots. Errors: kInvalidArgument, kNotFound, kIo.
+  Status attach(const AttachMemory& m);
+  // Errors: kInvalidArgument (a slot not the client's to give, memory not attached, a frames
+  // stream given slots), kOverloaded (more credit than max_credits).
+  Status credit(const Credit& c);
+  // Whether a fill could start now (a credited slot or buffer is free).
+  bool can_start() const;
+  void start_one();
+  // Fills started and not yet handed out.
+  size_t in_flight() const { return batches_->in_flight(); }
+  size_t running() const { return batches_->running(); }
+  // The next finished batch in order, if any.
+  std::optional<Outgoing> next_outgoing(std::chrono::steady_clock::time_point now);
+  // Gives back the memory of batches that will not be sent (after a close); waits for nothing.
+  void discard_finished();
+  // Unlinks the client's shared-memory name (the client is gone).
+  void reclaim_memory();
+
+  uint64_t batches_sent() const { return batches_sent_; }
+  StreamStats stats(std::chrono::steady_clock::time_point now) const;
+  loader::PipelineCounters counters() const { return pipeline_->counters(); }
+
+ private:
+  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
+               std::shared_ptr<Wakeup> wakeup);
+  Status make_benchmark_batch();
+
+  Config config_;
+  std::shared_ptr<loader::BatchPipeline> pipeline_;
+  tbb::task_arena& arena_;
+  std::shared_ptr<Wakeup> wakeup_;
+  std::unique_ptr<loader::BatchStream> batches_;
+  // sharedMemory: the client's slots and who holds each.
+  enum class SlotOwner : unsigned char { kClient, kCredited, kDaemon };
+  std::unique_ptr<ShmRegion> shm_;
+  uint64_t slot_stride_ = 0;
+  std::vector<SlotOwner> owner_;
+  std::deque<uint32_t> credited_;
+  // frames
+  std::shared_ptr<FramePool> pool_;
+  uint32_t credits_ = 0;
+  // transport benchmark: the one batch every fill copies
+  std::vector<uint8_t> bench_bytes_;
+  loader::BatchInfo bench_info_;
+
+  uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
+  RateMeter rate_;
+};
+
+}  // namespace textfeed::transport::internal
