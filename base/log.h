@@ -56,25 +56,30 @@ class CheckFailure {
   std::ostringstream stream_;
 };
 
+// Turns `line << a << b` into a void expression, so the macros below are single expressions
+// (safe in an unbraced if/else). `&` binds looser than `<<`.
+struct Voidify {
+  template <class T>
+  void operator&(T&&) const {}
+};
+
 }  // namespace internal
 }  // namespace textfeed
 
-#define TF_LOG(level)                                                   \
-  if (::textfeed::LogLevel::k##level < ::textfeed::log_level()) {       \
-  } else                                                                \
-    ::textfeed::internal::LogLine(::textfeed::LogLevel::k##level)
+#define TF_LOG(level)                                                 \
+  (::textfeed::LogLevel::k##level < ::textfeed::log_level())          \
+      ? (void)0                                                       \
+      : ::textfeed::internal::Voidify() & ::textfeed::internal::LogLine(::textfeed::LogLevel::k##level)
 
 // Aborts with file:line, the condition and any streamed context when `cond` is false.
 #define TF_CHECK(cond) \
-  if (cond) {          \
-  } else               \
-    ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
+  (cond) ? (void)0     \
+         : ::textfeed::internal::Voidify() & ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
 
 #ifdef NDEBUG
 #define TF_DCHECK(cond) \
-  if (true) {           \
-  } else                \
-    ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
+  true ? (void)0        \
+       : ::textfeed::internal::Voidify() & ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
 #else
 #define TF_DCHECK(cond) TF_CHECK(cond)
 #endif

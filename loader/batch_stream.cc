@@ -99,6 +99,16 @@ ReadyBatch BatchStream::wait_pop() {
   return *pop();
 }
 
+std::optional<ReadyBatch> BatchStream::wait_pop_for(std::chrono::milliseconds timeout) {
+  TF_CHECK(!jobs_.empty()) << "wait_pop_for() on a stream with nothing in flight";
+  {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    Job& front = *jobs_.front();
+    if (!shared_->cv.wait_for(lock, timeout, [&] { return front.done; })) return std::nullopt;
+  }
+  return pop();
+}
+
 size_t BatchStream::running() const {
   std::lock_guard<std::mutex> lock(shared_->mu);
   return shared_->running;

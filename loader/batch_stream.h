@@ -4,6 +4,7 @@
 // which they finish never changes what comes out.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -59,6 +60,8 @@ class BatchStream {
   std::optional<ReadyBatch> pop();
   // Blocks until the oldest started batch has finished, then pops it. Requires in_flight() > 0.
   ReadyBatch wait_pop();
+  // As wait_pop(), but gives up after `timeout` (nullopt). Requires in_flight() > 0.
+  std::optional<ReadyBatch> wait_pop_for(std::chrono::milliseconds timeout);
   // Started and not yet popped.
   size_t in_flight() const { return jobs_.size(); }
   // Fills still running (<= in_flight()).

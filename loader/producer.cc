@@ -27,6 +27,11 @@ void StageTimes::add(const StageTimes& o) {
   samples += o.samples;
 }
 
+std::array<double, kNumStages> StageTimes::ms_per_sample() const {
+  const double n = samples > 0 ? static_cast<double>(samples) : 1.0;
+  return {read * 1e3 / n, decode * 1e3 / n, plan * 1e3 / n, warp * 1e3 / n, photometric * 1e3 / n, targets * 1e3 / n};
+}
+
 SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
                                const DecodeOptions& decode)
     : source_(std::move(source)), options_(options), decoder_(decode) {

@@ -3,8 +3,10 @@
 // crop, fused colour jitter + normalize, EAST targets. All scratch memory is owned here and reused.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "augment/plan.h"
@@ -26,12 +28,19 @@ struct SampleOutputs {
   MutableImageView mask;   // map^2 float32
 };
 
+// The stages of a sample, in pipeline order (what stats and benchmarks report).
+inline constexpr int kNumStages = 6;
+inline constexpr std::array<std::string_view, kNumStages> kStageNames = {"read", "decode", "plan",
+                                                                        "warp", "photometric", "targets"};
+
 // Accumulated wall time per stage, in seconds.
 struct StageTimes {
   double read = 0, decode = 0, plan = 0, warp = 0, photometric = 0, targets = 0;
   uint64_t samples = 0;
   void add(const StageTimes& o);
   double total() const { return read + decode + plan + warp + photometric + targets; }
+  // Milliseconds per sample of each stage, in the order of kStageNames (zeros without samples).
+  std::array<double, kNumStages> ms_per_sample() const;
 };
 
 // A resource type owned by one worker thread (not thread-safe). The source must outlive it.

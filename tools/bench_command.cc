@@ -15,18 +15,23 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/task_arena.h>
 
+#include "client/embedded_feed.h"
+#include "client/remote_feed.h"
 #include "loader/cache_builder.h"
 #include "loader/pipeline.h"
+#include "tools/client_options.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {
 namespace {
 
 struct BenchArgs {
-  std::string dataset, profile = "upstage", from = "auto", cache_path;
-  int threads = 1, samples = 64, batch_size = 8, repeat = 3;
+  std::string dataset, profile = "upstage", from = "auto", cache_path, endpoint, transport = "auto";
+  int threads = 1, samples = 64, batch_size = 8, repeat = 3, prefetch = 0;
   uint64_t seed = 0;
-  bool json = false;
+  bool json = false, benchmark = false;
+  std::vector<std::string> sets;
+  CurveFlags curve;
 };
 
 double cpu_seconds() {
@@ -40,7 +45,79 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// Pulls batches from a feed (releasing each at once) and reports samples/s and payload GB/s,
+// min / median / max over the repeats, after one warm-up batch.
+void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
+  auto pull = [&]() -> size_t {
+    auto b = f.next(std::chrono::minutes(10));
+    if (!b.has_value()) fail("bench", b.error().to_string());
+    for (const auto& e : b->errors)
+      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by, e.message.c_str());
+    const size_t rows = b->indices.size();
+    f.release(b->slot);
+    return rows;
+  };
+  size_t row_bytes = 0;
+  for (const client::TensorInfo& t : f.layout().tensors) row_bytes += t.sample_bytes;
+  pull();
+  std::vector<double> rates, gbps, cpu_ms;
+  for (int r = 0; r < a.repeat; ++r) {
+    const double c0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    size_t done = 0;
+    while (done < static_cast<size_t>(a.samples)) done += pull();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rates.push_back(done / wall);
+    gbps.push_back(done * row_bytes / wall / 1e9);
+    cpu_ms.push_back((cpu_seconds() - c0) * 1e3 / done);
+  }
+  const client::FeedStats st = f.stats();
+  auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["source"] = what;
+    j["transport"] = st.transport;
+    j["profile"] = a.profile;
+    j["batch_size"] = f.layout().batch_size;
+    j["samples_per_repeat"] = a.samples;
+    j["repeats"] = a.repeat;
+    j["samples_per_s"] = {{"min", mn(rates)}, {"median", median(rates)}, {"max", mx(rates)}};
+    j["payload_gb_per_s"] = {{"min", mn(gbps)}, {"median", median(gbps)}, {"max", mx(gbps)}};
+    j["client_cpu_ms_per_sample"] = {{"min", mn(cpu_ms)}, {"median", median(cpu_ms)}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("source        %s via %s\nprofile       %s, batch %d, %d repeats of >= %d samples\n", what.c_str(),
+              st.transport.c_str(), a.profile.c_str(), f.layout().batch_size, a.repeat, a.samples);
+  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(rates), median(rates), mx(rates));
+  std::printf("payload GB/s  min %.2f  median %.2f  max %.2f  (%.1f MB per sample)\n", mn(gbps), median(gbps),
+              mx(gbps), row_bytes / 1e6);
+  std::printf("this process: CPU ms/sample min %.2f  median %.2f\n", mn(cpu_ms), median(cpu_ms));
+}
+
+void run_remote(const BenchArgs& a) {
+  client::RemoteOptions o;
+  o.endpoint = a.endpoint;
+  o.client_name = "textfeed bench";
+  o.request.dataset = a.dataset;
+  o.request.profile = a.profile;
+  o.request.overrides = parse_overrides("bench", a.sets);
+  o.request.seed = a.seed;
+  o.request.batch_size = static_cast<uint32_t>(a.batch_size);
+  o.request.benchmark = a.benchmark;
+  o.transport = a.transport == "shm"      ? client::RemoteTransport::kSharedMemory
+                : a.transport == "frames" ? client::RemoteTransport::kFrames
+                                          : client::RemoteTransport::kAuto;
+  o.prefetch = static_cast<uint32_t>(a.prefetch > 0 ? a.prefetch : 4);
+  o.connect.curve = curve_client_options("bench", a.curve);
+  auto feed = client::RemoteFeed::open(o);
+  if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
+  bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint + (a.benchmark ? " (transport benchmark)" : ""));
+}
+
 void run(const BenchArgs& a) {
+  if (!a.endpoint.empty()) return run_remote(a);
   loader::disable_library_threads();
   auto profile = augment::parse_profile(a.profile);
   if (!profile.has_value()) fail("bench", profile.error().message(), 2);
@@ -75,6 +152,20 @@ void run(const BenchArgs& a) {
   po.sampler.seed = a.seed;
   po.sampler.batch_size = a.batch_size;
   po.sampler.shuffle = true;
+  for (const auto& [name, value] : parse_overrides("bench", a.sets))
+    if (Status st = augment::set_option(po.augment, name, value); !st.ok()) fail("bench", st.to_string(), 2);
+  if (a.prefetch > 0) {
+    // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
+    client::EmbeddedOptions eo;
+    eo.pipeline = po;
+    eo.threads = a.threads;
+    eo.prefetch = static_cast<uint32_t>(a.prefetch);
+    auto feed = client::EmbeddedFeed::open(source, eo);
+    if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
+    bench_feed(**feed, a, source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
+    if (!temp_cache.empty()) std::filesystem::remove(temp_cache);
+    return;
+  }
   auto pipeline = loader::BatchPipeline::create(source, po);
   if (!pipeline.has_value()) fail("bench", pipeline.error().to_string(), 2);
   loader::BatchPipeline& p = **pipeline;
@@ -148,7 +239,21 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Measure the batch pipeline (decode + augment + EAST targets): samples/s, CPU-ms per sample and "
                "a per-stage breakdown, min/median over repeats.");
-  cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json, or a cache file (.tfc)")->required();
+  cmd->add_option("--dataset", a->dataset,
+                  "dataset folder, UFO .json, or a cache file (.tfc); with --endpoint, the daemon's dataset NAME")
+      ->required();
+  cmd->add_option("--endpoint", a->endpoint,
+                  "measure batches delivered by a running `textfeed serve` to this process instead");
+  cmd->add_option("--prefetch", a->prefetch,
+                  "in process: measure the embedded feed with this many batches in flight (as a training loop "
+                  "gets them) instead of one fill at a time; with --endpoint: credits (default 4)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--transport", a->transport, "with --endpoint: auto | shm | frames")
+      ->check(CLI::IsMember({"auto", "shm", "frames"}));
+  cmd->add_flag("--benchmark", a->benchmark,
+                "with --endpoint: the daemon repeats one batch, so the figures are the transport's alone");
+  cmd->add_option("--set", a->sets, "augmentation override NAME=VALUE (e.g. crop_size=768), repeatable");
+  add_curve_flags(cmd, a->curve);
   cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
   cmd->add_option("--from", a->from, "auto (whatever --dataset is) | dataset | cache (builds a temporary cache "
                                      "first unless --cache names one)")

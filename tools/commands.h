@@ -13,6 +13,8 @@ void add_show_command(CLI::App& app);
 void add_cache_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_pull_command(CLI::App& app);
+void add_stats_command(CLI::App& app);
+void add_keygen_command(CLI::App& app);
 
 // Keeps large blocks (batch payloads) in the reused heap instead of fresh mmap'd pages, which
 // cost a page fault per 4 KiB on every batch (DESIGN.md "Memory is allocated once"). Called by

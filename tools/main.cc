@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   textfeed::tools::add_cache_command(app);
   textfeed::tools::add_serve_command(app);
   textfeed::tools::add_pull_command(app);
+  textfeed::tools::add_stats_command(app);
+  textfeed::tools::add_keygen_command(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -1,16 +1,17 @@
 // textfeed serve: the daemon. Serves datasets (folders or cache files) to training processes over
-// ZeroMQ (docs/protocol.md); SIGTERM or SIGINT stops it cleanly.
+// ZeroMQ (docs/protocol.md); SIGTERM or SIGINT drains it and stops it cleanly.
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "base/log.h"
+#include "loader/arena.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
+#include "transport/curve.h"
 #include "transport/server.h"
 
 namespace textfeed::tools {
@@ -20,10 +21,39 @@ std::atomic<bool> g_stop{false};  // set from the signal handler: the one place 
 extern "C" void on_signal(int) { g_stop.store(true); }
 
 struct ServeArgs {
-  std::vector<std::string> datasets;
-  std::string bind = "ipc:///tmp/textfeed.sock";
-  int threads = 0, max_credits = 16;
+  std::vector<std::string> datasets, allow;
+  std::string bind = "ipc:///tmp/textfeed.sock", curve_key, allow_dir;
+  int threads = 0, max_credits = 16, frame_buffers = 3, max_batch_mib = 4096;
+  double client_timeout_s = 10, drain_timeout_s = 30;
+  bool insecure_tcp = false;
 };
+
+transport::CurveServerOptions curve_options(const ServeArgs& a) {
+  transport::CurveServerOptions c;
+  if (a.curve_key.empty()) {
+    if (!a.allow.empty() || !a.allow_dir.empty()) fail("serve", "--allow and --allow-dir need --curve-key", 2);
+    return c;
+  }
+  auto keys = transport::read_curve_secret_file(a.curve_key);
+  if (!keys.has_value()) fail("serve", keys.error().to_string(), 2);
+  c.server = *keys;
+  std::vector<std::string> files = a.allow;
+  if (!a.allow_dir.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(a.allow_dir, ec))
+      if (e.path().extension() == ".pub") files.push_back(e.path().string());
+    if (ec) fail("serve", "cannot list --allow-dir " + a.allow_dir + ": " + ec.message(), 2);
+  }
+  for (const std::string& f : files) {
+    auto key = transport::read_curve_public_file(f);
+    if (!key.has_value()) fail("serve", key.error().to_string(), 2);
+    c.allowed_clients.push_back(*key);
+  }
+  if (c.allowed_clients.empty())
+    TF_LOG(Warning) << "serve: CURVE is on but no client key is allowed (--allow / --allow-dir): every client will be "
+                       "refused";
+  return c;
+}
 
 void run(const ServeArgs& a) {
   keep_large_allocations_in_heap();
@@ -31,22 +61,32 @@ void run(const ServeArgs& a) {
   transport::ServerOptions o;
   o.endpoint = a.bind;
   o.max_credits = a.max_credits;
+  o.frame_buffers = a.frame_buffers;
+  o.max_batch_bytes = static_cast<size_t>(a.max_batch_mib) << 20;
+  o.client_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.client_timeout_s * 1000));
+  o.heartbeat_interval = std::min(std::chrono::milliseconds(1000), o.client_timeout / 4);
+  o.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.drain_timeout_s * 1000));
+  o.curve = curve_options(a);
+  o.allow_plain_tcp = a.insecure_tcp;
   for (const std::string& spec : a.datasets) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) fail("serve", "--dataset takes NAME=PATH, got '" + spec + "'", 2);
+    const std::string name = spec.substr(0, eq);
+    if (o.datasets.count(name)) fail("serve", "dataset name '" + name + "' given twice", 2);
     auto src = loader::SampleSource::open(spec.substr(eq + 1), {});
     if (!src.has_value()) fail("serve", src.error().to_string(), 2);
-    std::fprintf(stderr, "serve: dataset '%s' = %s\n", spec.substr(0, eq).c_str(), (*src)->describe().c_str());
-    o.datasets[spec.substr(0, eq)] = *src;
+    std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), (*src)->describe().c_str());
+    o.datasets[name] = *src;
   }
-  tbb::task_arena arena(a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency());
-  auto server = transport::Server::create(o, arena);
+  loader::WorkerArena arena(a.threads);
+  auto server = transport::Server::create(o, arena.arena());
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
-  std::fprintf(stderr, "serve: listening on %s with %d threads\n", (*server)->endpoint().c_str(),
-               arena.max_concurrency());
+  std::fprintf(stderr, "serve: listening on %s with %d worker threads%s\n", (*server)->endpoint().c_str(),
+               arena.threads(), o.curve.enabled() ? ", CURVE on" : "");
   Status s = (*server)->run(g_stop);
+  server->reset();
   if (!s.ok()) fail("serve", s.to_string());
   std::fprintf(stderr, "serve: stopped\n");
 }
@@ -56,13 +96,31 @@ void run(const ServeArgs& a) {
 void add_serve_command(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "serve", "Serve augmented EAST batches to training processes (one stream per DDP rank) over ZeroMQ.");
+      "serve",
+      "Serve augmented EAST batches to training processes (one stream per DDP rank) over ZeroMQ.\n"
+      "Clients on this host get batches written straight into their shared memory; others get payload frames.\n"
+      "Default endpoint: an ipc socket of mode 0600. tcp needs CURVE keys (textfeed keygen) or --insecure-tcp.\n"
+      "SIGTERM/SIGINT: finish the batches in flight, tell the clients, exit 0.");
   cmd->add_option("--dataset", a->datasets, "NAME=PATH, repeatable; PATH is a dataset folder, UFO json or cache")
       ->required();
-  cmd->add_option("--bind", a->bind, "ZeroMQ endpoint (default ipc:///tmp/textfeed.sock, made mode 0600)");
-  cmd->add_option("--threads", a->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--bind", a->bind, "ZeroMQ endpoint: ipc:///path (default ipc:///tmp/textfeed.sock) or tcp://host:port");
+  cmd->add_option("--threads", a->threads, "worker threads (default: one per core)")->check(CLI::Range(0, 1024));
   cmd->add_option("--max-credits", a->max_credits, "batches in flight per stream at most (default 16)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--frame-buffers", a->frame_buffers,
+                  "daemon-side batch buffers per frames (remote) stream (default 3)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--max-batch-mib", a->max_batch_mib, "refuse streams whose batch is larger (default 4096 MiB)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--client-timeout", a->client_timeout_s,
+                  "seconds of silence after which a client is gone and its memory reclaimed (default 10)")
+      ->check(CLI::Range(0.2, 3600.0));
+  cmd->add_option("--drain-timeout", a->drain_timeout_s, "on SIGTERM, seconds to wait for batches in flight (default 30)")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--curve-key", a->curve_key, "the daemon's key file (NAME.key from textfeed keygen): CURVE on");
+  cmd->add_option("--allow", a->allow, "a client's public key file (NAME.pub) that may connect; repeatable");
+  cmd->add_option("--allow-dir", a->allow_dir, "a folder whose *.pub files are allowed client keys");
+  cmd->add_flag("--insecure-tcp", a->insecure_tcp, "allow tcp without CURVE (trusted networks only)");
   cmd->callback([a] { run(*a); });
 }
 

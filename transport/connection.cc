@@ -57,7 +57,9 @@ struct Connection::Impl {
     auto bytes = encode(m);
     if (!bytes.has_value()) return bytes.error();
     try {
-      socket.send(zmq::buffer(*bytes), zmq::send_flags::none);
+      // Never block: a DEALER with no usable connection (refused handshake, peer gone) would.
+      if (!socket.send(zmq::buffer(*bytes), zmq::send_flags::dontwait))
+        return Status::unavailable("the daemon at " + endpoint + " takes no messages (not connected)");
     } catch (const zmq::error_t& e) {
       return Status::unavailable(std::string("sending to ") + endpoint + ": " + e.what());
     }
@@ -65,26 +67,30 @@ struct Connection::Impl {
     return Status();
   }
 
-  // One multipart message of any kind; heartbeats go out while waiting.
-  Result<std::vector<zmq::message_t>> recv(std::chrono::milliseconds timeout) {
+  // One multipart message of any kind, or nullopt when `timeout` passes or `wake_fd` becomes
+  // readable; heartbeats go out while waiting.
+  Result<std::optional<std::vector<zmq::message_t>>> wait(std::chrono::milliseconds timeout, int wake_fd) {
     const Clock::time_point deadline = Clock::now() + timeout;
     try {
       while (true) {
         Clock::time_point now = Clock::now();
-        if (now - last_sent >= options.heartbeat_interval) TF_RETURN_IF_ERROR(send(Heartbeat{unix_millis()}));
-        const auto until_beat = last_sent + options.heartbeat_interval - now;
-        const auto wait = std::max(Clock::duration::zero(), std::min(deadline - now, until_beat));
-        zmq::pollitem_t item{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
-        zmq::poll(&item, 1, std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1));
+        if (now - last_sent >= options.heartbeat_interval && !send(Heartbeat{unix_millis()}).ok())
+          last_sent = now;  // not connected now: silence is what the timeouts are for
         std::vector<zmq::message_t> parts;
         if (zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) {
           last_heard = Clock::now();
           if (parts.empty()) return Status::corrupt("empty message from the daemon");
-          return parts;
+          return std::optional<std::vector<zmq::message_t>>(std::move(parts));
         }
-        if (Clock::now() >= deadline)
-          return Status::unavailable("no message from the daemon at " + endpoint + " within " +
-                                     std::to_string(timeout.count()) + " ms");
+        now = Clock::now();
+        if (now >= deadline) return std::optional<std::vector<zmq::message_t>>();
+        const auto until_beat = last_sent + options.heartbeat_interval - now;
+        const auto wait = std::max(Clock::duration::zero(), std::min(deadline - now, until_beat));
+        zmq::pollitem_t items[2] = {{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
+        zmq::poll(items, wake_fd >= 0 ? 2 : 1,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(wait) + std::chrono::milliseconds(1));
+        if (wake_fd >= 0 && (items[1].revents & ZMQ_POLLIN) && !(items[0].revents & ZMQ_POLLIN))
+          return std::optional<std::vector<zmq::message_t>>();
       }
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) return Status::cancelled("interrupted while waiting for the daemon");
@@ -92,22 +98,36 @@ struct Connection::Impl {
     }
   }
 
+  Result<std::vector<zmq::message_t>> recv(std::chrono::milliseconds timeout) {
+    TF_ASSIGN_OR_RETURN(auto parts, wait(timeout, -1));
+    if (!parts)
+      return Status::unavailable("no message from the daemon at " + endpoint + " within " +
+                                 std::to_string(timeout.count()) + " ms");
+    return std::move(*parts);
+  }
+
+  // Decodes a message and places a frames Batch's payload; nullopt for a Heartbeat.
+  Result<std::optional<Message>> unpack(std::vector<zmq::message_t>& parts, const PayloadFor& payload_for) {
+    TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
+    if (std::holds_alternative<Heartbeat>(m)) return std::optional<Message>();
+    if (const auto* h = std::get_if<BatchHeader>(&m)) {
+      if (parts.size() > 1) {
+        const std::span<uint8_t> dest = payload_for ? payload_for(*h) : std::span<uint8_t>();
+        TF_RETURN_IF_ERROR(copy_payload(*h, parts, dest));
+      }
+    } else if (parts.size() > 1) {
+      return Status::corrupt("payload frames after a message that has none");
+    }
+    return std::optional<Message>(std::move(m));
+  }
+
   Result<Message> next(std::chrono::milliseconds timeout, const PayloadFor& payload_for) {
     const Clock::time_point deadline = Clock::now() + timeout;
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       TF_ASSIGN_OR_RETURN(auto parts, recv(std::max(left, std::chrono::milliseconds(0))));
-      TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
-      if (std::holds_alternative<Heartbeat>(m)) continue;
-      if (const auto* h = std::get_if<BatchHeader>(&m)) {
-        if (parts.size() > 1) {
-          const std::span<uint8_t> dest = payload_for ? payload_for(*h) : std::span<uint8_t>();
-          TF_RETURN_IF_ERROR(copy_payload(*h, parts, dest));
-        }
-      } else if (parts.size() > 1) {
-        return Status::corrupt(std::string("payload frames after a message that has none"));
-      }
-      return m;
+      TF_ASSIGN_OR_RETURN(std::optional<Message> m, unpack(parts, payload_for));
+      if (m) return std::move(*m);
     }
   }
 
@@ -193,6 +213,18 @@ Result<Message> Connection::receive_message(std::chrono::milliseconds timeout, c
   return impl_->next(timeout, payload_for);
 }
 
+Result<std::optional<Message>> Connection::poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for,
+                                                int wake_fd) {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    TF_ASSIGN_OR_RETURN(auto parts, impl_->wait(std::max(left, std::chrono::milliseconds(0)), wake_fd));
+    if (!parts) return std::optional<Message>();
+    TF_ASSIGN_OR_RETURN(std::optional<Message> m, impl_->unpack(*parts, payload_for));
+    if (m) return m;
+  }
+}
+
 Result<BatchHeader> Connection::receive(std::span<uint8_t> slot, std::chrono::milliseconds timeout) {
   const Clock::time_point deadline = Clock::now() + timeout;
   while (true) {
@@ -227,7 +259,8 @@ Status Connection::heartbeat() { return impl_->send(Heartbeat{unix_millis()}); }
 
 Result<Message> Connection::send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout) {
   try {
-    impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::none);
+    if (!impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::dontwait))
+      return Status::unavailable("not connected");
   } catch (const zmq::error_t& e) {
     return Status::unavailable(e.what());
   }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -53,6 +54,9 @@ class Connection {
   // Errors: kUnavailable (no message but heartbeats within `timeout`), kCorrupt (a malformed
   // message, payload frames that do not match the header or the buffer).
   Result<Message> receive_message(std::chrono::milliseconds timeout, const PayloadFor& payload_for);
+  // As receive_message, but returns nullopt when `timeout` passes or `wake_fd` (if >= 0) becomes
+  // readable first: the wait of a thread that also serves a queue signalled through an eventfd.
+  Result<std::optional<Message>> poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for, int wake_fd);
   // The next Batch, skipping EndOfEpoch, Closed and MemoryAttached; an Error becomes its Status.
   // Frames payloads are copied into `slot`.
   Result<BatchHeader> receive(std::span<uint8_t> slot, std::chrono::milliseconds timeout);

@@ -320,10 +320,11 @@ struct Server::Impl {
         std::vector<uint64_t> ids;
         for (const auto& [id, s] : streams)
           if (s->peer() == peer) ids.push_back(id);
-        if (!ids.empty())
+        if (!ids.empty()) {
           TF_LOG(Warning) << "serve: " << describe_peer(peer) << " silent for "
                           << std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.last_seen).count()
                           << " ms: ending its " << ids.size() << " stream(s) and reclaiming their memory";
+        }
         for (uint64_t id : ids) end_stream(id, false, true);
         it = peers.erase(it);
         continue;

@@ -1,15 +1,21 @@
-// Daemon and client over ipc: two ranks cover an epoch; batches equal the in-process pipeline's;
-// a stream restarted at batch k continues exactly; bad requests get Error replies and the daemon
-// serves on.
+// The daemon and its clients over ipc and tcp loopback (CURVE on): concurrent ranks cover an epoch
+// once with byte-identical batches to the in-process pipeline (1 or 2 threads), restarts at batch k
+// continue exactly, bad requests get Error replies while the daemon serves on, a vanished client is
+// reclaimed without disturbing another, a restarted daemon loses and repeats nothing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <map>
 #include <thread>
 
+#include "client/remote_feed.h"
+#include "loader/arena.h"
 #include "loader/pipeline.h"
 #include "transport/connection.h"
+#include "transport/curve.h"
 #include "transport/server.h"
+#include "transport/shm.h"
 
 namespace textfeed::transport {
 namespace {
@@ -17,32 +23,65 @@ namespace {
 using namespace std::chrono_literals;
 const std::string kSample = std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample";
 
-class E2eTest : public ::testing::Test {
+struct Keys {
+  CurveKeyPair server, client, stranger;
+};
+
+const Keys& keys() {
+  static const Keys k = [] {
+    Keys out;
+    out.server = *generate_curve_keypair();
+    out.client = *generate_curve_keypair();
+    out.stranger = *generate_curve_keypair();
+    return out;
+  }();
+  return k;
+}
+
+class DaemonTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     auto src = loader::SampleSource::open(kSample, {});
     ASSERT_TRUE(src.has_value());
     source_ = *src;
+    start_server(GetParam() == "ipc" ? "ipc:///tmp/textfeed-e2e-" + std::to_string(::getpid()) + ".sock"
+                                     : "tcp://127.0.0.1:0");
+  }
+  void TearDown() override { stop_server(); }
+
+  void start_server(const std::string& endpoint) {
     ServerOptions o;
-    o.endpoint = "ipc:///tmp/textfeed-test-" + std::to_string(::getpid()) + ".sock";
+    o.endpoint = endpoint;
     o.datasets["icdar"] = source_;
-    o.max_credits = 4;
-    auto s = Server::create(o, arena_);
+    o.max_credits = 8;
+    o.client_timeout = 800ms;
+    o.heartbeat_interval = 200ms;
+    if (GetParam() == "tcp") {
+      o.curve.server = keys().server;
+      o.curve.allowed_clients = {keys().client.public_key};
+    }
+    auto s = Server::create(o, arena_.arena());
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
+    endpoint_ = server_->endpoint();
+    stop_ = false;
     thread_ = std::thread([this] { status_ = server_->run(stop_); });
   }
-  void TearDown() override {
+  void stop_server() {
+    if (!server_) return;
     stop_ = true;
     thread_.join();
     EXPECT_TRUE(status_.ok()) << status_.to_string();
+    server_.reset();
   }
-  std::unique_ptr<Connection> connect() {
-    auto c = Connection::connect(server_->endpoint(), "test");
-    EXPECT_TRUE(c.has_value()) << c.error().to_string();
-    return std::move(*c);
+
+  ConnectOptions connect_options() const {
+    ConnectOptions c;
+    c.heartbeat_interval = 200ms;
+    if (GetParam() == "tcp") c.curve = {keys().server.public_key, keys().client};
+    return c;
   }
-  OpenStream request(uint32_t rank, uint32_t world, uint64_t start = 0) {
+  OpenStream request(uint32_t rank, uint32_t world, uint64_t start = 0) const {
     OpenStream o;
     o.dataset = "icdar";
     o.profile = "sakura";
@@ -53,93 +92,293 @@ class E2eTest : public ::testing::Test {
     o.start_batch = start;
     return o;
   }
+  client::RemoteOptions remote(const OpenStream& r, client::RemoteTransport t = client::RemoteTransport::kAuto) const {
+    client::RemoteOptions o;
+    o.endpoint = endpoint_;
+    o.client_name = "rank " + std::to_string(r.rank);
+    o.request = r;
+    o.transport = t;
+    o.prefetch = 3;
+    o.connect = connect_options();
+    o.daemon_timeout = 1500ms;
+    o.reconnect_timeout = 30s;
+    return o;
+  }
+  std::unique_ptr<client::RemoteFeed> open_feed(const client::RemoteOptions& o) {
+    auto f = client::RemoteFeed::open(o);
+    EXPECT_TRUE(f.has_value()) << f.error().to_string();
+    return f.has_value() ? std::move(*f) : nullptr;
+  }
 
-  tbb::task_arena arena_{2};
+  // Batch `batch` of `epoch` for (rank, world) from the in-process pipeline on `threads` threads.
+  std::vector<uint8_t> local(uint32_t rank, uint32_t world, uint64_t epoch, uint64_t batch, int threads,
+                             loader::BatchInfo* info = nullptr) {
+    loader::PipelineOptions po;
+    po.augment = augment::profile_defaults(augment::Profile::kSakura);
+    po.sampler = {5, 3, static_cast<int>(rank), static_cast<int>(world), true, false};
+    auto p = loader::BatchPipeline::create(source_, po);
+    EXPECT_TRUE(p.has_value());
+    std::vector<uint8_t> slot((*p)->layout().slot_bytes, 0);
+    tbb::task_arena arena(threads);
+    loader::BatchInfo i;
+    EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, arena).ok());
+    if (info) *info = i;
+    return slot;
+  }
+  // Whether the rows of a delivered batch equal `expected`, tensor by tensor.
+  static void expect_same(const client::Feed& f, const client::FeedBatch& b, const std::vector<uint8_t>& expected) {
+    const uint8_t* slot = f.ring().slot(b.slot);
+    for (const client::TensorInfo& t : f.layout().tensors)
+      ASSERT_EQ(0, std::memcmp(slot + t.offset_bytes, expected.data() + t.offset_bytes, t.sample_bytes * b.indices.size()))
+          << t.name << " of epoch " << b.epoch << " batch " << b.batch;
+  }
+
+  loader::WorkerArena arena_{2};
   std::shared_ptr<const loader::SampleSource> source_;
   std::unique_ptr<Server> server_;
+  std::string endpoint_;
   std::atomic<bool> stop_{false};
   Status status_;
   std::thread thread_;
 };
 
-TEST_F(E2eTest, TwoRanksCoverTheEpochWithIdenticalBatches) {
+TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
   std::map<uint32_t, int> seen;
-  size_t batches[2];
-  for (uint32_t rank = 0; rank < 2; ++rank) {
-    auto c = connect();
-    EXPECT_EQ(c->hello().datasets, std::vector<std::string>{"icdar"});
-    auto opened = c->open(request(rank, 2));
-    ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
-    batches[rank] = opened->batches_per_epoch;
-    // The in-process pipeline with the same options, for byte equality.
-    loader::PipelineOptions po;
-    po.augment = augment::profile_defaults(augment::Profile::kSakura);
-    po.sampler = {5, 3, static_cast<int>(rank), 2, true, false};
-    auto local = loader::BatchPipeline::create(source_, po);
-    ASSERT_TRUE(local.has_value());
-    std::vector<uint8_t> remote_slot(opened->slot_bytes), local_slot(opened->slot_bytes);
-    ASSERT_TRUE(c->credit(opened->stream_id, 2).ok());
-    for (uint64_t b = 0; b < opened->batches_per_epoch; ++b) {
-      auto h = c->receive(remote_slot, 60s);
-      ASSERT_TRUE(h.has_value()) << h.error().to_string();
-      EXPECT_EQ(h->batch, b);
-      ASSERT_TRUE(c->credit(opened->stream_id, 1).ok());
+  std::mutex mu;
+  size_t batches[2] = {0, 0};
+  auto rank = [&](uint32_t r) {
+    // Rank 1 takes payload frames even on this host, so both transports are checked.
+    auto f = open_feed(remote(request(r, 2), r == 0 ? client::RemoteTransport::kAuto : client::RemoteTransport::kFrames));
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->shared_memory(), r == 0);
+    batches[r] = f->layout().batches_per_epoch;
+    for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
+      auto got = f->next(60s);
+      ASSERT_TRUE(got.has_value()) << got.error().to_string();
+      EXPECT_EQ(got->epoch, 0u);
+      EXPECT_EQ(got->batch, b);
       loader::BatchInfo info;
-      ASSERT_TRUE((*local)->fill(0, b, local_slot.data(), info, arena_).ok());
-      EXPECT_EQ(h->indices, info.indices);
-      for (const TensorDescriptor& t : h->tensors)
-        ASSERT_EQ(0, std::memcmp(remote_slot.data() + t.offset, local_slot.data() + t.offset, t.size)) << t.name;
-      for (uint32_t i : h->indices) ++seen[i];
+      const std::vector<uint8_t> expected = local(r, 2, 0, b, r == 0 ? 1 : 2, &info);
+      EXPECT_EQ(got->indices, info.indices);
+      expect_same(*f, *got, expected);
+      std::lock_guard<std::mutex> lock(mu);
+      for (uint32_t i : got->indices) ++seen[i];
+      f->release(got->slot);
     }
-    ASSERT_TRUE(c->close(opened->stream_id).ok());
-  }
+  };
+  std::thread t0(rank, 0), t1(rank, 1);
+  t0.join();
+  t1.join();
   EXPECT_EQ(batches[0], batches[1]);
-  EXPECT_EQ(seen.size(), source_->size());  // every sample; 10 over 2 ranks needs no padding
-  for (auto& [i, n] : seen) EXPECT_EQ(n, 1) << i;
+  EXPECT_EQ(seen.size(), source_->size());  // 10 samples over 2 ranks: no padding
+  for (auto& [i, n] : seen) EXPECT_EQ(n, 1) << "sample " << i;
 }
 
-TEST_F(E2eTest, RestartAtBatchKContinuesExactly) {
-  auto c = connect();
-  auto full = c->open(request(0, 1));
-  ASSERT_TRUE(full.has_value());
-  std::vector<uint8_t> a(full->slot_bytes), b(full->slot_bytes);
-  ASSERT_TRUE(c->credit(full->stream_id, 3).ok());
-  for (int k = 0; k < 3; ++k) ASSERT_TRUE(c->receive(a, 60s).has_value());  // a holds batch 2
-  auto again = c->open(request(0, 1, 2));
-  ASSERT_TRUE(again.has_value());
-  ASSERT_TRUE(c->credit(again->stream_id, 1).ok());
-  auto h = c->receive(b, 60s);
-  ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->batch, 2u);
-  EXPECT_EQ(a, b);
+TEST_P(DaemonTest, ThreeRanksCoverTheEpochWithTheDocumentedPadding) {
+  std::map<uint32_t, int> seen;
+  size_t total = 0, per_rank = 0;
+  for (uint32_t r = 0; r < 3; ++r) {
+    auto f = open_feed(remote(request(r, 3)));
+    ASSERT_TRUE(f);
+    size_t rows = 0;
+    for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
+      auto got = f->next(60s);
+      ASSERT_TRUE(got.has_value()) << got.error().to_string();
+      for (uint32_t i : got->indices) ++seen[i];
+      rows += got->indices.size();
+      f->release(got->slot);
+    }
+    if (r == 0) per_rank = rows;
+    EXPECT_EQ(rows, per_rank) << "rank " << r;
+    total += rows;
+  }
+  // DistributedSampler: ceil(10 / 3) = 4 per rank; the 2 missing are the first 2 of the order.
+  EXPECT_EQ(per_rank, 4u);
+  EXPECT_EQ(total, 12u);
+  EXPECT_EQ(seen.size(), source_->size());
+  int repeated = 0;
+  for (auto& [i, n] : seen) repeated += n - 1;
+  EXPECT_EQ(repeated, 2);
 }
 
-TEST_F(E2eTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
-  auto c = connect();
-  auto garbage = c->send_raw_for_testing(std::vector<uint8_t>(24, 0xEE), 10s);
-  ASSERT_TRUE(garbage.has_value());
-  ASSERT_TRUE(std::holds_alternative<ErrorReply>(*garbage));
+TEST_P(DaemonTest, ARestartAtBatchKAndASeekContinueExactly) {
+  auto f = open_feed(remote(request(0, 1)));
+  ASSERT_TRUE(f);
+  std::vector<std::vector<uint8_t>> first;
+  for (int k = 0; k < 4; ++k) {  // 4 batches of 3 = one epoch of 10 and the first of the next
+    auto got = f->next(60s);
+    ASSERT_TRUE(got.has_value()) << got.error().to_string();
+    const uint8_t* p = f->ring().slot(got->slot);
+    first.emplace_back(p, p + f->layout().slot_bytes);
+    f->release(got->slot);
+  }
+  auto again = open_feed(remote(request(0, 1, 2)));
+  ASSERT_TRUE(again);
+  auto got = again->next(60s);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->batch, 2u);
+  expect_same(*again, *got, first[2]);
+  again->release(got->slot);
+  ASSERT_TRUE(again->seek(0, 1).ok());  // back to batch 1, dropping what was produced ahead
+  got = again->next(60s);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->batch, 1u);
+  expect_same(*again, *got, first[1]);
+  EXPECT_EQ(again->next_batch(), 2u);
+}
+
+TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
+  auto c = Connection::connect(endpoint_, "test", connect_options());
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  auto garbage = (*c)->send_raw_for_testing(std::vector<uint8_t>(24, 0xEE), 10s);
+  ASSERT_TRUE(garbage.has_value() && std::holds_alternative<ErrorReply>(*garbage));
   EXPECT_EQ(std::get<ErrorReply>(*garbage).code, Code::kCorrupt);
-
   auto old = encode(Hello{999, "old"});
-  auto version = c->send_raw_for_testing(*old, 10s);
+  auto version = (*c)->send_raw_for_testing(*old, 10s);
   ASSERT_TRUE(version.has_value() && std::holds_alternative<ErrorReply>(*version));
   EXPECT_EQ(std::get<ErrorReply>(*version).code, Code::kUnimplemented);
 
+  auto code_of = [&](OpenStream o) { return (*c)->open(o).status().code(); };
   OpenStream unknown = request(0, 1);
   unknown.dataset = "nope";
-  EXPECT_EQ(c->open(unknown).status().code(), Code::kNotFound);
+  EXPECT_EQ(code_of(unknown), Code::kNotFound);
   OpenStream absurd = request(0, 1);
   absurd.batch_size = 1u << 30;
-  EXPECT_EQ(c->open(absurd).status().code(), Code::kInvalidArgument);
-  OpenStream bad_rank = request(3, 2);
-  EXPECT_EQ(c->open(bad_rank).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(code_of(absurd), Code::kInvalidArgument);
+  OpenStream huge = request(0, 1);
+  huge.overrides = {{"crop_size", "16384"}};  // 3 x 3 x 16384^2 floats: over the 4 GiB batch limit
+  EXPECT_EQ(code_of(huge), Code::kInvalidArgument);
+  OpenStream unknown_option = request(0, 1);
+  unknown_option.overrides = {{"colour", "red"}};
+  EXPECT_EQ(code_of(unknown_option), Code::kInvalidArgument);
+  EXPECT_EQ(code_of(request(3, 2)), Code::kInvalidArgument);
+  OpenStream past = request(0, 1, 99);
+  EXPECT_EQ(code_of(past), Code::kInvalidArgument);
 
-  auto ok = c->open(request(0, 1));  // still serving
-  ASSERT_TRUE(ok.has_value()) << ok.error().to_string();
-  ASSERT_TRUE(c->credit(ok->stream_id, 100).ok());  // beyond max_credits
-  std::vector<uint8_t> slot(ok->slot_bytes);
-  EXPECT_EQ(c->receive(slot, 10s).status().code(), Code::kOverloaded);
+  OpenStream shm = request(0, 1);
+  shm.transport = WireTransport::kSharedMemory;
+  auto opened = (*c)->open(shm);
+  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+  EXPECT_EQ((*c)->attach(opened->stream_id, "/etc/passwd", 2, 1 << 30).code(), Code::kInvalidArgument);
+  EXPECT_EQ((*c)->attach(opened->stream_id, "/textfeed-does-not-exist", 2, 1 << 30).code(), Code::kNotFound);
+  auto region = ShmRegion::create(new_shm_name(), 4096);
+  ASSERT_TRUE(region.has_value());
+  EXPECT_EQ((*c)->attach(opened->stream_id, (*region)->name(), 2, 1 << 30).code(), Code::kInvalidArgument)
+      << "a region smaller than it claims";
+
+  auto frames = (*c)->open(request(0, 1));  // still serving
+  ASSERT_TRUE(frames.has_value()) << frames.error().to_string();
+  const uint32_t not_ours[] = {0};
+  ASSERT_TRUE((*c)->credit_slots(frames->stream_id, not_ours).ok());
+  std::vector<uint8_t> slot(frames->slot_bytes);
+  EXPECT_EQ((*c)->receive(slot, 10s).status().code(), Code::kInvalidArgument);
+  ASSERT_TRUE((*c)->credit(frames->stream_id, 100).ok());  // beyond max_credits
+  EXPECT_EQ((*c)->receive(slot, 10s).status().code(), Code::kOverloaded);
+  ASSERT_TRUE((*c)->credit(frames->stream_id, 1).ok());
+  auto b = (*c)->receive(slot, 60s);
+  ASSERT_TRUE(b.has_value()) << b.error().to_string();
+  EXPECT_EQ(b->batch, 0u);
+  EXPECT_TRUE((*c)->close(frames->stream_id).ok());
+}
+
+TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
+  // Client A opens a shared-memory stream, lends two slots, then falls silent (as if killed).
+  const std::string name = new_shm_name();
+  {
+    auto a = Connection::connect(endpoint_, "doomed", connect_options());
+    ASSERT_TRUE(a.has_value());
+    OpenStream o = request(0, 1);
+    o.transport = WireTransport::kSharedMemory;
+    auto opened = (*a)->open(o);
+    ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+    auto region = ShmRegion::create(name, 2 * ((opened->slot_bytes + 4095) / 4096 * 4096));
+    ASSERT_TRUE(region.has_value());
+    ASSERT_TRUE((*a)->attach(opened->stream_id, name, 2, (opened->slot_bytes + 4095) / 4096 * 4096).ok());
+    const uint32_t slots[] = {0, 1};
+    ASSERT_TRUE((*a)->credit_slots(opened->stream_id, slots).ok());
+    (*region).release();  // the name stays behind, as a killed process leaves it
+  }
+  // Client B pulls two epochs meanwhile, in order, with the in-process bytes.
+  auto b = open_feed(remote(request(0, 1)));
+  ASSERT_TRUE(b);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t k = 0; k < 2 * b->layout().batches_per_epoch; ++k) {
+    auto got = b->next(60s);
+    ASSERT_TRUE(got.has_value()) << got.error().to_string();
+    EXPECT_EQ(got->epoch * b->layout().batches_per_epoch + got->batch, k);
+    expect_same(*b, *got, local(0, 1, got->epoch, got->batch, 2));
+    b->release(got->slot);
+  }
+  // A's stream is gone and its shared memory unlinked within the timeout; B's stream remains.
+  auto c = Connection::connect(endpoint_, "observer", connect_options());
+  ASSERT_TRUE(c.has_value());
+  bool reclaimed = false;
+  while (std::chrono::steady_clock::now() - t0 < 20s && !reclaimed) {
+    auto s = (*c)->stats();
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    bool a_alive = false;
+    for (const StreamStats& st : s->streams) a_alive |= st.client == "doomed";
+    reclaimed = !a_alive && ShmRegion::open(name, 1).status().code() == Code::kNotFound;
+    if (!reclaimed) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(reclaimed);
+  auto s = (*c)->stats();
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->streams.size(), 1u);
+  EXPECT_EQ(s->streams[0].client, "rank 0");
+  EXPECT_GT(s->streams[0].samples, 0u);
+  EXPECT_GT(s->samples_per_second, 0.0);
+  EXPECT_GT(s->stage_ms[1], 0.0);  // decode
+  EXPECT_EQ(s->threads, 2u);
+}
+
+TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
+  auto f = open_feed(remote(request(0, 1)));
+  ASSERT_TRUE(f);
+  uint64_t next = 0;
+  auto pull = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      auto got = f->next(60s);
+      ASSERT_TRUE(got.has_value()) << got.error().to_string();
+      EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, next) << "lost or repeated";
+      expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 1));
+      f->release(got->slot);
+      ++next;
+    }
+  };
+  pull(2);
+  const std::string endpoint = endpoint_;  // the same port or path again
+  stop_server();
+  start_server(endpoint);
+  pull(8);  // more than were produced ahead before the stop
+  EXPECT_GE(f->stats().reconnects, 1u);
+}
+
+TEST_P(DaemonTest, StrangersAreRefused) {
+  if (GetParam() != "tcp") GTEST_SKIP() << "CURVE applies to tcp";
+  ConnectOptions stranger = connect_options();
+  stranger.curve.client = keys().stranger;
+  stranger.timeout = 1500ms;
+  EXPECT_EQ(Connection::connect(endpoint_, "stranger", stranger).status().code(), Code::kUnavailable);
+  ConnectOptions plain;
+  plain.timeout = 1500ms;
+  EXPECT_EQ(Connection::connect(endpoint_, "plain", plain).status().code(), Code::kUnavailable);
+  EXPECT_TRUE(Connection::connect(endpoint_, "friend", connect_options()).has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Endpoints, DaemonTest, ::testing::Values("ipc", "tcp"),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(ServerOptionsTest, TcpWithoutCurveMustBeAskedFor) {
+  auto src = loader::SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  loader::WorkerArena arena(1);
+  ServerOptions o;
+  o.endpoint = "tcp://127.0.0.1:0";
+  o.datasets["icdar"] = *src;
+  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+  o.allow_plain_tcp = true;
+  EXPECT_TRUE(Server::create(o, arena.arena()).has_value());
 }
 
 }  // namespace

@@ -27,10 +27,11 @@ std::vector<TensorDescriptor> descriptors(const loader::BatchLayout& l, size_t r
 
 }  // namespace
 
+std::vector<std::string> stage_names() { return {loader::kStageNames.begin(), loader::kStageNames.end()}; }
+
 std::vector<double> stage_ms_per_sample(const loader::StageTimes& t) {
-  const double n = t.samples > 0 ? static_cast<double>(t.samples) : 1.0;
-  return {t.read * 1e3 / n, t.decode * 1e3 / n, t.plan * 1e3 / n, t.warp * 1e3 / n, t.photometric * 1e3 / n,
-          t.targets * 1e3 / n};
+  const std::array<double, loader::kNumStages> ms = t.ms_per_sample();
+  return {ms.begin(), ms.end()};
 }
 
 void RateMeter::add(double samples, std::chrono::steady_clock::time_point now) {

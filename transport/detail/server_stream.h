@@ -33,11 +33,8 @@ class RateMeter {
   bool started_ = false;
 };
 
-// The stage names of Stats.stageNames, and ms per sample in that order.
-inline const std::vector<std::string>& stage_names() {
-  static const std::vector<std::string> names = {"read", "decode", "plan", "warp", "photometric", "targets"};
-  return names;
-}
+// Stats.stageNames, and ms per sample in that order.
+std::vector<std::string> stage_names();
 std::vector<double> stage_ms_per_sample(const loader::StageTimes& times);
 
 // A finished batch ready to send: the header and, for frames, the payload.

@@ -1,0 +1,132 @@
+// EmbeddedFeed: a BatchStream over the ring; released slots are refilled on the next call.
+#include "client/embedded_feed.h"
+
+namespace textfeed::client {
+
+FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
+  const loader::BatchLayout& l = pipeline.layout();
+  FeedLayout f;
+  for (const loader::TensorDesc& t : l.tensors)
+    f.tensors.push_back({std::string(t.name), t.dtype, t.shape, t.offset_bytes, t.sample_bytes});
+  f.slot_bytes = l.slot_bytes;
+  f.batches_per_epoch = pipeline.sampler().batches_per_epoch();
+  f.dataset_size = pipeline.source().size();
+  f.batch_size = l.batch_size;
+  return f;
+}
+
+Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
+                                                         const EmbeddedOptions& options) {
+  if (options.prefetch == 0 || options.prefetch > 64)
+    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
+  loader::disable_library_threads();
+  std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());
+  f->options_ = options;
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p,
+                      loader::BatchPipeline::create(std::move(source), options.pipeline));
+  f->pipeline_ = std::move(p);
+  f->layout_ = feed_layout(*f->pipeline_);
+  if (options.batch >= f->layout_.batches_per_epoch)
+    return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
+                                    std::to_string(f->layout_.batches_per_epoch) + " batches");
+  TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
+  f->arena_ = std::make_unique<loader::WorkerArena>(options.threads);
+  f->epoch_ = options.epoch;
+  f->batch_ = options.batch;
+  f->stream_ = loader::BatchStream::over(f->pipeline_, f->arena_->arena(), options.epoch, options.batch, nullptr);
+  for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
+  f->top_up();
+  return f;
+}
+
+EmbeddedFeed::~EmbeddedFeed() { stream_.reset(); }
+
+void EmbeddedFeed::top_up() {
+  std::vector<uint32_t> slots;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!free_.empty() && stream_->in_flight() + slots.size() < options_.prefetch) {
+      slots.push_back(free_.back());
+      free_.pop_back();
+    }
+  }
+  for (uint32_t id : slots) stream_->start({id, ring_->slot(id)});
+}
+
+Result<FeedBatch> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
+  top_up();
+  if (stream_->in_flight() == 0)
+    return Status::overloaded("all " + std::to_string(ring_->count()) +
+                              " batch slots are held by earlier batches: drop (or copy) their tensors");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<loader::ReadyBatch> r = stream_->wait_pop_for(timeout);
+  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r) return Status::unavailable("no batch within " + std::to_string(timeout.count()) + " ms");
+  if (!r->status.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(r->slot.id);
+    return r->status;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++held_;
+  }
+  if (++batch_ == layout_.batches_per_epoch) {
+    batch_ = 0;
+    ++epoch_;
+  }
+  FeedBatch b;
+  b.slot = r->slot.id;
+  b.epoch = r->info.epoch;
+  b.batch = r->info.batch;
+  b.indices = std::move(r->info.indices);
+  for (auto& e : r->info.errors) b.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
+  ++batches_;
+  samples_ += b.indices.size();
+  skipped_ += b.errors.size();
+  top_up();
+  return b;
+}
+
+void EmbeddedFeed::release(uint32_t slot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(slot);
+  if (held_ > 0) --held_;
+}
+
+Status EmbeddedFeed::seek(uint64_t epoch, uint64_t batch) {
+  if (batch >= layout_.batches_per_epoch)
+    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " +
+                                    std::to_string(layout_.batches_per_epoch) + " batches");
+  if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
+  const std::vector<loader::Slot> dropped = stream_->reset(epoch, batch);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const loader::Slot& s : dropped) free_.push_back(s.id);
+  }
+  epoch_ = epoch;
+  batch_ = batch;
+  top_up();
+  return Status();
+}
+
+FeedStats EmbeddedFeed::stats() const {
+  FeedStats s;
+  s.batches = batches_;
+  s.samples = samples_;
+  s.skipped_samples = skipped_;
+  s.wait_seconds = wait_seconds_;
+  s.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  s.in_flight = static_cast<uint32_t>(stream_->in_flight());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s.held_slots = held_;
+  }
+  const std::array<double, loader::kNumStages> ms = pipeline_->counters().stages.ms_per_sample();
+  s.stage_names.assign(loader::kStageNames.begin(), loader::kStageNames.end());
+  s.stage_ms.assign(ms.begin(), ms.end());
+  s.transport = "embedded";
+  return s;
+}
+
+}  // namespace textfeed::client

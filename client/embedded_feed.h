@@ -1,0 +1,63 @@
+// EmbeddedFeed: the pipeline inside the training process (no daemon). Worker threads of its own
+// oneTBB arena fill up to `prefetch` batches ahead, each straight into a slot of its ring.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "client/feed.h"
+#include "loader/arena.h"
+#include "loader/batch_stream.h"
+#include "loader/pipeline.h"
+#include "loader/source.h"
+
+namespace textfeed::client {
+
+struct EmbeddedOptions {
+  loader::PipelineOptions pipeline;  // augmentation, sampler (seed, batch size, ranks), bad samples
+  int threads = 0;                   // worker threads; 0 = one per core
+  uint32_t prefetch = 4;             // batches filled ahead
+  uint32_t held_slots = 2;           // more slots, for batches the caller still holds
+  uint64_t epoch = 0, batch = 0;     // where to start
+};
+
+class EmbeddedFeed final : public Feed {
+ public:
+  // Allocates the ring and starts filling. Errors: the pipeline's (kInvalidArgument), kIo.
+  static Result<std::unique_ptr<EmbeddedFeed>> open(std::shared_ptr<const loader::SampleSource> source,
+                                                    const EmbeddedOptions& options);
+  ~EmbeddedFeed() override;
+
+  const FeedLayout& layout() const override { return layout_; }
+  const SlotRing& ring() const override { return *ring_; }
+  Result<FeedBatch> next(std::chrono::milliseconds timeout) override;
+  void release(uint32_t slot) override;
+  Status seek(uint64_t epoch, uint64_t batch) override;
+  uint64_t next_epoch() const override { return epoch_; }
+  uint64_t next_batch() const override { return batch_; }
+  FeedStats stats() const override;
+
+ private:
+  EmbeddedFeed() = default;
+  void top_up();
+
+  EmbeddedOptions options_;
+  FeedLayout layout_;
+  std::unique_ptr<loader::WorkerArena> arena_;
+  std::shared_ptr<loader::BatchPipeline> pipeline_;
+  std::unique_ptr<SlotRing> ring_;
+  std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and arena_: destroyed first
+  uint64_t epoch_ = 0, batch_ = 0;
+  mutable std::mutex mu_;
+  std::vector<uint32_t> free_;  // guarded by mu_: slots nobody uses
+  uint32_t held_ = 0;           // guarded by mu_: slots the caller holds
+  uint64_t batches_ = 0, samples_ = 0, skipped_ = 0;
+  double wait_seconds_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+// The layout of a pipeline's batches, as a Feed describes it.
+FeedLayout feed_layout(const loader::BatchPipeline& pipeline);
+
+}  // namespace textfeed::client

@@ -1,0 +1,83 @@
+// Feed: where a training process gets its batches, whatever makes them: an EmbeddedFeed runs the
+// pipeline in this process, a RemoteFeed pulls from `textfeed serve`. Either hands out batches in
+// order, each in one slot of a ring allocated once (SlotRing); a slot is the caller's until it
+// calls release(), so the tensors built over it stay valid until then.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/image.h"
+#include "base/status.h"
+#include "client/slot_ring.h"
+
+namespace textfeed::client {
+
+// One tensor of a full batch inside a slot (C-contiguous, little-endian).
+struct TensorInfo {
+  std::string name;                // "image", "score", "geo", "roi" / "ignored"
+  DType dtype = DType::kF32;
+  std::array<int64_t, 4> shape{};  // [batch, channels, height, width] of a full batch
+  size_t offset_bytes = 0;         // from the start of the slot
+  size_t sample_bytes = 0;         // one row; a batch of r rows holds r * sample_bytes
+};
+
+struct FeedLayout {
+  std::vector<TensorInfo> tensors;
+  size_t slot_bytes = 0;
+  uint64_t batches_per_epoch = 0;
+  uint64_t dataset_size = 0;
+  int batch_size = 0;
+};
+
+struct FeedSampleError {
+  uint32_t index = 0, replaced_by = 0;
+  Code code = Code::kOk;
+  std::string message;  // names the file and the reason
+};
+
+// One delivered batch: its rows live in ring().slot(slot) until release(slot).
+struct FeedBatch {
+  uint32_t slot = 0;
+  uint64_t epoch = 0, batch = 0;
+  std::vector<uint32_t> indices;  // dataset index of each row (rows = indices.size())
+  std::vector<FeedSampleError> errors;
+};
+
+struct FeedStats {
+  uint64_t batches = 0, samples = 0, skipped_samples = 0;
+  double wait_seconds = 0;     // time next() spent waiting for a batch
+  double elapsed_seconds = 0;  // since the feed started
+  uint32_t in_flight = 0;      // batches being produced or on their way
+  uint32_t held_slots = 0;     // slots the caller holds
+  uint64_t reconnects = 0;     // RemoteFeed: daemon connections re-established
+  std::vector<std::string> stage_names;  // EmbeddedFeed: per-sample ms by stage, summed over threads
+  std::vector<double> stage_ms;
+  std::string transport;       // "embedded", "shared memory", "frames"
+};
+
+// Thread-safety: next(), seek(), stats() from one consumer thread; release() from any thread.
+class Feed {
+ public:
+  virtual ~Feed() = default;
+  virtual const FeedLayout& layout() const = 0;
+  virtual const SlotRing& ring() const = 0;
+  // The next batch in order. Errors: kUnavailable (none within `timeout`: call again), kOverloaded
+  // (every slot is held by the caller, so nothing can be produced), a failed batch's error, the
+  // daemon's error.
+  virtual Result<FeedBatch> next(std::chrono::milliseconds timeout) = 0;
+  // Gives `slot` back; the feed may write into it from now on.
+  virtual void release(uint32_t slot) = 0;
+  // Drops what was produced ahead and continues at batch `batch` of `epoch`. Errors:
+  // kInvalidArgument (batch out of range), kUnavailable.
+  virtual Status seek(uint64_t epoch, uint64_t batch) = 0;
+  // Position of the batch next() returns next.
+  virtual uint64_t next_epoch() const = 0;
+  virtual uint64_t next_batch() const = 0;
+  virtual FeedStats stats() const = 0;
+};
+
+}  // namespace textfeed::client

@@ -1,0 +1,93 @@
+// RemoteFeed: batches from `textfeed serve`. An I/O thread of its own owns the connection: it
+// grants credits as slots come free, receives batches (on the same host the daemon writes them
+// straight into the ring's shared memory; otherwise their payload frames are copied in once),
+// keeps the connection alive with heartbeats while the training loop is busy, and, when the
+// daemon goes away, reconnects and reopens the stream at the first batch it has not delivered,
+// so that no sample is lost or repeated.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/feed.h"
+#include "transport/connection.h"
+#include "transport/wire.h"
+
+namespace textfeed::client {
+
+enum class RemoteTransport : unsigned char {
+  kAuto,          // shared memory for ipc:// and loopback tcp endpoints, frames otherwise
+  kSharedMemory,  // the daemon must be on this host
+  kFrames,
+};
+
+struct RemoteOptions {
+  std::string endpoint;                 // ipc:///path or tcp://host:port
+  std::string client_name;              // shown in the daemon's logs and stats
+  transport::OpenStream request;        // dataset, profile, overrides, seed, start epoch/batch, ...
+  RemoteTransport transport = RemoteTransport::kAuto;
+  uint32_t prefetch = 4;                // batches the daemon may have in flight for this feed
+  uint32_t held_slots = 2;              // more slots, for batches the caller still holds
+  transport::ConnectOptions connect;    // Hello timeout, heartbeat interval, CURVE keys
+  std::chrono::milliseconds daemon_timeout{10000};     // silence after which the daemon is gone
+  std::chrono::milliseconds reconnect_timeout{60000};  // how long to retry before giving up
+};
+
+class RemoteFeed final : public Feed {
+ public:
+  // Connects, opens the stream and allocates the ring (returns once the first credits are out).
+  // Errors: the daemon's (kNotFound for an unknown dataset, kInvalidArgument, ...), kUnavailable.
+  static Result<std::unique_ptr<RemoteFeed>> open(const RemoteOptions& options);
+  // Closes the stream and stops the I/O thread.
+  ~RemoteFeed() override;
+
+  const FeedLayout& layout() const override { return layout_; }
+  const SlotRing& ring() const override { return *ring_; }
+  Result<FeedBatch> next(std::chrono::milliseconds timeout) override;
+  void release(uint32_t slot) override;
+  Status seek(uint64_t epoch, uint64_t batch) override;
+  uint64_t next_epoch() const override { return epoch_; }
+  uint64_t next_batch() const override { return batch_; }
+  FeedStats stats() const override;
+  // The transport in use.
+  bool shared_memory() const { return shm_; }
+
+ private:
+  RemoteFeed() = default;
+  struct Io;  // the I/O thread's own state
+  void run(std::unique_ptr<Io> io);
+
+  RemoteOptions options_;
+  bool shm_ = false;
+  FeedLayout layout_;
+  std::unique_ptr<SlotRing> ring_;
+  std::thread thread_;
+  int wake_fd_ = -1;  // eventfd the I/O thread polls with its socket
+
+  // Shared between the caller and the I/O thread.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<FeedBatch> ready_;          // delivered, not yet returned by next()
+  std::vector<uint32_t> released_;       // slots the caller gave back, to credit again
+  Status error_;                         // fatal: every next() returns it
+  bool stop_ = false;
+  std::optional<std::pair<uint64_t, uint64_t>> seek_to_;
+  uint64_t seek_requested_ = 0, seek_done_ = 0;
+  Status seek_status_;
+  uint32_t held_ = 0, in_flight_ = 0;
+  uint64_t reconnects_ = 0, batches_ = 0, samples_ = 0, skipped_ = 0;
+  double wait_seconds_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  // The caller's position.
+  uint64_t epoch_ = 0, batch_ = 0;
+};
+
+}  // namespace textfeed::client

@@ -1,0 +1,115 @@
+// textfeed stats: what a running daemon is doing: per-stream and total samples/s, per-stage
+// times, fills in flight, credits, skipped samples.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/client_options.h"
+#include "tools/commands.h"
+#include "transport/connection.h"
+
+namespace textfeed::tools {
+namespace {
+
+struct StatsArgs {
+  std::string endpoint;
+  bool json = false;
+  double timeout_s = 10;
+  CurveFlags curve;
+};
+
+nlohmann::ordered_json to_json(const transport::Stats& s, const std::string& endpoint) {
+  nlohmann::ordered_json j;
+  j["endpoint"] = endpoint;
+  j["uptime_s"] = s.uptime_seconds;
+  j["threads"] = s.threads;
+  j["clients"] = s.clients;
+  j["samples_per_s"] = s.samples_per_second;
+  j["samples"] = s.samples;
+  j["skipped_samples"] = s.skipped_samples;
+  j["fills_running"] = s.queue_depth;
+  nlohmann::ordered_json stages;
+  for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[s.stage_names[i]] = s.stage_ms[i];
+  j["stage_ms_per_sample"] = stages;
+  j["streams"] = nlohmann::ordered_json::array();
+  for (const transport::StreamStats& t : s.streams) {
+    nlohmann::ordered_json x;
+    x["id"] = t.stream_id;
+    x["client"] = t.client;
+    x["dataset"] = t.dataset;
+    x["rank"] = t.rank;
+    x["world_size"] = t.world_size;
+    x["transport"] = t.transport == transport::WireTransport::kSharedMemory ? "shared_memory" : "frames";
+    x["epoch"] = t.epoch;
+    x["next_batch"] = t.next_batch;
+    x["batches"] = t.batches;
+    x["samples"] = t.samples;
+    x["samples_per_s"] = t.samples_per_second;
+    x["in_flight"] = t.in_flight;
+    x["credits"] = t.credits_outstanding;
+    x["skipped_samples"] = t.skipped_samples;
+    nlohmann::ordered_json st;
+    for (size_t i = 0; i < s.stage_names.size() && i < t.stage_ms.size(); ++i) st[s.stage_names[i]] = t.stage_ms[i];
+    x["stage_ms_per_sample"] = st;
+    j["streams"].push_back(x);
+  }
+  return j;
+}
+
+void run(const StatsArgs& a) {
+  transport::ConnectOptions co;
+  co.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeout_s * 1000));
+  co.curve = curve_client_options("stats", a.curve);
+  auto c = transport::Connection::connect(a.endpoint, "textfeed stats", co);
+  if (!c.has_value()) fail("stats", c.error().to_string(), 2);
+  auto s = (*c)->stats(co.timeout);
+  if (!s.has_value()) fail("stats", s.error().to_string());
+  if (a.json) {
+    std::cout << to_json(*s, a.endpoint).dump(2) << "\n";
+    return;
+  }
+  std::printf("textfeed serve at %s: up %.1f s, %u worker threads, %u client(s), %u fill(s) running\n",
+              a.endpoint.c_str(), s->uptime_seconds, s->threads, s->clients, s->queue_depth);
+  std::printf("total: %.1f samples/s now, %llu samples delivered, %llu skipped\n", s->samples_per_second,
+              static_cast<unsigned long long>(s->samples), static_cast<unsigned long long>(s->skipped_samples));
+  std::printf("stage ms/sample (summed over threads):");
+  for (size_t i = 0; i < s->stage_names.size() && i < s->stage_ms.size(); ++i)
+    std::printf("  %s %.2f", s->stage_names[i].c_str(), s->stage_ms[i]);
+  std::printf("\n");
+  if (s->streams.empty()) {
+    std::printf("no open streams\n");
+    return;
+  }
+  std::printf("%-16s %-22s %-10s %-9s %-7s %-11s %8s %9s %10s %9s %7s %7s\n", "stream", "client", "dataset", "rank",
+              "via", "epoch:batch", "batches", "samples", "samples/s", "in-flight", "credits", "skipped");
+  for (const transport::StreamStats& t : s->streams) {
+    const std::string rank = std::to_string(t.rank) + "/" + std::to_string(t.world_size);
+    const std::string pos = std::to_string(t.epoch) + ":" + std::to_string(t.next_batch);
+    std::printf("%-16llu %-22.22s %-10.10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
+                static_cast<unsigned long long>(t.stream_id), t.client.c_str(), t.dataset.c_str(),
+                rank.c_str(), t.transport == transport::WireTransport::kSharedMemory ? "shm" : "frames", pos.c_str(),
+                static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.samples),
+                t.samples_per_second, t.in_flight, t.credits_outstanding,
+                static_cast<unsigned long long>(t.skipped_samples));
+  }
+}
+
+}  // namespace
+
+void add_stats_command(CLI::App& app) {
+  auto a = std::make_shared<StatsArgs>();
+  CLI::App* cmd = app.add_subcommand("stats",
+                                     "Show what a running `textfeed serve` is doing: samples/s per stream and in total, "
+                                     "per-stage times, fills in flight, credits, skipped samples.");
+  cmd->add_option("endpoint", a->endpoint, "the daemon's endpoint, e.g. ipc:///tmp/textfeed.sock")->required();
+  cmd->add_flag("--json", a->json, "print one JSON object");
+  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for the daemon (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
+  add_curve_flags(cmd, a->curve);
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace textfeed::tools
