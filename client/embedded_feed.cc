@@ -53,7 +53,7 @@ void EmbeddedFeed::top_up() {
   for (uint32_t id : slots) stream_->start({id, ring_->slot(id)});
 }
 
-Result<FeedBatch> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
+Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
   top_up();
   if (stream_->in_flight() == 0)
     return Status::overloaded("all " + std::to_string(ring_->count()) +
@@ -61,7 +61,7 @@ Result<FeedBatch> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<loader::ReadyBatch> r = stream_->wait_pop_for(timeout);
   wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!r) return Status::unavailable("no batch within " + std::to_string(timeout.count()) + " ms");
+  if (!r) return std::optional<FeedBatch>();
   if (!r->status.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(r->slot.id);
@@ -85,7 +85,7 @@ Result<FeedBatch> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
   samples_ += b.indices.size();
   skipped_ += b.errors.size();
   top_up();
-  return b;
+  return std::optional<FeedBatch>(std::move(b));
 }
 
 void EmbeddedFeed::release(uint32_t slot) {

@@ -30,8 +30,7 @@ class EmbeddedFeed final : public Feed {
   ~EmbeddedFeed() override;
 
   const FeedLayout& layout() const override { return layout_; }
-  const SlotRing& ring() const override { return *ring_; }
-  Result<FeedBatch> next(std::chrono::milliseconds timeout) override;
+  Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   uint64_t next_epoch() const override { return epoch_; }
@@ -46,7 +45,6 @@ class EmbeddedFeed final : public Feed {
   FeedLayout layout_;
   std::unique_ptr<loader::WorkerArena> arena_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
-  std::unique_ptr<SlotRing> ring_;
   std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and arena_: destroyed first
   uint64_t epoch_ = 0, batch_ = 0;
   mutable std::mutex mu_;

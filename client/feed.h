@@ -7,6 +7,8 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,11 +66,13 @@ class Feed {
  public:
   virtual ~Feed() = default;
   virtual const FeedLayout& layout() const = 0;
-  virtual const SlotRing& ring() const = 0;
-  // The next batch in order. Errors: kUnavailable (none within `timeout`: call again), kOverloaded
-  // (every slot is held by the caller, so nothing can be produced), a failed batch's error, the
-  // daemon's error.
-  virtual Result<FeedBatch> next(std::chrono::milliseconds timeout) = 0;
+  const SlotRing& ring() const { return *ring_; }
+  // The ring, shared: it may outlive the feed (tensors over its slots keep it).
+  std::shared_ptr<const SlotRing> shared_ring() const { return ring_; }
+  // The next batch in order, or nullopt when none came within `timeout` (call again). Errors:
+  // kOverloaded (every slot is held by the caller, so nothing can be produced), a failed batch's
+  // error, the daemon's error, kUnavailable (the daemon is gone and did not come back).
+  virtual Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) = 0;
   // Gives `slot` back; the feed may write into it from now on.
   virtual void release(uint32_t slot) = 0;
   // Drops what was produced ahead and continues at batch `batch` of `epoch`. Errors:
@@ -78,6 +82,9 @@ class Feed {
   virtual uint64_t next_epoch() const = 0;
   virtual uint64_t next_batch() const = 0;
   virtual FeedStats stats() const = 0;
+
+ protected:
+  std::shared_ptr<SlotRing> ring_;
 };
 
 }  // namespace textfeed::client

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "transport/shm.h"
 
 namespace textfeed::client {
 
@@ -62,6 +63,9 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
     return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
   std::unique_ptr<RemoteFeed> f(new RemoteFeed());
   f->options_ = options;
+  // Slots of clients killed while their daemon was down too are nobody's to reclaim but ours.
+  for (const std::string& name : transport::remove_stale_shm())
+    TF_LOG(Info) << "textfeed: removed " << name << ", left by a client process that no longer exists";
   f->shm_ = options.transport == RemoteTransport::kSharedMemory ||
             (options.transport == RemoteTransport::kAuto && same_host_endpoint(options.endpoint));
   f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
@@ -299,7 +303,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
   if (io.conn) (void)io.conn->close(io.stream_id, 2s);
 }
 
-Result<FeedBatch> RemoteFeed::next(std::chrono::milliseconds timeout) {
+Result<std::optional<FeedBatch>> RemoteFeed::next(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   if (ready_.empty() && error_.ok() && held_ >= ring_->count())
     return Status::overloaded("all " + std::to_string(ring_->count()) +
@@ -309,8 +313,7 @@ Result<FeedBatch> RemoteFeed::next(std::chrono::milliseconds timeout) {
   wait_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
   if (ready_.empty()) {
     if (!error_.ok()) return error_;
-    return Status::unavailable("no batch from " + options_.endpoint + " within " + std::to_string(timeout.count()) +
-                               " ms");
+    return std::optional<FeedBatch>();
   }
   FeedBatch b = std::move(ready_.front());
   ready_.pop_front();
@@ -324,7 +327,7 @@ Result<FeedBatch> RemoteFeed::next(std::chrono::milliseconds timeout) {
     batch_ = 0;
     ++epoch_;
   }
-  return b;
+  return std::optional<FeedBatch>(std::move(b));
 }
 
 void RemoteFeed::release(uint32_t slot) {

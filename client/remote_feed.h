@@ -49,8 +49,7 @@ class RemoteFeed final : public Feed {
   ~RemoteFeed() override;
 
   const FeedLayout& layout() const override { return layout_; }
-  const SlotRing& ring() const override { return *ring_; }
-  Result<FeedBatch> next(std::chrono::milliseconds timeout) override;
+  Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   uint64_t next_epoch() const override { return epoch_; }
@@ -67,7 +66,6 @@ class RemoteFeed final : public Feed {
   RemoteOptions options_;
   bool shm_ = false;
   FeedLayout layout_;
-  std::unique_ptr<SlotRing> ring_;
   std::thread thread_;
   int wake_fd_ = -1;  // eventfd the I/O thread polls with its socket
 

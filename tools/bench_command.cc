@@ -51,10 +51,11 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
   auto pull = [&]() -> size_t {
     auto b = f.next(std::chrono::minutes(10));
     if (!b.has_value()) fail("bench", b.error().to_string());
-    for (const auto& e : b->errors)
+    if (!*b) fail("bench", "no batch within 10 minutes");
+    for (const auto& e : (*b)->errors)
       std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by, e.message.c_str());
-    const size_t rows = b->indices.size();
-    f.release(b->slot);
+    const size_t rows = (*b)->indices.size();
+    f.release((*b)->slot);
     return rows;
   };
   size_t row_bytes = 0;

@@ -55,8 +55,10 @@ void run(const PullArgs& a) {
   const auto t0 = steady_clock::now();
   size_t samples = 0, bytes = 0;
   for (int b = 0; b < a.batches; ++b) {
-    auto batch = f.next(timeout);
-    if (!batch.has_value()) fail("pull", batch.error().to_string());
+    auto next = f.next(timeout);
+    if (!next.has_value()) fail("pull", next.error().to_string());
+    if (!*next) fail("pull", "no batch within " + std::to_string(a.timeout_s) + " s");
+    const client::FeedBatch* batch = &**next;
     samples += batch->indices.size();
     for (const client::TensorInfo& t : f.layout().tensors) bytes += t.sample_bytes * batch->indices.size();
     for (const client::FeedSampleError& e : batch->errors)

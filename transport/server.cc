@@ -48,7 +48,8 @@ const char* message_name(const Message& m) {
 
 struct Peer {
   Clock::time_point last_seen, last_sent;
-  std::string name;  // Hello.clientName
+  std::string name;    // Hello.clientName
+  bool hello = false;  // said Hello to this daemon (a client of a daemon that restarted has not)
 };
 
 struct Grave {
@@ -144,6 +145,7 @@ struct Server::Impl {
         return error(peer, Status::unimplemented("protocol version " + std::to_string(h->protocol_version) +
                                                  " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
       peers[peer].name = h->client_name;
+      peers[peer].hello = true;
       HelloReply r{kProtocolVersion, options.name, {}};
       for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
       return send(peer, r);
@@ -248,6 +250,11 @@ struct Server::Impl {
       auto m = decode(std::span<const uint8_t>(static_cast<const uint8_t*>(parts[1].data()), parts[1].size()));
       if (!m.has_value()) {
         error(peer, m.error());
+        continue;
+      }
+      if (!p.hello && !std::holds_alternative<Hello>(*m) && !std::holds_alternative<StatsRequest>(*m)) {
+        // A client whose connection outlived its daemon (this one restarted): it must start over.
+        error(peer, Status::unavailable("this daemon does not know this client (it restarted?): connect again"));
         continue;
       }
       handle(peer, *m, address);

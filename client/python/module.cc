@@ -4,9 +4,10 @@
 #include "client/python/register.h"
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "textfeed C++ core (decode, augmentation, EAST targets)";
+  m.doc() = "textfeed C++ core (decode, augmentation, EAST targets, the feeds behind Loader)";
   m.attr("__version__") = "0.1.0";
   textfeed::python::register_errors(m);
   textfeed::python::register_targets(m);
   textfeed::python::register_geometry(m);
+  textfeed::python::register_loader(m);
 }

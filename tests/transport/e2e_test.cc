@@ -126,6 +126,14 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     return slot;
   }
   // Whether the rows of a delivered batch equal `expected`, tensor by tensor.
+  // The next batch, waiting up to a minute.
+  static std::optional<client::FeedBatch> next(client::Feed& f) {
+    auto b = f.next(60s);
+    EXPECT_TRUE(b.has_value()) << b.error().to_string();
+    if (!b.has_value()) return std::nullopt;
+    EXPECT_TRUE(b->has_value()) << "no batch within 60 s";
+    return std::move(*b);
+  }
   static void expect_same(const client::Feed& f, const client::FeedBatch& b, const std::vector<uint8_t>& expected) {
     const uint8_t* slot = f.ring().slot(b.slot);
     for (const client::TensorInfo& t : f.layout().tensors)
@@ -153,8 +161,8 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
     EXPECT_EQ(f->shared_memory(), r == 0);
     batches[r] = f->layout().batches_per_epoch;
     for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
-      auto got = f->next(60s);
-      ASSERT_TRUE(got.has_value()) << got.error().to_string();
+      auto got = next(*f);
+      ASSERT_TRUE(got);
       EXPECT_EQ(got->epoch, 0u);
       EXPECT_EQ(got->batch, b);
       loader::BatchInfo info;
@@ -182,8 +190,8 @@ TEST_P(DaemonTest, ThreeRanksCoverTheEpochWithTheDocumentedPadding) {
     ASSERT_TRUE(f);
     size_t rows = 0;
     for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
-      auto got = f->next(60s);
-      ASSERT_TRUE(got.has_value()) << got.error().to_string();
+      auto got = next(*f);
+      ASSERT_TRUE(got);
       for (uint32_t i : got->indices) ++seen[i];
       rows += got->indices.size();
       f->release(got->slot);
@@ -206,22 +214,22 @@ TEST_P(DaemonTest, ARestartAtBatchKAndASeekContinueExactly) {
   ASSERT_TRUE(f);
   std::vector<std::vector<uint8_t>> first;
   for (int k = 0; k < 4; ++k) {  // 4 batches of 3 = one epoch of 10 and the first of the next
-    auto got = f->next(60s);
-    ASSERT_TRUE(got.has_value()) << got.error().to_string();
+    auto got = next(*f);
+    ASSERT_TRUE(got);
     const uint8_t* p = f->ring().slot(got->slot);
     first.emplace_back(p, p + f->layout().slot_bytes);
     f->release(got->slot);
   }
   auto again = open_feed(remote(request(0, 1, 2)));
   ASSERT_TRUE(again);
-  auto got = again->next(60s);
-  ASSERT_TRUE(got.has_value());
+  auto got = next(*again);
+  ASSERT_TRUE(got);
   EXPECT_EQ(got->batch, 2u);
   expect_same(*again, *got, first[2]);
   again->release(got->slot);
   ASSERT_TRUE(again->seek(0, 1).ok());  // back to batch 1, dropping what was produced ahead
-  got = again->next(60s);
-  ASSERT_TRUE(got.has_value());
+  got = next(*again);
+  ASSERT_TRUE(got);
   EXPECT_EQ(got->batch, 1u);
   expect_same(*again, *got, first[1]);
   EXPECT_EQ(again->next_batch(), 2u);
@@ -303,8 +311,8 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
   ASSERT_TRUE(b);
   const auto t0 = std::chrono::steady_clock::now();
   for (uint64_t k = 0; k < 2 * b->layout().batches_per_epoch; ++k) {
-    auto got = b->next(60s);
-    ASSERT_TRUE(got.has_value()) << got.error().to_string();
+    auto got = next(*b);
+    ASSERT_TRUE(got);
     EXPECT_EQ(got->epoch * b->layout().batches_per_epoch + got->batch, k);
     expect_same(*b, *got, local(0, 1, got->epoch, got->batch, 2));
     b->release(got->slot);
@@ -335,15 +343,15 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
 TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
   auto f = open_feed(remote(request(0, 1)));
   ASSERT_TRUE(f);
-  uint64_t next = 0;
+  uint64_t expected = 0;
   auto pull = [&](int n) {
     for (int i = 0; i < n; ++i) {
-      auto got = f->next(60s);
-      ASSERT_TRUE(got.has_value()) << got.error().to_string();
-      EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, next) << "lost or repeated";
+      auto got = next(*f);
+      ASSERT_TRUE(got);
+      EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, expected) << "lost or repeated";
       expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 1));
       f->release(got->slot);
-      ++next;
+      ++expected;
     }
   };
   pull(2);

@@ -1,5 +1,9 @@
 """textfeed: EAST training batches built in C++, for PyTorch training loops.
 
+    loader = textfeed.Loader(dataset="data/train", batch_size=8, profile="upstage")  # no daemon
+    loader = textfeed.Loader("ipc:///tmp/textfeed.sock", dataset="train", batch_size=8)  # a daemon
+    for img, gt_score_map, gt_geo_map, roi_mask in loader: ...
+
 Functions re-exported from the C++ extension:
   east_targets(vertices, labels, crop_size, map_scale, profile="upstage", ...) -> dict of maps
   replay_geometry(profile, image_w, image_h, vertices, labels, seed, ...)    -> the geometric chain
@@ -16,6 +20,7 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
     ) from e
 
 from . import errors
+from .loader import Batch, Loader, SampleError
 from ._core import (
     east_targets,
     find_min_rect_angle,
@@ -28,6 +33,9 @@ from ._core import (
 
 __version__ = _core.__version__
 __all__ = [
+    "Batch",
+    "Loader",
+    "SampleError",
     "errors",
     "east_targets",
     "find_min_rect_angle",

@@ -1,0 +1,262 @@
+"""textfeed.Loader, embedded and against a `textfeed serve` process: shapes and dtypes, identical
+batches in both modes, exact mid-epoch resume, ranks covering an epoch, tensors that stay valid,
+the no-CUDA path, daemon errors as exceptions, Ctrl-C, daemon restarts, no shared memory left."""
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+import textfeed
+from textfeed import errors
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
+SAMPLE = ROOT.parent / "shared" / "data" / "icdar15-sample"
+
+
+def shm_files(pid):
+    return sorted(p.name for p in Path("/dev/shm").glob(f"textfeed-{pid}-*"))
+
+
+class Daemon:
+    """`textfeed serve` on an ipc socket in tmp_path; restartable."""
+
+    def __init__(self, tmp_path, client_timeout=1.0):
+        self.sock = tmp_path / "tf.sock"
+        self.endpoint = f"ipc://{self.sock}"
+        self.client_timeout = client_timeout
+        self.proc = None
+        self.log = tmp_path / "serve.log"
+
+    def start(self):
+        with open(self.log, "a") as log:
+            self.proc = subprocess.Popen(
+                [TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", self.endpoint, "--threads", "2",
+                 "--client-timeout", str(self.client_timeout)],
+                stdout=subprocess.DEVNULL, stderr=log)
+        deadline = time.monotonic() + 30
+        while not self.sock.exists():
+            assert self.proc.poll() is None, self.log.read_text()
+            assert time.monotonic() < deadline, "the daemon did not bind"
+            time.sleep(0.02)
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def daemon(tmp_path):
+    d = Daemon(tmp_path)
+    d.start()
+    yield d
+    d.stop()
+
+
+def loader(endpoint=None, **kw):
+    args = dict(dataset=str(SAMPLE) if endpoint is None else "icdar", batch_size=3, profile="sakura", seed=7,
+                prefetch=2, threads=2)
+    args.update(kw)
+    return textfeed.Loader(endpoint, **args)
+
+
+def as_bytes(batch):
+    return [t.clone() for t in batch]
+
+
+def same(a, b):
+    return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_shapes_and_dtypes_of_the_references():
+    with textfeed.Loader(dataset=str(SAMPLE), batch_size=2, profile="upstage", threads=2) as up:
+        img, score, geo, roi = next(iter(up))
+        assert img.shape == (2, 3, 1024, 1024) and img.dtype == torch.float32
+        assert score.shape == (2, 1, 512, 512) and geo.shape == (2, 5, 512, 512) and roi.shape == (2, 1, 512, 512)
+        assert all(t.dtype == torch.float32 for t in (score, geo, roi))
+        assert -1.0 <= float(img.min()) and float(img.max()) <= 1.0
+    with loader(dtype="uint8", crop_size=256) as sr:
+        assert len(sr) == 4  # 10 samples in batches of 3
+        img, score, geo, ignored = next(iter(sr))
+        assert img.shape == (3, 3, 256, 256) and img.dtype == torch.uint8
+        assert score.shape == (3, 1, 64, 64) and geo.shape == (3, 5, 64, 64)
+        batch = next(iter(sr))  # a new iteration runs the next epoch, as RandomSampler would
+        assert batch.epoch == 1 and batch.batch == 0 and len(batch.indices) == 3 and batch.errors == []
+        sr.set_epoch(0)
+        again = next(iter(sr))
+        assert again.epoch == 0 and torch.equal(again[0], img)
+
+
+def test_bad_arguments_are_refused_before_anything_starts():
+    with pytest.raises(TypeError, match="colour"):
+        loader(colour="red")
+    with pytest.raises(errors.InvalidArgumentError):
+        loader(batch_size=0)
+    with pytest.raises(errors.InvalidArgumentError, match="map_scale"):
+        loader(map_scale=0.3)
+    with pytest.raises(errors.NotFoundError):
+        textfeed.Loader(dataset="/nonexistent/data", batch_size=2)
+
+
+def test_embedded_and_remote_batches_are_identical(daemon):
+    with loader() as embedded, loader(daemon.endpoint) as shm, loader(daemon.endpoint, transport="frames") as frames:
+        assert shm.stats()["transport"] == "shared memory" and frames.stats()["transport"] == "frames"
+        for epoch in (0, 1):
+            for a, b, c in zip(embedded, shm, frames):
+                assert a.indices == b.indices == c.indices and (a.epoch, a.batch) == (b.epoch, b.batch)
+                assert same(a, b) and same(a, c)
+            assert embedded.state_dict()["epoch"] == epoch + 1  # iterations move on by themselves
+
+
+def test_state_dict_at_batch_k_resumes_with_exactly_the_rest(daemon):
+    with loader(batch_size=2) as full:
+        full.set_epoch(3)
+        reference = [as_bytes(b) for b in full]
+    for endpoint in (None, daemon.endpoint):
+        with loader(endpoint, batch_size=2) as first:
+            first.set_epoch(3)
+            it = iter(first)
+            for _ in range(2):
+                next(it)
+            state = first.state_dict()
+        assert (state["epoch"], state["batch"]) == (3, 2)
+        with loader(endpoint, batch_size=2) as resumed:
+            resumed.load_state_dict(state)
+            rest = [as_bytes(b) for b in resumed]
+        assert len(rest) == len(reference) - 2
+        assert all(same(a, b) for a, b in zip(rest, reference[2:]))
+    with loader(batch_size=4) as other, pytest.raises(errors.InvalidArgumentError, match="batch_size"):
+        other.load_state_dict(state)
+
+
+def test_two_ranks_cover_an_epoch_once(daemon):
+    for endpoint in (None, daemon.endpoint):
+        seen = []
+        counts = []
+        for rank in (0, 1):
+            with loader(endpoint, rank=rank, world_size=2) as l:
+                counts.append(len(l))
+                for b in l:
+                    seen += b.indices
+        assert counts[0] == counts[1]
+        assert sorted(seen) == list(range(10))
+
+
+def test_tensors_stay_valid_until_dropped_and_slots_are_recycled_then():
+    with loader(batch_size=1, prefetch=1) as l:  # a ring of 3 slots
+        it = iter(l)
+        first = next(it)
+        kept = as_bytes(first)
+        for _ in range(5):  # each batch dropped at the next step: the ring turns over
+            next(it)
+        assert same(first, kept), "a slot still referenced was overwritten"
+        held = [first, next(it), next(it)]
+        with pytest.raises(errors.OverloadedError, match="held"):
+            next(it)
+        del held, first
+        assert next(iter(l)) is not None  # dropping them is enough
+
+
+def test_without_cuda_the_slots_are_ordinary_memory_and_it_says_so_once(caplog):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    import textfeed.loader as module
+
+    module._said_no_cuda = False
+    with caplog.at_level(logging.INFO, logger="textfeed"):
+        with loader() as a, loader() as b:
+            assert not a.stats()["pinned"] and not b.stats()["pinned"]
+            assert not next(iter(a))[0].is_pinned()
+    assert sum("CUDA is not available" in r.message for r in caplog.records) == 1
+
+
+def test_daemon_errors_become_exceptions_with_its_message(daemon):
+    with pytest.raises(errors.NotFoundError, match="no dataset named 'nope'"):
+        loader(daemon.endpoint, dataset="nope")
+    with pytest.raises(errors.InvalidArgumentError, match="batch_size"):
+        loader(daemon.endpoint, batch_size=100000)
+    with pytest.raises(errors.UnavailableError, match="no textfeed daemon"):
+        loader("ipc:///tmp/textfeed-nobody-here.sock", timeout=0.5)
+
+
+def test_stats(daemon):
+    with loader(daemon.endpoint) as l:
+        for _ in l:
+            pass
+        s = l.stats()
+        assert s["mode"] == "remote" and s["batches"] == 4 and s["samples"] == 10
+        assert s["samples_per_second"] > 0
+    with loader() as l:
+        list(b.indices for b in l)
+        s = l.stats()
+        assert s["stage_ms_per_sample"]["decode"] > 0 and s["skipped_samples"] == 0
+
+
+CHILD = textwrap.dedent("""
+    import sys, textfeed
+    l = textfeed.Loader(sys.argv[1], dataset="icdar", batch_size=1, profile="sakura", prefetch=2)
+    print("ready", flush=True)
+    for epoch in range(1000):
+        for batch in l:
+            pass
+""")
+
+
+def test_a_killed_client_leaves_no_shared_memory_and_the_daemon_serves_on(daemon):
+    child = subprocess.Popen([sys.executable, "-c", CHILD, daemon.endpoint], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.stdout.readline().strip() == "ready"
+    assert shm_files(child.pid), "the remote loader should use shared memory"
+    time.sleep(0.3)
+    child.kill()
+    child.communicate()
+    deadline = time.monotonic() + 15
+    while shm_files(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert shm_files(child.pid) == [], "the daemon did not reclaim the killed client's shared memory"
+    with loader(daemon.endpoint) as l:  # and serves on
+        assert len(list(b.indices for b in l)) == 4
+
+
+def test_ctrl_c_stops_a_waiting_loop_cleanly(daemon):
+    child = subprocess.Popen([sys.executable, "-c", CHILD, daemon.endpoint], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.stdout.readline().strip() == "ready"
+    daemon.proc.send_signal(signal.SIGSTOP)  # the loop now waits for batches that do not come
+    try:
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=15)
+    finally:
+        daemon.proc.send_signal(signal.SIGCONT)
+    assert "KeyboardInterrupt" in err
+    assert shm_files(child.pid) == []
+
+
+def test_a_daemon_killed_mid_epoch_and_restarted_loses_and_repeats_nothing(daemon):
+    with loader(batch_size=1) as embedded:
+        reference = [as_bytes(b) for b in embedded]
+    with loader(daemon.endpoint, batch_size=1, daemon_timeout=1.0, reconnect_timeout=30) as remote:
+        got = []
+        for k, batch in enumerate(remote):
+            got.append((batch.batch, as_bytes(batch)))
+            if k == 3:
+                daemon.kill()
+                daemon.start()
+        assert [b for b, _ in got] == list(range(10))
+        assert all(same(a, reference[i]) for i, a in got)
+        assert remote.stats()["reconnects"] >= 1
