@@ -17,8 +17,9 @@ namespace textfeed::client {
 struct EmbeddedOptions {
   loader::PipelineOptions pipeline;  // augmentation, sampler (seed, batch size, ranks), bad samples
   int threads = 0;                   // worker threads; 0 = one per core
-  uint32_t prefetch = 4;             // batches filled ahead
-  uint32_t held_slots = 2;           // more slots, for batches the caller still holds
+  uint32_t prefetch = 4;             // batches filled ahead, at most
+  uint32_t held_slots = 0;           // slots beyond `prefetch` in the ring (for batches the caller
+                                     // holds); with 0, a held batch takes one of the prefetch slots
   uint64_t epoch = 0, batch = 0;     // where to start
 };
 

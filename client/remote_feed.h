@@ -33,8 +33,9 @@ struct RemoteOptions {
   std::string client_name;              // shown in the daemon's logs and stats
   transport::OpenStream request;        // dataset, profile, overrides, seed, start epoch/batch, ...
   RemoteTransport transport = RemoteTransport::kAuto;
-  uint32_t prefetch = 4;                // batches the daemon may have in flight for this feed
-  uint32_t held_slots = 2;              // more slots, for batches the caller still holds
+  uint32_t prefetch = 4;                // batches the daemon may have in flight for this feed, at most
+  uint32_t held_slots = 0;              // slots beyond `prefetch` in the ring (for batches the
+                                        // caller holds); with 0, a held batch takes a prefetch slot
   transport::ConnectOptions connect;    // Hello timeout, heartbeat interval, CURVE keys
   std::chrono::milliseconds daemon_timeout{10000};     // silence after which the daemon is gone
   std::chrono::milliseconds reconnect_timeout{60000};  // how long to retry before giving up

@@ -184,14 +184,20 @@ def _hull_area(quad: np.ndarray) -> float:
     return _shoelace(_convex_hull(quad))
 
 
-def _crop_cuts_a_word(quads: np.ndarray, x0: int, y0: int, length: int) -> bool:
-    """True if the square crop keeps 1%..99% of some word's convex hull (TARGETS §2.1)."""
+def _crop_cuts_a_word(quads: np.ndarray, x0: int, y0: int, length: int, fast: bool = True) -> bool:
+    """True if the square crop keeps 1%..99% of some word's convex hull (TARGETS §2.1).
+
+    ``fast=False`` intersects every word with the square, as the references do; ``fast`` skips the
+    words whose bounds lie wholly inside or outside it (same answer).
+    """
     x1, y1 = x0 + length, y0 + length
-    lo, hi = quads.min(axis=1), quads.max(axis=1)
-    inside = (lo[:, 0] >= x0) & (lo[:, 1] >= y0) & (hi[:, 0] <= x1) & (hi[:, 1] <= y1)
-    apart = (hi[:, 0] <= x0) | (hi[:, 1] <= y0) | (lo[:, 0] >= x1) | (lo[:, 1] >= y1)
+    if fast:
+        lo, hi = quads.min(axis=1), quads.max(axis=1)
+        inside = (lo[:, 0] >= x0) & (lo[:, 1] >= y0) & (hi[:, 0] <= x1) & (hi[:, 1] <= y1)
+        apart = (hi[:, 0] <= x0) | (hi[:, 1] <= y0) | (lo[:, 0] >= x1) | (lo[:, 1] >= y1)
+        quads = quads[~(inside | apart)]  # the others keep 100% or 0% of their area
     square = shapely_box(x0, y0, x1, y1) if shapely_box is not None else None
-    for quad in quads[~(inside | apart)]:  # the others keep 100% or 0% of their area
+    for quad in quads:
         if square is not None:
             hull = Polygon(quad.tolist()).convex_hull
             area, kept = hull.area, hull.intersection(square).area
@@ -250,35 +256,58 @@ def _min_rect_angle(quad: np.ndarray, metric: str) -> Tuple[float, np.ndarray]:
 
 
 def _add_box_geometry(geo: np.ndarray, quad: np.ndarray, poly: np.ndarray, stride: int,
-                      metric: str) -> None:
-    """Adds d1..d4 and the angle of one word to ``geo`` where its shrunk ``poly`` is filled."""
+                      metric: str, fast: bool = True) -> None:
+    """Adds d1..d4 and the angle of one word to ``geo`` where its shrunk ``poly`` is filled.
+
+    ``fast=False`` does what the references do: rotate every point of the grid for every word (SR:
+    the full-resolution crop grid, sampled every ``stride`` pixels; UP: the map grid) and mask the
+    result; ``fast`` evaluates only the pixels inside the word's polygon (same values).
+    """
     m = geo.shape[1]
-    x0, y0 = max(int(poly[:, 0].min()), 0), max(int(poly[:, 1].min()), 0)
-    x1, y1 = min(int(poly[:, 0].max()), m - 1), min(int(poly[:, 1].max()), m - 1)
-    if x0 > x1 or y0 > y1:
-        return
-    window = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
-    cv2.fillPoly(window, [poly - np.array([x0, y0], np.int32)], 1)
-    ys, xs = np.nonzero(window)
-    if ys.size == 0:
-        return
-    ys += y0
-    xs += x0
     theta, rotated = _min_rect_angle(quad, metric)
     c, s = math.cos(theta), math.sin(theta)
-    px, py = xs * stride - quad[0, 0], ys * stride - quad[0, 1]
+    (xmin, ymin), (xmax, ymax) = rotated.min(0), rotated.max(0)
+    if fast:
+        x0, y0 = max(int(poly[:, 0].min()), 0), max(int(poly[:, 1].min()), 0)
+        x1, y1 = min(int(poly[:, 0].max()), m - 1), min(int(poly[:, 1].max()), m - 1)
+        if x0 > x1 or y0 > y1:
+            return
+        window = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+        cv2.fillPoly(window, [poly - np.array([x0, y0], np.int32)], 1)
+        ys, xs = np.nonzero(window)
+        if ys.size == 0:
+            return
+        ys += y0
+        xs += x0
+        px, py = xs * stride - quad[0, 0], ys * stride - quad[0, 1]
+        rx = c * px - s * py + quad[0, 0]
+        ry = s * px + c * py + quad[0, 1]
+        geo[0, ys, xs] += np.maximum(ry - ymin, 0)
+        geo[1, ys, xs] += np.maximum(ymax - ry, 0)
+        geo[2, ys, xs] += np.maximum(rx - xmin, 0)
+        geo[3, ys, xs] += np.maximum(xmax - rx, 0)
+        geo[4, ys, xs] += np.float32(theta)
+        return
+    mask = np.zeros((m, m), np.float32)
+    cv2.fillPoly(mask, [poly], 1)
+    if metric == "sr":  # the full crop-resolution grid, then every stride-th pixel
+        xs, ys = np.meshgrid(np.arange(m * stride), np.arange(m * stride))
+    else:
+        xs, ys = np.meshgrid(np.arange(m) * stride, np.arange(m) * stride)
+    px, py = xs - quad[0, 0], ys - quad[0, 1]
     rx = c * px - s * py + quad[0, 0]
     ry = s * px + c * py + quad[0, 1]
-    (xmin, ymin), (xmax, ymax) = rotated.min(0), rotated.max(0)
-    geo[0, ys, xs] += np.maximum(ry - ymin, 0)
-    geo[1, ys, xs] += np.maximum(ymax - ry, 0)
-    geo[2, ys, xs] += np.maximum(rx - xmin, 0)
-    geo[3, ys, xs] += np.maximum(xmax - rx, 0)
-    geo[4, ys, xs] += np.float32(theta)
+    if metric == "sr":
+        rx, ry = rx[::stride, ::stride], ry[::stride, ::stride]
+    geo[0] += np.maximum(ry - ymin, 0) * mask
+    geo[1] += np.maximum(ymax - ry, 0) * mask
+    geo[2] += np.maximum(rx - xmin, 0) * mask
+    geo[3] += np.maximum(xmax - rx, 0) * mask
+    geo[4] += np.float32(theta) * mask
 
 
 def make_targets(vertices: np.ndarray, labels: np.ndarray, crop_size: int, map_scale: float,
-                 profile: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 profile: str, fast: bool = True) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """EAST targets of a crop (TARGETS §3): score (M, M), geo (5, M, M), mask (M, M), float32.
 
     ``vertices`` (n, 8) are in crop pixels, ``labels`` (n,) 1 = valid, 0 = ignored; M =
@@ -300,7 +329,7 @@ def make_targets(vertices: np.ndarray, labels: np.ndarray, crop_size: int, map_s
             continue
         poly = np.around(map_scale * _shrink_quad(quad)).astype(np.int32)
         polys.append(poly)
-        _add_box_geometry(geo, quad, poly, stride, "sr" if sakura else "up")
+        _add_box_geometry(geo, quad, poly, stride, "sr" if sakura else "up", fast)
     if polys:
         cv2.fillPoly(score, polys, 1)  # one call: even-odd where shrunk polygons overlap
     ignored = quads[labels == 0]
@@ -354,7 +383,7 @@ def _rotate(img: Image.Image, vertices: np.ndarray,
 
 
 def _crop(img: Image.Image, vertices: np.ndarray, labels: np.ndarray, length: int,
-          rs: np.random.RandomState) -> Tuple[np.ndarray, np.ndarray]:
+          rs: np.random.RandomState, fast: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     w, h = img.size
     if h >= w and w < length:
         img = img.resize((length, int(h * length / w)), BILINEAR)
@@ -367,7 +396,7 @@ def _crop(img: Image.Image, vertices: np.ndarray, labels: np.ndarray, length: in
     remain_w, remain_h = img.width - length, img.height - length
     for _ in range(CROP_TRIES):  # after the last try its sample is kept even if it cuts a word
         x0, y0 = int(rs.rand() * remain_w), int(rs.rand() * remain_h)
-        if not _crop_cuts_a_word(valid, x0, y0, length):
+        if not _crop_cuts_a_word(valid, x0, y0, length, fast):
             break
     vertices[:, 0::2] -= x0
     vertices[:, 1::2] -= y0
@@ -377,7 +406,7 @@ def _crop(img: Image.Image, vertices: np.ndarray, labels: np.ndarray, length: in
 
 def augment(img: Image.Image, vertices: np.ndarray, labels: np.ndarray,
             rs: np.random.RandomState, *, profile: str, image_size: int,
-            crop_size: int) -> Tuple[np.ndarray, np.ndarray]:
+            crop_size: int, fast: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     """Geometric chain of TARGETS §2.1/§2.2: resize_img (if ``image_size`` > 0), adjust_height,
     rotate_img, crop_img.
 
@@ -391,7 +420,7 @@ def augment(img: Image.Image, vertices: np.ndarray, labels: np.ndarray,
         img, vertices = _resize_long_side(img, vertices, image_size)
     img, vertices = _adjust_height(img, vertices, rs, truncate=sakura)
     img, vertices = _rotate(img, vertices, rs)
-    return _crop(img, vertices, np.asarray(labels), crop_size, rs)
+    return _crop(img, vertices, np.asarray(labels), crop_size, rs, fast)
 
 
 def _brightness(img: np.ndarray, f: float) -> np.ndarray:
@@ -446,12 +475,15 @@ class EASTDataset(torch.utils.data.Dataset):
     mask [1, M, M]): mask is the ROI (1 = valid) for ``upstage`` and the ignored map (1 = ignore)
     for ``sakura``. ``image_size``, ``crop_size`` and ``map_scale`` override the profile's
     defaults (``image_size=0`` turns resize_img off). Same (seed, epoch, index), same sample.
+    ``fast=False`` (the default) computes the crop check and the geometry the way the reference
+    code does (every word intersected, every grid point rotated per word); ``fast=True`` skips
+    work that cannot change the result. Both give the same samples.
     """
 
     def __init__(self, source: Path, *, profile: str = "upstage",
                  image_size: Optional[int] = None, crop_size: Optional[int] = None,
                  map_scale: Optional[float] = None, seed: int = 0, epoch: int = 0,
-                 image_dir: Optional[Path] = None) -> None:
+                 image_dir: Optional[Path] = None, fast: bool = False) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r} (expected one of {sorted(PROFILES)})")
         size, crop, scale, jitter_p = PROFILES[profile]
@@ -461,6 +493,7 @@ class EASTDataset(torch.utils.data.Dataset):
         self.map_scale = scale if map_scale is None else map_scale
         self.jitter_p = jitter_p
         self.seed, self.epoch = seed, epoch
+        self.fast = fast
         source = Path(source)
         is_ufo = source.suffix == ".json"
         self.samples = read_ufo(source, image_dir) if is_ufo else read_icdar15(source)
@@ -478,10 +511,10 @@ class EASTDataset(torch.utils.data.Dataset):
             np.random.SeedSequence([self.seed, self.epoch, index]).generate_state(1)[0])
         with Image.open(sample.image) as img:
             crop, vertices = augment(img, sample.vertices, sample.labels, rs, profile=self.profile,
-                                     image_size=self.image_size, crop_size=self.crop_size)
+                                     image_size=self.image_size, crop_size=self.crop_size, fast=self.fast)
         image = _normalize(_color_jitter(crop, rs, self.jitter_p))
         score, geo, mask = make_targets(vertices, sample.labels, self.crop_size, self.map_scale,
-                                        self.profile)
+                                        self.profile, fast=self.fast)
         return (torch.from_numpy(image), torch.from_numpy(score[None]), torch.from_numpy(geo),
                 torch.from_numpy(mask[None]))
 

@@ -95,6 +95,7 @@ def test_shapes_and_dtypes_of_the_references():
         assert score.shape == (3, 1, 64, 64) and geo.shape == (3, 5, 64, 64)
         batch = next(iter(sr))  # a new iteration runs the next epoch, as RandomSampler would
         assert batch.epoch == 1 and batch.batch == 0 and len(batch.indices) == 3 and batch.errors == []
+        del batch  # with prefetch=2, holding two batches would leave no slot to fill
         sr.set_epoch(0)
         again = next(iter(sr))
         assert again.epoch == 0 and torch.equal(again[0], img)
@@ -156,7 +157,7 @@ def test_two_ranks_cover_an_epoch_once(daemon):
 
 
 def test_tensors_stay_valid_until_dropped_and_slots_are_recycled_then():
-    with loader(batch_size=1, prefetch=1) as l:  # a ring of 3 slots
+    with loader(batch_size=1, prefetch=3) as l:  # a ring of 3 slots
         it = iter(l)
         first = next(it)
         kept = as_bytes(first)

@@ -44,15 +44,16 @@ def check_maps(score, geo, mask, ref, mask_name):
     np.testing.assert_allclose(geo[:4], ref["geo"][:4], rtol=0, atol=1e-3)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference_cost"])
 @pytest.mark.parametrize("kind", ["up_targets", "sr_targets"])
-def test_make_targets_matches_every_golden_file(kind):
+def test_make_targets_matches_every_golden_file(kind, fast):
     profile, mask_name = ("upstage", "roi") if kind == "up_targets" else ("sakura", "ignored")
     cases = INDEX[kind]
     assert {c["file"] for c in cases} == {p.name for p in GOLDEN.glob(f"{kind}_*.npz")}
     for case in cases:
         with np.load(GOLDEN / case["file"]) as ref:
             out = etp.make_targets(ref["vertices"], ref["labels"], int(ref["crop"]),
-                                   float(ref["map_scale"]), profile)
+                                   float(ref["map_scale"]), profile, fast=fast)
             try:
                 check_maps(*out, ref, mask_name)
             except AssertionError as e:
@@ -115,6 +116,8 @@ def test_crop_check_without_shapely_agrees(monkeypatch):
     quads = rs.uniform(0, 300, (60, 2, 4, 2))
     squares = [(int(x), int(y)) for x, y in rs.uniform(0, 200, (60, 2))]
     with_shapely = [etp._crop_cuts_a_word(q, x, y, 100) for q, (x, y) in zip(quads, squares)]
+    every_word = [etp._crop_cuts_a_word(q, x, y, 100, fast=False) for q, (x, y) in zip(quads, squares)]
+    assert every_word == with_shapely
     monkeypatch.setattr(etp, "Polygon", None)
     monkeypatch.setattr(etp, "shapely_box", None)
     without = [etp._crop_cuts_a_word(q, x, y, 100) for q, (x, y) in zip(quads, squares)]

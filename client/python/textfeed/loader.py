@@ -117,7 +117,8 @@ class Loader:
         shuffle: a new permutation per epoch; drop_last: drop the uneven tail and the short batch.
         dtype: ``"float32"`` (normalized, as the references) or ``"uint8"`` (normalize on the GPU).
         pin_memory: page-lock the slots for CUDA when CUDA is available.
-        prefetch: batches produced ahead. The ring has ``prefetch + 2`` slots.
+        prefetch: slots in the ring, allocated once: batches produced ahead plus the ones you
+            still hold (a ``for`` loop holds one while it asks for the next). At least 2.
         threads: embedded mode's worker threads (default: one per core).
         on_bad_sample: ``"skip"`` (write a deterministic replacement, report it) or ``"fail"``.
         transport: remote mode: ``"auto"`` (shared memory on this host), ``"shm"``, ``"frames"``.
@@ -145,8 +146,8 @@ class Loader:
             raise errors.InvalidArgumentError(f"profile must be one of {PROFILES}, got {profile!r}")
         if dtype not in _DTYPES:
             raise errors.InvalidArgumentError(f"dtype must be one of {tuple(_DTYPES)}, got {dtype!r}")
-        if not isinstance(prefetch, int) or not 1 <= prefetch <= 64:
-            raise errors.InvalidArgumentError(f"prefetch must be an int in 1..64, got {prefetch!r}")
+        if not isinstance(prefetch, int) or not 2 <= prefetch <= 64:
+            raise errors.InvalidArgumentError(f"prefetch must be an int in 2..64, got {prefetch!r}")
         if on_bad_sample not in ("skip", "fail"):
             raise errors.InvalidArgumentError(f"on_bad_sample must be 'skip' or 'fail', got {on_bad_sample!r}")
         known = {n.strip() for n in _core.option_names().split(",")}
