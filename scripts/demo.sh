@@ -28,19 +28,31 @@ echo "== 4. pipeline throughput from the cache (sakura, 2 threads)"
 "$TF" bench --dataset "$OUT/icdar15-sakura.tfc" --profile sakura --threads 2 --samples 32 --repeat 3
 
 echo
-echo "== 5. the daemon: serve the sample, pull batches from it, stop it with SIGTERM"
+echo "== 5. the daemon: serve the sample, two ranks pull at once (shared memory), stats, SIGTERM"
 ENDPOINT="ipc:///tmp/textfeed-demo-$$.sock"
 "$TF" serve --dataset icdar="$SAMPLE" --bind "$ENDPOINT" --threads 2 &
 SERVE_PID=$!
 trap 'kill -TERM $SERVE_PID 2>/dev/null || true' EXIT
-"$TF" pull --endpoint "$ENDPOINT" --dataset icdar --profile sakura --batches 8 --rank 0 --world-size 2
+for _ in $(seq 100); do [ -S "${ENDPOINT#ipc://}" ] && break; sleep 0.1; done
+"$TF" pull --endpoint "$ENDPOINT" --dataset icdar --profile sakura --batches 8 --rank 0 --world-size 2 &
+PULL0=$!
 "$TF" pull --endpoint "$ENDPOINT" --dataset icdar --profile sakura --batches 8 --rank 1 --world-size 2
+wait $PULL0
+"$TF" stats "$ENDPOINT"
+echo
+echo "-- batches delivered by the daemon to this C++ client (same 2 worker threads as step 3)"
+"$TF" bench --endpoint "$ENDPOINT" --dataset icdar --profile sakura --samples 32 --repeat 3
 kill -TERM $SERVE_PID
 wait $SERVE_PID
 trap - EXIT
 
 echo
-echo "== 6. augmented samples with their targets drawn on"
+echo "== 6. Python: a small EAST training loop fed by textfeed.Loader (in process, no daemon)"
+PYTHONPATH="$BUILD/python" /usr/bin/python3 examples/train_east.py --loader textfeed --profile sakura \
+  --dataset "$SAMPLE" --steps 8 --batch-size 4 --threads 2
+
+echo
+echo "== 7. augmented samples with their targets drawn on"
 "$TF" show --dataset "$SAMPLE" --profile sakura --count 3 --out "$OUT/show"
 echo
 echo "demo done: PNGs in $OUT/show"

@@ -98,6 +98,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
 }
 
 void run_remote(const BenchArgs& a) {
+  keep_large_allocations_in_heap();  // frames payloads: reused heap, not fresh pages per message
   client::RemoteOptions o;
   o.endpoint = a.endpoint;
   o.client_name = "textfeed bench";

@@ -24,6 +24,7 @@ struct PullArgs {
 };
 
 void run(const PullArgs& a) {
+  keep_large_allocations_in_heap();  // frames payloads: reused heap, not fresh pages per message
   using namespace std::chrono;
   client::RemoteOptions o;
   o.endpoint = a.endpoint;

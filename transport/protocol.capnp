@@ -110,7 +110,8 @@ struct TensorDesc {
   name @0 :Text;                # "image", "score", "geo", "roi" or "ignored"
   dtype @1 :DType;
   shape @2 :List(UInt64);       # [batch, channels, height, width]
-  offset @3 :UInt64;            # bytes from the start of the slot (sharedMemory) or 0 (frames)
+  offset @3 :UInt64;            # bytes from the start of the slot; a frames client places the
+                                # payload at the same offsets of its own buffer
   size @4 :UInt64;              # bytes
 }
 
