@@ -4,6 +4,7 @@
 
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
+
+#include "loader/detail/jpeg_region.h"
 
 namespace textfeed::loader {
 
@@ -114,6 +117,8 @@ Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
+const DecodeOptions& Decoder::options() const { return impl_->options; }
+
 Result<ImageInfo> Decoder::read_info(std::span<const uint8_t> bytes, std::string_view name) {
   ImageInfo info;
   if (!impl_) return Status::internal(msg(name, "use of a moved-from Decoder"));
@@ -176,6 +181,24 @@ Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view 
   TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
   if (info.codec == ImageCodec::kJpeg) return impl_->decode_jpeg(bytes, name, info, e, out);
   return impl_->decode_other(bytes, name, e, out);
+}
+
+Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes, std::string_view name, int e,
+                                              int x0, int y0, int x1, int y1, Image& out) {
+  if (e < 1 || e > 8)
+    return Status::invalid_argument(msg(name, "eighths must be in 1..8, got " + std::to_string(e)));
+  TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
+  int w = 0, h = 0;
+  eighths_size(info, e, &w, &h);
+  if (info.codec != ImageCodec::kJpeg || info.channels == 4 || (x0 <= 0 && y0 <= 0 && x1 >= w && y1 >= h)) {
+    TF_RETURN_IF_ERROR(info.codec == ImageCodec::kJpeg ? impl_->decode_jpeg(bytes, name, info, e, out)
+                                                       : impl_->decode_other(bytes, name, e, out));
+    return Window{};
+  }
+  x0 = std::clamp(x0, 0, w - 1), y0 = std::clamp(y0, 0, h - 1);
+  x1 = std::clamp(x1, x0 + 1, w), y1 = std::clamp(y1, y0 + 1, h);
+  TF_ASSIGN_OR_RETURN(internal::JpegWindow win, internal::decode_jpeg_window(bytes, name, e, x0, y0, x1, y1, out));
+  return Window{win.x0, win.y0};
 }
 
 Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_view name,

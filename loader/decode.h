@@ -25,6 +25,7 @@ struct ImageInfo {
 
 struct DecodeOptions {
   int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
+  bool windows = true;  // SampleProducer decodes only the part of a JPEG its crop reads
 };
 
 // Owns a TurboJPEG handle and scratch buffers. A resource type: move-only; not thread-safe, so
@@ -51,6 +52,18 @@ class Decoder {
   // Decodes at eighths/8 of full size, eighths in 1..8 (TurboJPEG scales JPEGs by any n/8 in the
   // DCT domain; size = ceil(full * eighths / 8)). Same errors as decode().
   Status decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int eighths, Image& out);
+
+  // Decodes the window [x0, x1) x [y0, y1) (pixels of the image scaled by eighths/8) of a JPEG,
+  // or, for other formats and CMYK JPEGs, the whole image (then the window is {0, 0}). Returns
+  // where `out` starts in the scaled image (at or left of x0: the decoder's block alignment).
+  // Pixels further than 8 px inside the window equal a whole decode's. Errors as decode().
+  struct Window {
+    int x0 = 0, y0 = 0;
+  };
+  Result<Window> decode_window(std::span<const uint8_t> bytes, std::string_view name, int eighths, int x0, int y0,
+                               int x1, int y1, Image& out);
+
+  const DecodeOptions& options() const;
 
   // Size a decode with `scale_denom` produces for an image of `info`'s size.
   static void scaled_size(const ImageInfo& info, int scale_denom, int* width, int* height);

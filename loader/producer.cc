@@ -2,6 +2,7 @@
 #include "loader/producer.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 
 #include "base/rng.h"
@@ -14,6 +15,40 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // Largest output step per source pixel along either axis of a source->crop matrix.
 double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
+
+// The part of the image, scaled by s = eighths / 8, that the warp to a crop of side `crop` reads:
+// the inverse image of the crop square through `m` (full-size source -> crop), plus a margin
+// for the bilinear step and the warp's own 2^k pre-shrink, with the origin on a 16-pixel grid so
+// that the pre-shrink's blocks sit where a whole decode puts them. Empty (x1 <= x0) when that is
+// most of the image anyway, or when the crop reads nothing of it.
+struct Window {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+Window window_for(const double m[6], int crop, int scaled_w, int scaled_h, double s) {
+  const double det = m[0] * m[4] - m[1] * m[3];
+  if (!(std::abs(det) > 0)) return {};
+  const double ia = m[4] / det, ib = -m[1] / det, ic = -m[3] / det, id = m[0] / det;
+  double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+  for (const double cx : {-0.5, crop - 0.5})
+    for (const double cy : {-0.5, crop - 0.5}) {
+      // Full-size source point, then the scaled image's pixel (centre convention).
+      const double fx = ia * (cx - m[2]) + ib * (cy - m[5]), fy = ic * (cx - m[2]) + id * (cy - m[5]);
+      const double x = (fx + 0.5) * s - 0.5, y = (fy + 0.5) * s - 0.5;
+      x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+    }
+  const double warp_scale = max_scale(m) / s;
+  int f = 1;
+  while (warp_scale * f < 0.5 && f < (1 << 16)) f *= 2;
+  const double margin = 24.0 + 4.0 * f;
+  Window w;
+  w.x0 = static_cast<int>(std::clamp(std::floor((x0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_w)));
+  w.y0 = static_cast<int>(std::clamp(std::floor((y0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_h)));
+  w.x1 = static_cast<int>(std::clamp(std::ceil(x1 + margin), 0.0, static_cast<double>(scaled_w)));
+  w.y1 = static_cast<int>(std::clamp(std::ceil(y1 + margin), 0.0, static_cast<double>(scaled_h)));
+  const double area = static_cast<double>(w.x1 - w.x0) * (w.y1 - w.y0);
+  if (w.x1 <= w.x0 || w.y1 <= w.y0 || area > 0.8 * static_cast<double>(scaled_w) * scaled_h) return {};
+  return w;
+}
 
 }  // namespace
 
@@ -83,6 +118,8 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
 
   t = Clock::now();
   int eighths = 8;
+  double matrix[6];  // source -> crop for the pixels the warp gets (a window's origin moves it)
+  std::copy(plan_.matrix, plan_.matrix + 6, matrix);
   if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
     pixels_ = view.image();
   } else if (decoded_early) {
@@ -90,13 +127,27 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   } else {
     const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
     eighths = fast_dct_eighths(max_scale(plan_.matrix));
-    TF_RETURN_IF_ERROR(decoder_.decode_eighths(bytes, name, eighths, decoded_));
+    const double s = eighths / 8.0;
+    const int scaled_w = (width * eighths + 7) / 8, scaled_h = (height * eighths + 7) / 8;
+    const Window w = decoder_.options().windows ? window_for(plan_.matrix, options_.crop_size, scaled_w, scaled_h, s)
+                                                : Window{};
+    if (w.x1 > w.x0) {
+      // Only the part the crop reads. The warp then sees an image whose pixel (0, 0) is the
+      // window's origin: move the matrix's source frame there (origin / s in full-size pixels).
+      TF_ASSIGN_OR_RETURN(Decoder::Window got,
+                          decoder_.decode_window(bytes, name, eighths, w.x0, w.y0, w.x1, w.y1, decoded_));
+      const double ox = got.x0 / s, oy = got.y0 / s;
+      matrix[2] += plan_.matrix[0] * ox + plan_.matrix[1] * oy;
+      matrix[5] += plan_.matrix[3] * ox + plan_.matrix[4] * oy;
+    } else {
+      TF_RETURN_IF_ERROR(decoder_.decode_eighths(bytes, name, eighths, decoded_));
+    }
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
 
   t = Clock::now();
-  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, plan_.matrix, eighths / 8.0, warp_scratch_));
+  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, matrix, eighths / 8.0, warp_scratch_));
   times_.warp += since(t);
 
   t = Clock::now();

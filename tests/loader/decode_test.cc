@@ -366,3 +366,59 @@ TEST(DecodeEighthsTest, SizesAndFastScaleChoice) {
 
 }  // namespace
 }  // namespace textfeed::loader
+
+namespace textfeed::loader {
+namespace {
+
+// A window decode equals the whole decode away from the window's edges, at every fast scale, on a
+// real 4:2:0 photo; a window over the whole image is the whole decode; CMYK falls back to it.
+TEST(DecodeWindowTest, InteriorEqualsTheWholeDecode) {
+  const auto bytes = sample_jpeg();
+  Decoder d;
+  for (int e : {1, 2, 4, 8}) {
+    Image whole, part;
+    ASSERT_TRUE(d.decode_eighths(bytes, "img_1.jpg", e, whole).ok());
+    const int x0 = 37 * e / 8 + 3, y0 = 211 * e / 8 + 1, x1 = 900 * e / 8, y1 = 640 * e / 8;
+    auto w = d.decode_window(bytes, "img_1.jpg", e, x0, y0, x1, y1, part);
+    ASSERT_TRUE(w.has_value()) << w.error().to_string();
+    EXPECT_LE(w->x0, x0);
+    EXPECT_EQ(w->y0, y0);
+    EXPECT_EQ(part.height(), y1 - y0);
+    EXPECT_GE(w->x0 + part.width(), x1);
+    const int margin = 8;
+    int differ = 0;
+    for (int y = margin; y < part.height() - margin; ++y)
+      differ += std::memcmp(part.data() + (static_cast<size_t>(y) * part.width() + (x0 - w->x0 + margin)) * 3,
+                            whole.data() + (static_cast<size_t>(y + y0) * whole.width() + x0 + margin) * 3,
+                            static_cast<size_t>(x1 - x0 - 2 * margin) * 3) != 0;
+    EXPECT_EQ(differ, 0) << "rows that differ from the whole decode at " << e << "/8";
+  }
+  Image all;
+  auto w = d.decode_window(bytes, "img_1.jpg", 8, 0, 0, 1280, 720, all);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->x0, 0);
+  EXPECT_EQ(all.width(), 1280);
+}
+
+TEST(DecodeWindowTest, DamageAndUnsupportedKinds) {
+  auto bytes = sample_jpeg();
+  Decoder d;
+  Image out;
+  bytes.resize(bytes.size() / 2);  // the window's rows lie in the lost half
+  auto cut = d.decode_window(bytes, "half.jpg", 8, 0, 500, 100, 700, out);
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_EQ(cut.error().code(), Code::kCorrupt);
+  EXPECT_NE(cut.error().message().find("half.jpg"), std::string::npos);
+  std::vector<uint8_t> cmyk(64 * 48 * 4, 0);
+  for (size_t i = 0; i < cmyk.size(); ++i) cmyk[i] = static_cast<uint8_t>(i * 7);
+  const auto jpg = encode_cmyk_jpeg(cmyk, 64, 48);
+  ASSERT_FALSE(jpg.empty());
+  auto whole = d.decode_window(jpg, "cmyk.jpg", 8, 10, 10, 20, 20, out);  // whole-image fallback
+  ASSERT_TRUE(whole.has_value()) << whole.error().to_string();
+  EXPECT_EQ(whole->x0, 0);
+  EXPECT_EQ(out.width(), 64);
+  EXPECT_EQ(out.height(), 48);
+}
+
+}  // namespace
+}  // namespace textfeed::loader

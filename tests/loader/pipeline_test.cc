@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +85,45 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     }
   }
   fs::remove(path);
+}
+
+// Decoding only the window a crop reads changes no target and next to no pixel.
+TEST(PipelineTest, WindowDecodesGiveTheWholeDecodesSamples) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  for (auto profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
+    PipelineOptions o;
+    o.augment = augment::profile_defaults(profile);
+    o.sampler.seed = 9;
+    o.sampler.batch_size = 5;
+    auto windowed = BatchPipeline::create(*src, o);
+    o.decode.windows = false;
+    auto whole = BatchPipeline::create(*src, o);
+    ASSERT_TRUE(windowed.has_value() && whole.has_value());
+    const BatchLayout& l = (*whole)->layout();
+    for (size_t b = 0; b < 2; ++b) {
+      const std::vector<uint8_t> a = fill(**windowed, 2, 0, b), c = fill(**whole, 2, 0, b);
+      for (TensorId id : {TensorId::kScore, TensorId::kGeo, TensorId::kMask}) {
+        const TensorDesc& t = l.tensor(id);
+        EXPECT_EQ(0, std::memcmp(a.data() + t.offset_bytes, c.data() + t.offset_bytes, t.size_bytes)) << t.name;
+      }
+      // Image: normalized floats in [-1, 1]; the window moves the warp's sample points by a
+      // rounding error at most, so pixels differ by a level or two where they differ at all.
+      const TensorDesc& img = l.tensor(TensorId::kImage);
+      const float* pa = reinterpret_cast<const float*>(a.data() + img.offset_bytes);
+      const float* pc = reinterpret_cast<const float*>(c.data() + img.offset_bytes);
+      const size_t n = img.size_bytes / 4;
+      double max_diff = 0, sq = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const double d = std::abs(pa[i] - pc[i]);
+        max_diff = std::max(max_diff, d);
+        sq += d * d;
+      }
+      const double psnr = sq == 0 ? 99 : 10 * std::log10(4.0 / (sq / n));
+      EXPECT_GT(psnr, 45) << augment::profile_name(profile) << " batch " << b;
+      EXPECT_LE(max_diff, 2.5 * 2 / 255) << "more than a couple of levels";
+    }
+  }
 }
 
 TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
