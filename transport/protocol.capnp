@@ -5,9 +5,10 @@
 #   frame 0        one Envelope, Cap'n Proto flat-array (unpacked) serialization, at most 1 MiB;
 #   frames 1..k    only for Envelope.batch on a stream with transport = frames: the raw bytes of
 #                  the tensors, in the order of Batch.tensors (little-endian, C-contiguous). Each
-#                  tensor is cut into consecutive frames of at most 8 MiB (maxPayloadFrameBytes);
+#                  tensor is cut into consecutive frames of at most 1 MiB (maxPayloadFrameBytes);
 #                  no frame holds bytes of two tensors, so tensor i is the concatenation of the
-#                  next ceil(size / 8 MiB) frames.
+#                  next ceil(size / 1 MiB) frames. (1 MiB: a frame the kernel has just
+#                  written is still in cache when the client copies it into its slot.)
 # With transport = sharedMemory no payload frame follows: the daemon has written the tensors into
 # the client's slot Batch.slot, at the offsets of Batch.tensors.
 # Pixel payloads never travel inside the Cap'n Proto message.
@@ -20,7 +21,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
 const protocolVersion :UInt32 = 1;
-const maxPayloadFrameBytes :UInt64 = 8388608;  # largest payload frame (8 MiB); receivers accept 16 MiB
+const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
   float32 @0;

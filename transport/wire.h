@@ -19,8 +19,8 @@ inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set
 // ZMQ_MAXMSGSIZE to twice that.
-inline constexpr size_t kMaxPayloadFrameBytes = size_t{8} << 20;
-inline constexpr size_t kMaxReceiveFrameBytes = size_t{16} << 20;
+inline constexpr size_t kMaxPayloadFrameBytes = size_t{1} << 20;
+inline constexpr size_t kMaxReceiveFrameBytes = size_t{2} << 20;
 
 enum class WireTransport : unsigned char { kFrames, kSharedMemory };
 enum class WireOnBadSample : unsigned char { kSkip, kFail };

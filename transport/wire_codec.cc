@@ -13,6 +13,10 @@ namespace {
 
 namespace w = wire;
 
+// The schema is the source of truth; wire.h repeats these for code that does not see it.
+static_assert(w::PROTOCOL_VERSION == kProtocolVersion);
+static_assert(w::MAX_PAYLOAD_FRAME_BYTES == kMaxPayloadFrameBytes);
+
 w::DType to_wire(DType t) { return t == DType::kU8 ? w::DType::UINT8 : w::DType::FLOAT32; }
 DType from_wire(w::DType t) { return t == w::DType::UINT8 ? DType::kU8 : DType::kF32; }
 w::ErrorCode to_wire(Code c) { return static_cast<w::ErrorCode>(static_cast<uint16_t>(c)); }

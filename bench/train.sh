@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# examples/train_east.py fed by textfeed and by DataLoader(num_workers=N), side by side on the same
+# cores, REPS rounds alternating: samples/s delivered to the training loop and the peak memory of
+# the process and its workers (PSS). The torch baseline runs twice: computing as the reference code
+# does, and with --fast-baseline (its redundant work skipped).
+#   BUILD=build REPS=3 WORKERS=2 THREADS=2 bench/train.sh [DATASET]
+# DATASET defaults to 16 synthetic receipt pages (upstage profile, UFO json).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+REPS=${REPS:-3}
+WORKERS=${WORKERS:-2}
+THREADS=${THREADS:-2}
+BATCH=${BATCH:-4}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+DATASET=${1:-}
+if [ -z "$DATASET" ]; then
+  "$BUILD/tools/textfeed" synth --profile receipt --count 16 --seed 1 --out "$WORK/receipts" >/dev/null 2>&1
+  DATASET="$WORK/receipts/ufo/train.json"
+fi
+run() {  # run LOADER STEPS WARMUP [flags]
+  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/examples/train_east.py" --loader "$1" --dataset "$DATASET" \
+    --batch-size "$BATCH" --steps "$2" --warmup "$3" --workers "$WORKERS" --threads "$THREADS" --json "${@:4}"
+}
+echo "dataset $DATASET, batch $BATCH, textfeed $THREADS threads, DataLoader $WORKERS workers, $REPS rounds"
+for r in $(seq "$REPS"); do
+  run textfeed 24 2 | tee -a "$WORK/results"
+  run torch 3 1 | tee -a "$WORK/results"
+  run torch 4 1 --fast-baseline | tee -a "$WORK/results"
+done
+/usr/bin/python3 - "$WORK/results" <<'EOF'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+by = {}
+for r in rows:
+    by.setdefault(r["loader"], []).append(r)
+def med(loader, key):
+    return statistics.median(r[key] for r in by[loader])
+print()
+for loader, rs in by.items():
+    rates = sorted(r["samples_per_s"] for r in rs)
+    print(f"{loader:12s} samples/s min {rates[0]:7.2f} median {med(loader, 'samples_per_s'):7.2f}; "
+          f"peak PSS median {med(loader, 'peak_pss_mib'):6.0f} MiB (RSS summed {med(loader, 'peak_rss_mib'):6.0f})")
+tf = med("textfeed", "samples_per_s")
+for base in ("torch", "torch-fast"):
+    if base in by:
+        ratios = sorted(a["samples_per_s"] / b["samples_per_s"] for a, b in zip(by["textfeed"], by[base]))
+        print(f"textfeed / {base}: per round min {ratios[0]:.1f}x median {statistics.median(ratios):.1f}x")
+EOF
