@@ -2,6 +2,8 @@
 batches in both modes, exact mid-epoch resume, ranks covering an epoch, tensors that stay valid,
 the no-CUDA path, daemon errors as exceptions, Ctrl-C, daemon restarts, no shared memory left."""
 
+import ctypes
+import gc
 import logging
 import os
 import signal
@@ -261,3 +263,60 @@ def test_a_daemon_killed_mid_epoch_and_restarted_loses_and_repeats_nothing(daemo
         assert [b for b, _ in got] == list(range(10))
         assert all(same(a, reference[i]) for i, a in got)
         assert remote.stats()["reconnects"] >= 1
+
+
+class FakeCudart:
+    """Records cudaHostRegister / cudaHostUnregister calls (the real ones need a GPU)."""
+
+    def __init__(self):
+        self.registered, self.unregistered = [], []
+
+    def cudaHostRegister(self, address, size, flags):
+        self.registered.append((address, size, flags))
+        return 0
+
+    def cudaHostUnregister(self, address):
+        self.unregistered.append(address)
+        return 0
+
+
+class FakeEvent:
+    """A CUDA event whose copies finish when the test says so."""
+
+    done = False
+
+    def record(self):
+        pass
+
+    def query(self):
+        return FakeEvent.done
+
+    def synchronize(self):
+        FakeEvent.done = True
+
+
+def test_with_cuda_the_ring_is_registered_and_slots_wait_for_their_copies(monkeypatch):
+    cudart = FakeCudart()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "cudart", lambda: cudart)
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    FakeEvent.done = False
+    l = loader(batch_size=1, prefetch=3)
+    assert l.stats()["pinned"]
+    ((address, size, flags),) = cudart.registered
+    assert size >= 3 * 512 * 512 * 3 * 4 and flags == 0
+    it = iter(l)
+    first = next(it)
+    pointer, size = first[0].data_ptr(), first[0].numel() * 4
+    kept = ctypes.string_at(pointer, size)
+    del first  # as if `.cuda(non_blocking=True)` had been queued from it: the copy may still run
+    next(it)
+    next(it)  # the other two slots, each dropped at once
+    assert ctypes.string_at(pointer, size) == kept, "a slot was refilled before its copy finished"
+    # All three slots wait for their copies now: the loader synchronizes the oldest and goes on.
+    batch = next(it)
+    assert FakeEvent.done and batch is not None
+    del batch, it
+    l.close()
+    gc.collect()
+    assert cudart.unregistered == [address]  # once the last tensor over the ring is gone
