@@ -71,10 +71,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds ti
     std::lock_guard<std::mutex> lock(mu_);
     ++held_;
   }
-  if (++batch_ == layout_.batches_per_epoch) {
-    batch_ = 0;
-    ++epoch_;
-  }
+  advance_past(r->info.epoch, r->info.batch);
   FeedBatch b;
   b.slot = r->slot.id;
   b.epoch = r->info.epoch;

@@ -30,12 +30,9 @@ class EmbeddedFeed final : public Feed {
                                                     const EmbeddedOptions& options);
   ~EmbeddedFeed() override;
 
-  const FeedLayout& layout() const override { return layout_; }
   Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
-  uint64_t next_epoch() const override { return epoch_; }
-  uint64_t next_batch() const override { return batch_; }
   FeedStats stats() const override;
 
  private:
@@ -43,11 +40,9 @@ class EmbeddedFeed final : public Feed {
   void top_up();
 
   EmbeddedOptions options_;
-  FeedLayout layout_;
   std::unique_ptr<loader::WorkerArena> arena_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
   std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and arena_: destroyed first
-  uint64_t epoch_ = 0, batch_ = 0;
   mutable std::mutex mu_;
   std::vector<uint32_t> free_;  // guarded by mu_: slots nobody uses
   uint32_t held_ = 0;           // guarded by mu_: slots the caller holds

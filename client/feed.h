@@ -65,7 +65,7 @@ struct FeedStats {
 class Feed {
  public:
   virtual ~Feed() = default;
-  virtual const FeedLayout& layout() const = 0;
+  const FeedLayout& layout() const { return layout_; }
   const SlotRing& ring() const { return *ring_; }
   // The ring, shared: it may outlive the feed (tensors over its slots keep it).
   std::shared_ptr<const SlotRing> shared_ring() const { return ring_; }
@@ -79,12 +79,24 @@ class Feed {
   // kInvalidArgument (batch out of range), kUnavailable.
   virtual Status seek(uint64_t epoch, uint64_t batch) = 0;
   // Position of the batch next() returns next.
-  virtual uint64_t next_epoch() const = 0;
-  virtual uint64_t next_batch() const = 0;
+  uint64_t next_epoch() const { return epoch_; }
+  uint64_t next_batch() const { return batch_; }
   virtual FeedStats stats() const = 0;
 
  protected:
+  // Moves the position past batch `batch` of `epoch` (the one next() is returning).
+  void advance_past(uint64_t epoch, uint64_t batch) {
+    epoch_ = epoch;
+    batch_ = batch + 1;
+    if (batch_ == layout_.batches_per_epoch) {
+      batch_ = 0;
+      ++epoch_;
+    }
+  }
+
+  FeedLayout layout_;
   std::shared_ptr<SlotRing> ring_;
+  uint64_t epoch_ = 0, batch_ = 0;  // the caller's position (the consumer thread's)
 };
 
 }  // namespace textfeed::client

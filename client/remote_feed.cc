@@ -321,12 +321,7 @@ Result<std::optional<FeedBatch>> RemoteFeed::next(std::chrono::milliseconds time
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();
-  epoch_ = b.epoch;
-  batch_ = b.batch + 1;
-  if (batch_ == layout_.batches_per_epoch) {
-    batch_ = 0;
-    ++epoch_;
-  }
+  advance_past(b.epoch, b.batch);
   return std::optional<FeedBatch>(std::move(b));
 }
 

@@ -49,12 +49,9 @@ class RemoteFeed final : public Feed {
   // Closes the stream and stops the I/O thread.
   ~RemoteFeed() override;
 
-  const FeedLayout& layout() const override { return layout_; }
   Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
-  uint64_t next_epoch() const override { return epoch_; }
-  uint64_t next_batch() const override { return batch_; }
   FeedStats stats() const override;
   // The transport in use.
   bool shared_memory() const { return shm_; }
@@ -66,7 +63,6 @@ class RemoteFeed final : public Feed {
 
   RemoteOptions options_;
   bool shm_ = false;
-  FeedLayout layout_;
   std::thread thread_;
   int wake_fd_ = -1;  // eventfd the I/O thread polls with its socket
 
@@ -86,7 +82,6 @@ class RemoteFeed final : public Feed {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
   // The caller's position.
-  uint64_t epoch_ = 0, batch_ = 0;
 };
 
 }  // namespace textfeed::client

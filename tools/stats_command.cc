@@ -21,6 +21,13 @@ struct StatsArgs {
   CurveFlags curve;
 };
 
+// {"read": ms, "decode": ms, ...}
+nlohmann::ordered_json stages_json(const std::vector<std::string>& names, const std::vector<double>& ms) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < names.size() && i < ms.size(); ++i) j[names[i]] = ms[i];
+  return j;
+}
+
 nlohmann::ordered_json to_json(const transport::Stats& s, const std::string& endpoint) {
   nlohmann::ordered_json j;
   j["endpoint"] = endpoint;
@@ -31,9 +38,7 @@ nlohmann::ordered_json to_json(const transport::Stats& s, const std::string& end
   j["samples"] = s.samples;
   j["skipped_samples"] = s.skipped_samples;
   j["fills_running"] = s.queue_depth;
-  nlohmann::ordered_json stages;
-  for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[s.stage_names[i]] = s.stage_ms[i];
-  j["stage_ms_per_sample"] = stages;
+  j["stage_ms_per_sample"] = stages_json(s.stage_names, s.stage_ms);
   j["streams"] = nlohmann::ordered_json::array();
   for (const transport::StreamStats& t : s.streams) {
     nlohmann::ordered_json x;
@@ -51,9 +56,7 @@ nlohmann::ordered_json to_json(const transport::Stats& s, const std::string& end
     x["in_flight"] = t.in_flight;
     x["credits"] = t.credits_outstanding;
     x["skipped_samples"] = t.skipped_samples;
-    nlohmann::ordered_json st;
-    for (size_t i = 0; i < s.stage_names.size() && i < t.stage_ms.size(); ++i) st[s.stage_names[i]] = t.stage_ms[i];
-    x["stage_ms_per_sample"] = st;
+    x["stage_ms_per_sample"] = stages_json(s.stage_names, t.stage_ms);
     j["streams"].push_back(x);
   }
   return j;
