@@ -63,8 +63,12 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds ti
   wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r) return std::optional<FeedBatch>();
   if (!r->status.ok()) {
+    // The batches filled after the failed one are dropped, and the next call tries the failed one
+    // again (deterministically: it fails the same way), so the position never skips a batch.
+    std::vector<loader::Slot> dropped = stream_->reset(epoch_, batch_);
+    dropped.push_back(r->slot);
     std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(r->slot.id);
+    for (const loader::Slot& s : dropped) free_.push_back(s.id);
     return r->status;
   }
   {

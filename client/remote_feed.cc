@@ -5,6 +5,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <random>
+
 #include "base/log.h"
 #include "transport/shm.h"
 
@@ -71,13 +74,22 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
   f->epoch_ = options.request.epoch;
   f->batch_ = options.request.start_batch;
+  // One session for every connection this feed makes: a reconnect to a daemon that is still alive
+  // ends the earlier connection's streams before they could write into slots lent again.
+  if (f->options_.connect.session == 0) {
+    std::random_device rd;
+    f->options_.connect.session = (uint64_t{rd()} << 32 | rd()) | 1;
+  }
   auto io = std::make_unique<Io>();
   io->epoch = options.request.epoch;
   io->batch = options.request.start_batch;
-  TF_ASSIGN_OR_RETURN(io->conn, transport::Connection::connect(options.endpoint, options.client_name, options.connect));
+  TF_ASSIGN_OR_RETURN(io->conn,
+                      transport::Connection::connect(options.endpoint, options.client_name, f->options_.connect));
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io->conn->open(f->options_.request));
   io->stream_id = opened.stream_id;
   f->layout_ = layout_of(opened);
+  f->max_in_flight_ = options.prefetch;
+  if (!f->shm_ && opened.max_credits > 0) f->max_in_flight_ = std::min(options.prefetch, opened.max_credits);
   const uint32_t slots = options.prefetch + options.held_slots;
   TF_ASSIGN_OR_RETURN(f->ring_, f->shm_ ? SlotRing::shared(slots, f->layout_.slot_bytes)
                                         : SlotRing::anonymous(slots, f->layout_.slot_bytes));
@@ -147,7 +159,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     forget_credits();
     const Clock::time_point deadline = Clock::now() + options_.reconnect_timeout;
     transport::ConnectOptions quick = options_.connect;
-    quick.timeout = std::min<std::chrono::milliseconds>(quick.timeout, 2000ms);
+    quick.timeout = std::min<std::chrono::milliseconds>(quick.timeout, 5000ms);
     while (Clock::now() < deadline && !stopping()) {
       auto c = transport::Connection::connect(options_.endpoint, options_.client_name, quick);
       if (c.has_value()) {
@@ -176,7 +188,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     uint32_t credited = 0;
     for (Io::SlotState s : io.state) credited += s == Io::SlotState::kCredited;
     std::vector<uint32_t> give;
-    for (uint32_t i = 0; i < io.state.size() && credited + give.size() < options_.prefetch; ++i)
+    for (uint32_t i = 0; i < io.state.size() && credited + give.size() < max_in_flight_; ++i)
       if (io.state[i] == Io::SlotState::kFree) give.push_back(i);
     if (give.empty()) return Status();
     for (uint32_t i : give) io.state[i] = Io::SlotState::kCredited;
@@ -211,13 +223,13 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
   while (true) {
     std::vector<uint32_t> released;
     std::optional<std::pair<uint64_t, uint64_t>> seek;
+    drain_fd(wake_fd_);  // before looking: a signal after this is seen by the next poll
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) break;
       released.swap(released_);
       seek.swap(seek_to_);
     }
-    drain_fd(wake_fd_);
     for (uint32_t slot : released)
       if (slot < io.state.size() && io.state[slot] == Io::SlotState::kOut) io.state[slot] = Io::SlotState::kFree;
     if (seek) {
@@ -291,8 +303,8 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     }
     if (const auto* e = std::get_if<transport::ErrorReply>(&**m)) {
       if (e->stream_id != 0 && e->stream_id != io.stream_id) continue;  // about a stream closed meanwhile
-      if (e->code == Code::kUnavailable || (e->code == Code::kNotFound && e->stream_id == io.stream_id)) {
-        if (!reconnect(e->message)) break;  // shutting down, or restarted without our stream
+      if (e->code == Code::kUnavailable) {
+        if (!reconnect(e->message)) break;  // shutting down, or restarted and does not know us
         continue;
       }
       fail(Status(e->code, e->message));
@@ -341,8 +353,8 @@ Status RemoteFeed::seek(uint64_t epoch, uint64_t batch) {
   seek_to_ = {epoch, batch};
   const uint64_t ticket = ++seek_requested_;
   signal_fd(wake_fd_);
-  if (!cv_.wait_for(lock, 120s, [&] { return seek_done_ >= ticket || !error_.ok(); }))
-    return Status::unavailable("the daemon did not reopen the stream within 120 s");
+  // The I/O thread always answers: the reopened stream, or an error (after its own timeouts).
+  cv_.wait(lock, [&] { return seek_done_ >= ticket || !error_.ok(); });
   if (seek_done_ < ticket) return error_;
   if (seek_status_.ok()) {
     epoch_ = epoch;

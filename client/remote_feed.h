@@ -63,6 +63,7 @@ class RemoteFeed final : public Feed {
 
   RemoteOptions options_;
   bool shm_ = false;
+  uint32_t max_in_flight_ = 0;  // frames: the daemon's limit (StreamOpened.maxCredits) and prefetch
   std::thread thread_;
   int wake_fd_ = -1;  // eventfd the I/O thread polls with its socket
 

@@ -131,9 +131,10 @@ struct Connection::Impl {
     }
   }
 
-  // The reply to a request: the next message that is not a Batch, EndOfEpoch or Closed (which
-  // belong to streams, whose payloads are dropped here).
-  Result<Message> reply(std::chrono::milliseconds timeout) {
+  // The reply to a request about stream `stream` (0: about none): the next message that is not a
+  // Batch, EndOfEpoch or Closed (which belong to streams; payloads are dropped here), nor an
+  // Error about another stream.
+  Result<Message> reply(std::chrono::milliseconds timeout, uint64_t stream = 0) {
     const Clock::time_point deadline = Clock::now() + timeout;
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -141,7 +142,10 @@ struct Connection::Impl {
       if (std::holds_alternative<BatchHeader>(m) || std::holds_alternative<EndOfEpoch>(m) ||
           std::holds_alternative<Closed>(m))
         continue;
-      if (const auto* e = std::get_if<ErrorReply>(&m)) return daemon_error(*e);
+      if (const auto* e = std::get_if<ErrorReply>(&m)) {
+        if (e->stream_id != 0 && e->stream_id != stream) continue;
+        return daemon_error(*e);
+      }
       return m;
     }
   }
@@ -170,7 +174,7 @@ Result<std::unique_ptr<Connection>> Connection::connect(const std::string& endpo
   } catch (const zmq::error_t& e) {
     return Status::unavailable("cannot connect to " + endpoint + ": " + e.what());
   }
-  TF_RETURN_IF_ERROR(impl->send(Hello{kProtocolVersion, name}));
+  TF_RETURN_IF_ERROR(impl->send(Hello{kProtocolVersion, name, options.session}));
   auto m = impl->reply(options.timeout);
   if (!m.has_value())
     return m.error().code() == Code::kUnavailable
@@ -198,7 +202,7 @@ Result<StreamOpened> Connection::open(const OpenStream& request, std::chrono::mi
 Status Connection::attach(uint64_t stream_id, const std::string& shm_name, uint32_t slots, uint64_t slot_stride,
                           std::chrono::milliseconds timeout) {
   TF_RETURN_IF_ERROR(impl_->send(AttachMemory{stream_id, shm_name, slots, slot_stride}));
-  TF_ASSIGN_OR_RETURN(Message m, impl_->reply(timeout));
+  TF_ASSIGN_OR_RETURN(Message m, impl_->reply(timeout, stream_id));
   if (const auto* a = std::get_if<MemoryAttached>(&m); a && a->stream_id == stream_id) return Status();
   return Status::corrupt("the daemon did not answer AttachMemory with MemoryAttached");
 }

@@ -20,6 +20,7 @@ struct ConnectOptions {
   std::chrono::milliseconds timeout{10000};           // for the Hello reply
   std::chrono::milliseconds heartbeat_interval{1000};  // sent while waiting, after this much quiet
   CurveClientOptions curve;                            // required by a tcp daemon with CURVE keys
+  uint64_t session = 0;  // Hello.session: the same for every connection of one client (0 = none)
 };
 
 // A resource type; not thread-safe (ZeroMQ sockets belong to one thread).

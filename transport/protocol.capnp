@@ -45,6 +45,10 @@ enum ErrorCode {
 struct Hello {
   protocolVersion @0 :UInt32;   # the sender's protocolVersion
   clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"
+  session @2 :UInt64;           # random per client, kept across its reconnects; 0 = none. A Hello
+                                # whose session an earlier connection used ends that connection's
+                                # streams, and HelloReply waits until their fills have stopped:
+                                # only then may the client lend the same slots again.
 }
 
 struct HelloReply {
@@ -122,6 +126,7 @@ struct StreamOpened {
   datasetSize @2 :UInt64;       # samples in the dataset
   slotBytes @3 :UInt64;         # bytes one batch needs (a shared-memory slot's size)
   tensors @4 :List(TensorDesc); # the layout of a full batch
+  maxCredits @5 :UInt32;        # frames: batches the daemon accepts in flight for this stream
 }
 
 struct Credit {

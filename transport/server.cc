@@ -49,12 +49,20 @@ const char* message_name(const Message& m) {
 struct Peer {
   Clock::time_point last_seen, last_sent;
   std::string name;    // Hello.clientName
+  uint64_t session = 0;
   bool hello = false;  // said Hello to this daemon (a client of a daemon that restarted has not)
 };
 
 struct Grave {
   std::unique_ptr<ServerStream> stream;
   bool send_closed = false;  // the client asked (Close): answer Closed once its fills end
+  uint64_t session = 0;      // of the peer whose stream it was
+};
+
+// A Hello answered only once the fills of the session's earlier streams have stopped.
+struct PendingHello {
+  std::string peer;
+  uint64_t session = 0;
 };
 
 }  // namespace
@@ -72,6 +80,7 @@ struct Server::Impl {
   std::map<std::string, Peer> peers;
   std::map<uint64_t, std::unique_ptr<ServerStream>> streams;  // declared after the socket: destroyed
   std::vector<Grave> graveyard;                               // first, waiting for their fills
+  std::vector<PendingHello> pending_hellos;
   // Stream ids start at a random point, so that a client's messages for a stream of a daemon that
   // died never name a stream of its restarted successor.
   uint64_t next_id = (uint64_t{std::random_device{}()} << 20) | 1, round_robin = 0;
@@ -94,11 +103,12 @@ struct Server::Impl {
                                      : static_cast<size_t>(arena->max_concurrency()) + 2;
   }
 
-  void send(const std::string& peer, const Message& m, std::vector<zmq::message_t> payload = {}) {
+  // Sends `m` (and its payload frames). False when it cannot be encoded (an envelope over 1 MiB).
+  bool send(const std::string& peer, const Message& m, std::vector<zmq::message_t> payload = {}) {
     auto bytes = encode(m);
     if (!bytes.has_value()) {
       TF_LOG(Error) << "serve: cannot encode " << message_name(m) << ": " << bytes.error().to_string();
-      return;
+      return false;
     }
     socket.send(zmq::buffer(peer), zmq::send_flags::sndmore);
     socket.send(zmq::buffer(*bytes), payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
@@ -106,6 +116,7 @@ struct Server::Impl {
       socket.send(payload[i], i + 1 < payload.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
     auto it = peers.find(peer);
     if (it != peers.end()) it->second.last_sent = Clock::now();
+    return true;
   }
 
   void error(const std::string& peer, const Status& s, uint64_t stream_id = 0) {
@@ -130,13 +141,54 @@ struct Server::Impl {
     if (it == streams.end()) return;
     std::unique_ptr<ServerStream> s = std::move(it->second);
     streams.erase(it);
-    if (reclaim_memory) s->reclaim_memory();
+    // The client is gone: unlink its memory, unless a live stream (its reconnected successor) uses it.
+    bool shared = false;
+    for (const auto& [other_id, other] : streams) shared |= !s->shm_name().empty() && other->shm_name() == s->shm_name();
+    if (reclaim_memory && !shared) s->reclaim_memory();
+    auto peer = peers.find(s->peer());
+    const uint64_t session = peer != peers.end() ? peer->second.session : 0;
     const loader::PipelineCounters c = s->counters();
     ended_stages.add(c.stages);
     const StreamStats st = s->stats(Clock::now());
     ended_samples += st.samples;
     ended_skipped += st.skipped_samples;
-    graveyard.push_back({std::move(s), send_closed});
+    graveyard.push_back({std::move(s), send_closed, session});
+  }
+
+  // A client that reconnects (same session, new connection) gets its HelloReply only once the
+  // streams of its earlier connection can no longer write into the slots it will lend again.
+  void hello(const std::string& peer, const Hello& h) {
+    Peer& p = peers[peer];
+    p.name = h.client_name;
+    p.session = h.session;
+    p.hello = true;
+    if (h.session != 0) {
+      std::vector<std::string> old;
+      for (const auto& [other, q] : peers)
+        if (other != peer && q.session == h.session) old.push_back(other);
+      for (const std::string& other : old) {
+        std::vector<uint64_t> ids;
+        for (const auto& [id, s] : streams)
+          if (s->peer() == other) ids.push_back(id);
+        if (!ids.empty())
+          TF_LOG(Info) << "serve: '" << h.client_name << "' reconnected: ending the " << ids.size()
+                       << " stream(s) of its earlier connection";
+        for (uint64_t id : ids) end_stream(id, false, false);
+        peers.erase(other);
+      }
+      for (const Grave& g : graveyard)
+        if (g.session == h.session && g.stream->running() > 0) {
+          pending_hellos.push_back({peer, h.session});
+          return;
+        }
+    }
+    send(peer, hello_reply());
+  }
+
+  HelloReply hello_reply() const {
+    HelloReply r{kProtocolVersion, options.name, {}};
+    for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
+    return r;
   }
 
   void handle(const std::string& peer, const Message& m, const std::string& peer_address) {
@@ -144,18 +196,15 @@ struct Server::Impl {
       if (h->protocol_version != kProtocolVersion)
         return error(peer, Status::unimplemented("protocol version " + std::to_string(h->protocol_version) +
                                                  " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
-      peers[peer].name = h->client_name;
-      peers[peer].hello = true;
-      HelloReply r{kProtocolVersion, options.name, {}};
-      for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
-      return send(peer, r);
+      return hello(peer, *h);
     }
     if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o, peer_address);
     if (const auto* a = std::get_if<AttachMemory>(&m)) {
       ServerStream* s = find_stream(peer, a->stream_id);
       if (!s) return error(peer, Status::not_found("no stream " + std::to_string(a->stream_id)), a->stream_id);
       if (Status st = s->attach(*a); !st.ok()) return error(peer, st, a->stream_id);
-      return send(peer, MemoryAttached{a->stream_id});
+      send(peer, MemoryAttached{a->stream_id});
+      return;
     }
     if (const auto* c = std::get_if<Credit>(&m)) {
       ServerStream* s = find_stream(peer, c->stream_id);
@@ -168,10 +217,14 @@ struct Server::Impl {
         TF_LOG(Info) << "serve: stream " << c->stream_id << " closed by " << describe_peer(peer);
         return end_stream(c->stream_id, true, false);
       }
-      return send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
+      send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
+      return;
     }
     if (std::holds_alternative<Heartbeat>(m)) return;
-    if (std::holds_alternative<StatsRequest>(m)) return send(peer, stats());
+    if (std::holds_alternative<StatsRequest>(m)) {
+      send(peer, stats());
+      return;
+    }
     error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) + " from a client"));
   }
 
@@ -274,7 +327,13 @@ struct Server::Impl {
         }
         const uint64_t epoch = out->header.epoch;
         total_rate.add(static_cast<double>(out->header.indices.size()), now);
-        send(s->peer(), out->header, std::move(out->payload));
+        if (!send(s->peer(), out->header, std::move(out->payload))) {  // never drop a batch silently
+          error(s->peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
+                                            std::to_string(id) + " has a header over 1 MiB (too many errors?)"),
+                id);
+          failed.push_back(id);
+          break;
+        }
         if (out->end_of_epoch) send(s->peer(), EndOfEpoch{id, epoch});
       }
     }
@@ -286,6 +345,7 @@ struct Server::Impl {
     if (draining || streams.empty()) return;
     size_t in_flight = 0;
     for (const auto& [id, s] : streams) in_flight += s->in_flight();
+    for (const Grave& g : graveyard) in_flight += g.stream->running();
     const size_t cap = max_in_flight();
     bool progress = true;
     while (in_flight < cap && progress) {
@@ -316,6 +376,16 @@ struct Server::Impl {
       g.stream->discard_finished();
       if (g.send_closed) send(g.stream->peer(), Closed{g.stream->id(), g.stream->batches_sent()});
       graveyard.erase(graveyard.begin() + static_cast<ptrdiff_t>(i));
+    }
+    for (size_t i = 0; i < pending_hellos.size();) {
+      bool waiting = false;
+      for (const Grave& g : graveyard) waiting |= g.session == pending_hellos[i].session;
+      if (waiting) {
+        ++i;
+        continue;
+      }
+      send(pending_hellos[i].peer, hello_reply());
+      pending_hellos.erase(pending_hellos.begin() + static_cast<ptrdiff_t>(i));
     }
   }
 

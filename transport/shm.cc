@@ -2,12 +2,13 @@
 #include "transport/shm.h"
 
 #include <fcntl.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <cerrno>
 #include <filesystem>
 #include <random>
@@ -43,6 +44,7 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::create(const std::string& name, si
   if (bytes == 0) return Status::invalid_argument("shared memory '" + name + "' of 0 bytes");
   const int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Status::from_errno("shm_open " + name, errno);
+  ::flock(fd, LOCK_EX | LOCK_NB);  // ours alone: it was just created with O_EXCL
   if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     const int e = errno;
     ::close(fd);
@@ -50,13 +52,13 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::create(const std::string& name, si
     return Status::from_errno("sizing shared memory " + name + " to " + std::to_string(bytes) + " bytes", e);
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  const int e = errno;
-  ::close(fd);
   if (p == MAP_FAILED) {
+    const int e = errno;
+    ::close(fd);
     ::shm_unlink(name.c_str());
     return Status::from_errno("mapping shared memory " + name, e);
   }
-  return std::unique_ptr<ShmRegion>(new ShmRegion(name, static_cast<uint8_t*>(p), bytes, true));
+  return std::unique_ptr<ShmRegion>(new ShmRegion(name, static_cast<uint8_t*>(p), bytes, true, fd));
 }
 
 Result<std::unique_ptr<ShmRegion>> ShmRegion::open(const std::string& name, size_t min_bytes) {
@@ -74,21 +76,23 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::open(const std::string& name, size
     return Status::from_errno("fstat " + name, e);
   }
   const size_t size = static_cast<size_t>(st.st_size);
-  if (size < min_bytes || size == 0) {
+  if (size < min_bytes || min_bytes == 0) {
     ::close(fd);
     return Status::invalid_argument("shared memory " + name + " has " + std::to_string(size) + " bytes, " +
                                     std::to_string(min_bytes) + " needed");
   }
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  // Only what was asked for: a larger object does not make us map (and populate) more.
+  void* p = ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   const int e = errno;
   ::close(fd);
   if (p == MAP_FAILED) return Status::from_errno("mapping shared memory " + name, e);
-  return std::unique_ptr<ShmRegion>(new ShmRegion(name, static_cast<uint8_t*>(p), size, false));
+  return std::unique_ptr<ShmRegion>(new ShmRegion(name, static_cast<uint8_t*>(p), min_bytes, false, -1));
 }
 
 ShmRegion::~ShmRegion() {
   if (owns_name_) unlink();
   ::munmap(data_, size_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
 void ShmRegion::unlink() {
@@ -103,16 +107,18 @@ std::vector<std::string> remove_stale_shm() {
   std::vector<std::string> removed;
   std::error_code ec;
   const std::string prefix(kPrefix.substr(1));  // file names under /dev/shm have no leading '/'
+  const time_t now = ::time(nullptr);
   for (fs::directory_iterator it("/dev/shm", ec), end; !ec && it != end; it.increment(ec)) {
     const std::string file = it->path().filename().string();
-    if (file.compare(0, prefix.size(), prefix) != 0) continue;
-    const size_t dash = file.find('-', prefix.size());
-    const std::string digits = file.substr(prefix.size(), dash == std::string::npos ? std::string::npos
-                                                                                    : dash - prefix.size());
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
-    if (::shm_unlink(("/" + file).c_str()) == 0) removed.push_back("/" + file);
+    if (file.compare(0, prefix.size(), prefix) != 0 || !is_valid_shm_name("/" + file)) continue;
+    const int fd = ::shm_open(("/" + file).c_str(), O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) continue;
+    struct stat st {};
+    // The flock is free only when the creator is gone; the age check covers the instant between a
+    // creator's shm_open and its flock.
+    const bool stale = ::fstat(fd, &st) == 0 && now - st.st_ctime > 10 && ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale && ::shm_unlink(("/" + file).c_str()) == 0) removed.push_back("/" + file);
+    ::close(fd);
   }
   return removed;
 }

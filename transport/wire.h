@@ -28,6 +28,7 @@ enum class WireOnBadSample : unsigned char { kSkip, kFail };
 struct Hello {
   uint32_t protocol_version = kProtocolVersion;
   std::string client_name;
+  uint64_t session = 0;
 };
 struct HelloReply {
   uint32_t protocol_version = kProtocolVersion;
@@ -63,6 +64,7 @@ struct TensorDescriptor {
 struct StreamOpened {
   uint64_t stream_id = 0, batches_per_epoch = 0, dataset_size = 0, slot_bytes = 0;
   std::vector<TensorDescriptor> tensors;
+  uint32_t max_credits = 0;
 };
 struct Credit {
   uint64_t stream_id = 0;

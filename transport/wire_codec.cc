@@ -70,6 +70,7 @@ struct Encoder {
     auto b = e.initHello();
     b.setProtocolVersion(m.protocol_version);
     b.setClientName(m.client_name);
+    b.setSession(m.session);
   }
   void operator()(const HelloReply& m) {
     auto b = e.initHelloReply();
@@ -154,6 +155,7 @@ struct Encoder {
     b.setDatasetSize(m.dataset_size);
     b.setSlotBytes(m.slot_bytes);
     set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+    b.setMaxCredits(m.max_credits);
   }
   void operator()(const Credit& m) {
     auto b = e.initCredit();
@@ -199,7 +201,7 @@ Message decode_envelope(w::Envelope::Reader e) {
   switch (e.which()) {
     case w::Envelope::HELLO: {
       auto r = e.getHello();
-      return Hello{r.getProtocolVersion(), r.getClientName()};
+      return Hello{r.getProtocolVersion(), r.getClientName(), r.getSession()};
     }
     case w::Envelope::HELLO_REPLY: {
       auto r = e.getHelloReply();
@@ -273,7 +275,7 @@ Message decode_envelope(w::Envelope::Reader e) {
     case w::Envelope::STREAM_OPENED: {
       auto r = e.getStreamOpened();
       return StreamOpened{r.getStreamId(), r.getBatchesPerEpoch(), r.getDatasetSize(), r.getSlotBytes(),
-                          get_tensors(r.getTensors())};
+                          get_tensors(r.getTensors()), r.getMaxCredits()};
     }
     case w::Envelope::CREDIT: {
       auto r = e.getCredit();

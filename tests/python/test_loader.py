@@ -320,3 +320,38 @@ def test_with_cuda_the_ring_is_registered_and_slots_wait_for_their_copies(monkey
     l.close()
     gc.collect()
     assert cudart.unregistered == [address]  # once the last tensor over the ring is gone
+
+
+def test_on_bad_sample_fail_raises_naming_the_file_in_both_modes(tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLE, data)
+    (data / "images" / "img_3.jpg").write_bytes(b"not a jpeg")
+    d = Daemon(tmp_path)
+    d.sock = tmp_path / "bad.sock"
+    d.endpoint = f"ipc://{d.sock}"
+    proc = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"bad={data}", "--bind", d.endpoint, "--threads", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not d.sock.exists():
+            assert proc.poll() is None
+            time.sleep(0.02)
+        for endpoint, name in ((None, str(data)), (d.endpoint, "bad")):
+            with loader(endpoint, dataset=name, batch_size=10, on_bad_sample="fail") as l:
+                for _ in range(2):  # and again: the failed batch is not skipped
+                    with pytest.raises(errors.CorruptSampleError, match="img_3.jpg"):
+                        next(iter(l))
+            with loader(endpoint, dataset=name, batch_size=10) as l:  # skip: replaced and reported
+                (batch,) = list(l)
+                (err,) = batch.errors
+                assert err.code == "Corrupt" and "img_3.jpg" in err.message and err.replaced_by != err.index
+                assert l.stats()["skipped_samples"] == 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_frames_prefetch_beyond_the_daemons_credit_limit_is_capped(daemon):
+    with loader(daemon.endpoint, transport="frames", prefetch=20, batch_size=1) as l:
+        assert len([b.indices for b in l]) == 10

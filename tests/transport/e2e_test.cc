@@ -49,13 +49,14 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
   }
   void TearDown() override { stop_server(); }
 
-  void start_server(const std::string& endpoint) {
+  void start_server(const std::string& endpoint, std::chrono::milliseconds heartbeat = 200ms,
+                    std::chrono::milliseconds client_timeout = 800ms) {
     ServerOptions o;
     o.endpoint = endpoint;
     o.datasets["icdar"] = source_;
     o.max_credits = 8;
-    o.client_timeout = 800ms;
-    o.heartbeat_interval = 200ms;
+    o.client_timeout = client_timeout;
+    o.heartbeat_interval = heartbeat;
     if (GetParam() == "tcp") {
       o.curve.server = keys().server;
       o.curve.allowed_clients = {keys().client.public_key};
@@ -360,6 +361,45 @@ TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
   start_server(endpoint);
   pull(8);  // more than were produced ahead before the stop
   EXPECT_GE(f->stats().reconnects, 1u);
+}
+
+// A client that takes a live daemon for gone reconnects: the daemon ends the streams of its earlier
+// connection before it answers, so no fill of theirs can write into a slot lent again, and the
+// client resumes at the first batch it did not receive.
+TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
+  const std::string endpoint = endpoint_;
+  stop_server();
+  // Heartbeats every second, so a quiet stream is silent that long; clients are kept for a minute,
+  // so only the reconnect itself can end the earlier connection's stream.
+  start_server(endpoint, 1000ms, 60s);
+  client::RemoteOptions o = remote(request(0, 1));
+  o.daemon_timeout = 300ms;
+  auto f = open_feed(o);
+  ASSERT_TRUE(f);
+  auto held = next(*f);
+  ASSERT_TRUE(held);
+  const uint8_t* p = f->ring().slot(held->slot);
+  const std::vector<uint8_t> copy(p, p + f->layout().slot_bytes);
+  std::vector<client::FeedBatch> out;
+  for (int i = 0; i < 2; ++i) out.push_back(*next(*f));  // every slot is held now: the daemon falls silent
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_GE(f->stats().reconnects, 1u);
+  EXPECT_EQ(0, std::memcmp(p, copy.data(), copy.size())) << "a held batch was overwritten";
+  uint64_t expected = 3;
+  for (const client::FeedBatch& b : out) f->release(b.slot);
+  f->release(held->slot);
+  for (int i = 0; i < 5; ++i, ++expected) {
+    auto got = next(*f);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, expected) << "lost or repeated";
+    expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 2));
+    f->release(got->slot);
+  }
+  auto c = Connection::connect(endpoint_, "observer", connect_options());
+  ASSERT_TRUE(c.has_value());
+  auto s = (*c)->stats();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->streams.size(), 1u) << "the earlier connection's stream should have ended";
 }
 
 TEST_P(DaemonTest, StrangersAreRefused) {

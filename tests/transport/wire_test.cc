@@ -18,8 +18,9 @@ Message round_trip(const Message& m) {
 }
 
 TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
-  auto h = std::get<Hello>(round_trip(Hello{kProtocolVersion, "rank 1"}));
+  auto h = std::get<Hello>(round_trip(Hello{kProtocolVersion, "rank 1", 0xfeedbeef12345678ull}));
   EXPECT_EQ(h.client_name, "rank 1");
+  EXPECT_EQ(h.session, 0xfeedbeef12345678ull);
   auto r = std::get<HelloReply>(round_trip(HelloReply{1, "daemon", {"train", "val"}}));
   EXPECT_EQ(r.datasets, (std::vector<std::string>{"train", "val"}));
 
@@ -60,7 +61,8 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(std::get<MemoryAttached>(round_trip(MemoryAttached{9})).stream_id, 9u);
 
   TensorDescriptor t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4};
-  auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}}));
+  auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}, 16}));
+  EXPECT_EQ(so.max_credits, 16u);
   ASSERT_EQ(so.tensors.size(), 1u);
   EXPECT_EQ(so.tensors[0].shape, t.shape);
   EXPECT_EQ(so.tensors[0].size, t.size);

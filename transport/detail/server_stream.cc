@@ -127,8 +127,9 @@ Status ServerStream::make_benchmark_batch() {
 
 StreamOpened ServerStream::opened() const {
   const loader::BatchLayout& l = pipeline_->layout();
-  return StreamOpened{config_.id, pipeline_->sampler().batches_per_epoch(), pipeline_->source().size(), l.slot_bytes,
-                      descriptors(l, static_cast<size_t>(l.batch_size))};
+  return StreamOpened{config_.id,    pipeline_->sampler().batches_per_epoch(),
+                      pipeline_->source().size(), l.slot_bytes,
+                      descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
 }
 
 Status ServerStream::attach(const AttachMemory& m) {
@@ -228,6 +229,11 @@ void ServerStream::discard_finished() {
 
 void ServerStream::reclaim_memory() {
   if (shm_) shm_->unlink();
+}
+
+const std::string& ServerStream::shm_name() const {
+  static const std::string none;
+  return shm_ ? shm_->name() : none;
 }
 
 StreamStats ServerStream::stats(std::chrono::steady_clock::time_point now) const {

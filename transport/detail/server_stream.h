@@ -84,6 +84,8 @@ class ServerStream {
   void discard_finished();
   // Unlinks the client's shared-memory name (the client is gone).
   void reclaim_memory();
+  // The attached shared-memory object's name; empty for frames or before AttachMemory.
+  const std::string& shm_name() const;
 
   uint64_t batches_sent() const { return batches_sent_; }
   StreamStats stats(std::chrono::steady_clock::time_point now) const;

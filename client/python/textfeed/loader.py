@@ -116,7 +116,9 @@ class Loader:
             ``torch.distributed`` when it is initialized, else 0 and 1.
         shuffle: a new permutation per epoch; drop_last: drop the uneven tail and the short batch.
         dtype: ``"float32"`` (normalized, as the references) or ``"uint8"`` (normalize on the GPU).
-        pin_memory: page-lock the slots for CUDA when CUDA is available.
+        pin_memory: page-lock the slots for CUDA when CUDA is available. A slot is refilled only
+            after the copies queued from its tensors on the current CUDA stream and device have run
+            (copies on other streams must be synchronized by the caller before dropping them).
         prefetch: slots in the ring, allocated once: batches produced ahead plus the ones you
             still hold (a ``for`` loop holds one while it asks for the next). At least 2.
         threads: embedded mode's worker threads (default: one per core).
@@ -210,6 +212,9 @@ class Loader:
         feed.seek(epoch, start)  # free when the batches produced ahead are the ones wanted
         for k in range(start, self._batches_per_epoch):
             batch = self._take(feed)
+            if (batch.epoch, batch.batch) != (epoch, k):
+                raise errors.InternalError(f"expected epoch {epoch} batch {k}, got epoch {batch.epoch} "
+                                           f"batch {batch.batch}")
             self._epoch, self._next = epoch, k + 1
             yield batch
         self._epoch, self._next, self._placed = epoch + 1, 0, True
@@ -283,7 +288,12 @@ class Loader:
         self._pinned = True
 
     def _recycle(self, wait: bool = False) -> None:
-        """Hands slots whose tensors are gone back to the ring (after their CUDA copies, if pinned)."""
+        """Hands slots whose tensors are gone back to the ring (after their CUDA copies, if pinned).
+
+        A fence is an event recorded on the current stream of the current device after the slots'
+        tensors were dropped: copies queued from them there (``.cuda(non_blocking=True)`` after
+        ``torch.cuda.set_device(local_rank)``, as DDP scripts do) have run when it completes.
+        """
         feed = self._feed
         if not self._pinned:
             return
