@@ -75,6 +75,10 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::open(const std::string& name, size
     ::close(fd);
     return Status::from_errno("fstat " + name, e);
   }
+  if (st.st_uid != ::geteuid()) {  // a daemon run as root must not write into another user's memory
+    ::close(fd);
+    return Status::invalid_argument("shared memory " + name + " belongs to another user");
+  }
   const size_t size = static_cast<size_t>(st.st_size);
   if (size < min_bytes || min_bytes == 0) {
     ::close(fd);

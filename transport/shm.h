@@ -24,7 +24,8 @@ class ShmRegion {
   // not made by new_shm_name's rules, zero size), kIo (shm_open, ftruncate, mmap).
   static Result<std::unique_ptr<ShmRegion>> create(const std::string& name, size_t bytes);
   // Maps the first `min_bytes` of an existing object read-write. Errors: kInvalidArgument (bad
-  // name, or an object smaller than that), kNotFound, kIo.
+  // name, an object smaller than that or owned by another user than this process's), kNotFound,
+  // kIo.
   static Result<std::unique_ptr<ShmRegion>> open(const std::string& name, size_t min_bytes);
   ~ShmRegion();
   ShmRegion(const ShmRegion&) = delete;
