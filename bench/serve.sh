@@ -80,27 +80,3 @@ serve "tcp://127.0.0.1:$PORT" --insecure-tcp
   --samples 200 --repeat "$REPS" 2>/dev/null | grep -E "via|GB/s"
 stop
 
-echo
-echo "== 3. for reference: this machine's raw tcp loopback (plain sockets: the kernel's two copies,"
-echo "      no ZeroMQ, no copy into a slot), $REPS runs of 2 GiB"
-for r in $(seq "$REPS"); do
-  /usr/bin/python3 - <<'PY'
-import socket, threading, time
-CHUNK, TOTAL = 1 << 20, 2 << 30
-server = socket.socket()
-server.bind(("127.0.0.1", 0))
-server.listen(1)
-def send():
-    with socket.create_connection(server.getsockname()) as s:
-        data = bytes(CHUNK)
-        for _ in range(TOTAL // CHUNK):
-            s.sendall(data)
-threading.Thread(target=send).start()
-conn, _ = server.accept()
-buf = memoryview(bytearray(CHUNK))
-got, start = 0, time.perf_counter()
-while (n := conn.recv_into(buf)):
-    got += n
-print(f"raw tcp loopback {got / (time.perf_counter() - start) / 1e9:.2f} GB/s")
-PY
-done
