@@ -2,6 +2,9 @@
 // their clients in order, starts new fills round-robin while the in-flight budget allows, buries
 // closed streams once their fills end, and watches heartbeats. A worker finishing a fill, or
 // ZeroMQ releasing a frame buffer, wakes the loop through an eventfd in the same poll.
+// Past the 500-line soft cap on purpose: the loop and every message's handling are one state
+// machine over the same peer, stream and graveyard tables; the per-stream state and the frame
+// buffers already live in detail/.
 #include "transport/server.h"
 
 #include <sys/stat.h>
