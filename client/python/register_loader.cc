@@ -85,7 +85,8 @@ class PyFeed {
     return state_->feed;
   }
 
-  // None when no batch came within `timeout_ms`; else (slot, epoch, batch, indices, errors).
+  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors): the
+  // lease is made here, so that no interruption can leave a delivered slot without an owner.
   py::object next(int timeout_ms) {
     std::shared_ptr<client::Feed> f = feed();
     Result<std::optional<client::FeedBatch>> r = Status();
@@ -99,12 +100,8 @@ class PyFeed {
     py::list errors;
     for (const client::FeedSampleError& e : b.errors)
       errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), e.message));
-    return py::make_tuple(b.slot, b.epoch, b.batch, b.indices, errors);
-  }
-
-  std::unique_ptr<SlotLease> lease(uint32_t slot) {
-    if (slot >= state_->ring->count()) throw_status(Status::invalid_argument("no slot " + std::to_string(slot)));
-    return std::make_unique<SlotLease>(state_, slot, layout_.slot_bytes);
+    return py::make_tuple(py::cast(std::make_unique<SlotLease>(state_, b.slot, layout_.slot_bytes)), b.epoch, b.batch,
+                          b.indices, errors);
   }
 
   void seek(uint64_t epoch, uint64_t batch) {
@@ -313,8 +310,7 @@ void register_loader(py::module_& m) {
 
   py::class_<PyFeed>(m, "Feed", "Batches from the embedded pipeline or a daemon; see textfeed.Loader.")
       .def("next", &PyFeed::next, py::arg("timeout_ms"),
-           "(slot, epoch, batch, indices, errors) of the next batch, or None after timeout_ms")
-      .def("lease", &PyFeed::lease, py::arg("slot"))
+           "(lease, epoch, batch, indices, errors) of the next batch, or None after timeout_ms")
       .def("seek", &PyFeed::seek, py::arg("epoch"), py::arg("batch"))
       .def("layout", &PyFeed::layout)
       .def("stats", &PyFeed::stats)

@@ -323,8 +323,7 @@ class Loader:
                 continue
             if got is not None:
                 break
-        slot, epoch, index, indices, errs = got
-        lease = feed.lease(slot)
+        lease, epoch, index, indices, errs = got
         rows = len(indices)
         tensors = []
         for name, dtype, shape, offset, sample_bytes in self._tensors:
