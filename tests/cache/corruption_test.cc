@@ -137,13 +137,14 @@ TEST_F(CacheCorruptionTest, CraftedIndexCannotReachOutsideTheFile) {
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.code(), Code::kCorrupt) << s.to_string();
   }
-  // Meta bounds that wrap, and a sample count beyond the file.
-  for (int variant = 0; variant < 3; ++variant) {
+  // Meta bounds that wrap, a sample count beyond the file, a reserved field that is not zero.
+  for (int variant = 0; variant < 4; ++variant) {
     std::vector<char> b = whole;
     FileFooter f = footer(b);
     if (variant == 0) f.meta_size = f.index_offset - f.meta_offset + (uint64_t{1} << 63) * 2 - 8;
     if (variant == 1) f.meta_offset = f.index_offset + 8, f.meta_size = ~uint64_t{0} - 7;
     if (variant == 2) f.num_samples = ~uint64_t{0} / sizeof(IndexEntry);
+    if (variant == 3) f.reserved = 1;
     forge_footer(b, f);
     rewrite(b);
     Status s = open_and_read_all();
