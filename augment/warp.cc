@@ -21,6 +21,27 @@ void compose_scale(double m[6], double sx, double sy) {
 
 }  // namespace
 
+double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
+
+int preshrink_halvings(double scale) {
+  int k = 0;
+  while (scale * (1 << k) < 0.5 && k < 16) ++k;
+  return k;
+}
+
+std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop) {
+  const double det = m[0] * m[4] - m[1] * m[3];
+  if (!(std::abs(det) > 0) || !std::isfinite(det)) return std::nullopt;
+  const double ia = m[4] / det, ib = -m[1] / det, ic = -m[3] / det, id = m[0] / det;
+  SourceBounds b{1e300, 1e300, -1e300, -1e300};
+  for (const double cx : {-0.5, crop - 0.5})
+    for (const double cy : {-0.5, crop - 0.5}) {
+      const double x = ia * (cx - m[2]) + ib * (cy - m[5]), y = ic * (cx - m[2]) + id * (cy - m[5]);
+      b.x0 = std::min(b.x0, x), b.x1 = std::max(b.x1, x), b.y0 = std::min(b.y0, y), b.y1 = std::max(b.y1, y);
+    }
+  return b;
+}
+
 Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
                     WarpScratch& scratch) {
   if (src.empty() || src.channels != 3 || src.dtype != DType::kU8)
@@ -35,23 +56,15 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
   if (!(std::abs(det) > 0) || !std::isfinite(det)) return Status::invalid_argument("warp: singular matrix");
   cv::Mat s(src.height, src.width, CV_8UC3, const_cast<uint8_t*>(src.data), static_cast<size_t>(src.stride_bytes));
   cv::Mat dst(out.height, out.width, CV_8UC3, out.data, static_cast<size_t>(out.stride_bytes));
-  // Largest output step per source pixel along either axis.
-  const double scale = std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4]));
+  const double scale = max_scale(m);
   if (scale < 0.5) {
     // Pre-shrink by f = 2^k, the least power of two that leaves the warp a scale of at least 0.5,
     // and only the part of the source the crop reads: the inverse image of the crop's square plus
     // a margin for both filters, in whole f x f blocks aligned with the source grid. Each halving
     // is OpenCV's 2x2 area path (its fast case; other integer factors are many times slower).
-    int k = 0;
-    while (scale * (1 << k) < 0.5 && k < 16) ++k;
+    const int k = preshrink_halvings(scale);
     const int f = 1 << k;
-    const double ia = m[4] / det, ib = -m[1] / det, ic = -m[3] / det, id = m[0] / det;
-    double bx0 = 1e300, by0 = 1e300, bx1 = -1e300, by1 = -1e300;
-    for (const double cx : {-0.5, out.width - 0.5})
-      for (const double cy : {-0.5, out.height - 0.5}) {
-        const double x = ia * (cx - m[2]) + ib * (cy - m[5]), y = ic * (cx - m[2]) + id * (cy - m[5]);
-        bx0 = std::min(bx0, x), bx1 = std::max(bx1, x), by0 = std::min(by0, y), by1 = std::max(by1, y);
-      }
+    const SourceBounds b = *crop_source_bounds(m, out.width);  // det was checked above
     const double margin = 2.0 * f + 2;
     auto lo = [&](double v, int limit) {  // round down to a multiple of f, clamp to [0, limit]
       return static_cast<int>(std::clamp(std::floor((v - margin) / f) * f, 0.0, static_cast<double>(limit)));
@@ -59,7 +72,7 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     auto hi = [&](double v, int limit) {
       return static_cast<int>(std::clamp(std::ceil((v + margin) / f) * f, 0.0, static_cast<double>(limit)));
     };
-    const int x0 = lo(bx0, src.width), x1 = hi(bx1, src.width), y0 = lo(by0, src.height), y1 = hi(by1, src.height);
+    const int x0 = lo(b.x0, src.width), x1 = hi(b.x1, src.width), y0 = lo(b.y0, src.height), y1 = hi(b.y1, src.height);
     // Sizes after each halving: OpenCV's round(side / 2); a partial last block (at the source's
     // right or bottom edge only) is averaged over the pixels it has.
     int sw = x1 - x0, sh = y1 - y0;

@@ -3,6 +3,7 @@
 // by 2^k (2x2 box averages, k times) so that the bilinear step never skips source pixels.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "base/image.h"
@@ -16,6 +17,18 @@ struct WarpScratch {
   std::vector<uint8_t> shrunk;  // the pre-shrunk read region (the warp's input when it is used)
   std::vector<uint8_t> halved;  // the other buffer of the halving cascade
 };
+
+// The largest output step per source pixel, along either source axis, of a source -> crop matrix.
+double max_scale(const double m[6]);
+// How many times the warp halves its source at `scale` (max_scale of its matrix) before the
+// bilinear step: the least k that leaves that step a scale of at least 0.5 (0 from 0.5 up).
+int preshrink_halvings(double scale);
+// The box, in `m`'s source pixel coordinates, that the square crop of side `crop` (pixel edges
+// -0.5 .. crop - 0.5) maps back to. nullopt for a singular matrix.
+struct SourceBounds {
+  double x0, y0, x1, y1;
+};
+std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop);
 
 // `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix).
 // `src` may be a decode at 1/k of full size (DCT scaling): pass src_scale = 1/k; pixel centres

@@ -51,6 +51,13 @@ FeedLayout layout_of(const transport::StreamOpened& o) {
 }
 }  // namespace
 
+Result<RemoteTransport> parse_remote_transport(std::string_view name) {
+  if (name == "auto") return RemoteTransport::kAuto;
+  if (name == "shm") return RemoteTransport::kSharedMemory;
+  if (name == "frames") return RemoteTransport::kFrames;
+  return Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" + std::string(name) + "'");
+}
+
 struct RemoteFeed::Io {
   enum class SlotState : unsigned char { kFree, kCredited, kOut };  // kOut: delivered to the caller
   std::unique_ptr<transport::Connection> conn;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,9 @@ enum class RemoteTransport : unsigned char {
   kSharedMemory,  // the daemon must be on this host
   kFrames,
 };
+
+// "auto" | "shm" | "frames". Errors: kInvalidArgument.
+Result<RemoteTransport> parse_remote_transport(std::string_view name);
 
 struct RemoteOptions {
   std::string endpoint;                 // ipc:///path or tcp://host:port

@@ -26,6 +26,19 @@ Result<OnBadSample> parse_on_bad_sample(std::string_view name) {
   return Status::invalid_argument("on_bad_sample must be 'skip' or 'fail', got '" + std::string(name) + "'");
 }
 
+Result<PipelineOptions> make_pipeline_options(std::string_view profile,
+                                              std::span<const std::pair<std::string, std::string>> overrides,
+                                              const SamplerOptions& sampler, OnBadSample on_bad_sample) {
+  PipelineOptions po;
+  TF_ASSIGN_OR_RETURN(const augment::Profile p, augment::parse_profile(profile));
+  po.augment = augment::profile_defaults(p);
+  for (const auto& [name, value] : overrides) TF_RETURN_IF_ERROR(augment::set_option(po.augment, name, value));
+  TF_RETURN_IF_ERROR(augment::validate(po.augment));
+  po.sampler = sampler;
+  po.on_bad_sample = on_bad_sample;
+  return po;
+}
+
 BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineOptions& options,
                              Sampler sampler)
     : source_(std::move(source)),

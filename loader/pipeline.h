@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -33,6 +37,13 @@ struct PipelineOptions {
   OnBadSample on_bad_sample = OnBadSample::kSkip;
   DecodeOptions decode;
 };
+
+// The options of a pipeline of `profile` ("upstage" | "sakura") with augmentation options changed
+// by name (augment::set_option, e.g. {"crop_size", "768"}, {"dtype", "uint8"}), validated: what
+// the daemon, the Python loader and the tools build from text. Errors: kInvalidArgument.
+Result<PipelineOptions> make_pipeline_options(std::string_view profile,
+                                              std::span<const std::pair<std::string, std::string>> overrides,
+                                              const SamplerOptions& sampler, OnBadSample on_bad_sample);
 
 // Counters since creation; every field is a total over all fills.
 struct PipelineCounters {

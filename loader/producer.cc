@@ -13,9 +13,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Largest output step per source pixel along either axis of a source->crop matrix.
-double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
-
 // The part of the image, scaled by s = eighths / 8, that the warp to a crop of side `crop` reads:
 // the inverse image of the crop square through `m` (full-size source -> crop), plus a margin
 // for the bilinear step and the warp's own 2^k pre-shrink, with the origin on a 16-pixel grid so
@@ -25,21 +22,12 @@ struct Window {
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 Window window_for(const double m[6], int crop, int scaled_w, int scaled_h, double s) {
-  const double det = m[0] * m[4] - m[1] * m[3];
-  if (!(std::abs(det) > 0)) return {};
-  const double ia = m[4] / det, ib = -m[1] / det, ic = -m[3] / det, id = m[0] / det;
-  double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
-  for (const double cx : {-0.5, crop - 0.5})
-    for (const double cy : {-0.5, crop - 0.5}) {
-      // Full-size source point, then the scaled image's pixel (centre convention).
-      const double fx = ia * (cx - m[2]) + ib * (cy - m[5]), fy = ic * (cx - m[2]) + id * (cy - m[5]);
-      const double x = (fx + 0.5) * s - 0.5, y = (fy + 0.5) * s - 0.5;
-      x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
-    }
-  const double warp_scale = max_scale(m) / s;
-  int f = 1;
-  while (warp_scale * f < 0.5 && f < (1 << 16)) f *= 2;
-  const double margin = 24.0 + 4.0 * f;
+  const std::optional<augment::SourceBounds> b = augment::crop_source_bounds(m, crop);
+  if (!b) return {};
+  // Full-size source bounds, then the scaled image's pixels (centre convention).
+  const double x0 = (b->x0 + 0.5) * s - 0.5, y0 = (b->y0 + 0.5) * s - 0.5;
+  const double x1 = (b->x1 + 0.5) * s - 0.5, y1 = (b->y1 + 0.5) * s - 0.5;
+  const double margin = 24.0 + 4.0 * (1 << augment::preshrink_halvings(augment::max_scale(m) / s));
   Window w;
   w.x0 = static_cast<int>(std::clamp(std::floor((x0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_w)));
   w.y0 = static_cast<int>(std::clamp(std::floor((y0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_h)));
@@ -126,7 +114,7 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
     pixels_ = decoded_.view();
   } else {
     const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
-    eighths = fast_dct_eighths(max_scale(plan_.matrix));
+    eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));
     const double s = eighths / 8.0;
     const int scaled_w = (width * eighths + 7) / 8, scaled_h = (height * eighths + 7) / 8;
     const Window w = decoder_.options().windows ? window_for(plan_.matrix, options_.crop_size, scaled_w, scaled_h, s)

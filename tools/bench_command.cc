@@ -108,9 +108,7 @@ void run_remote(const BenchArgs& a) {
   o.request.seed = a.seed;
   o.request.batch_size = static_cast<uint32_t>(a.batch_size);
   o.request.benchmark = a.benchmark;
-  o.transport = a.transport == "shm"      ? client::RemoteTransport::kSharedMemory
-                : a.transport == "frames" ? client::RemoteTransport::kFrames
-                                          : client::RemoteTransport::kAuto;
+  o.transport = *client::parse_remote_transport(a.transport);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch > 0 ? a.prefetch : 4);
   o.connect.curve = curve_client_options("bench", a.curve);
   auto feed = client::RemoteFeed::open(o);
@@ -121,9 +119,14 @@ void run_remote(const BenchArgs& a) {
 void run(const BenchArgs& a) {
   if (!a.endpoint.empty()) return run_remote(a);
   loader::disable_library_threads();
-  auto profile = augment::parse_profile(a.profile);
-  if (!profile.has_value()) fail("bench", profile.error().message(), 2);
-  augment::AugmentOptions aug = augment::profile_defaults(*profile);
+  loader::SamplerOptions sampler;
+  sampler.seed = a.seed;
+  sampler.batch_size = a.batch_size;
+  sampler.shuffle = true;
+  auto options = loader::make_pipeline_options(a.profile, parse_overrides("bench", a.sets), sampler,
+                                               loader::OnBadSample::kSkip);
+  if (!options.has_value()) fail("bench", options.error().to_string(), 2);
+  const loader::PipelineOptions& po = *options;
 
   tbb::task_arena arena(a.threads);
   std::string source_path = a.dataset;
@@ -138,8 +141,8 @@ void run(const BenchArgs& a) {
     if (a.cache_path.empty()) temp_cache = source_path;
     loader::CacheBuildOptions co;
     co.out = source_path;
-    co.profile = *profile;
-    co.image_size = aug.image_size;
+    co.profile = po.augment.profile;
+    co.image_size = po.augment.image_size;
     co.force = true;
     std::fprintf(stderr, "bench: building cache %s ...\n", source_path.c_str());
     auto rep = loader::build_cache(*(*probe)->dataset(), co, arena, nullptr);
@@ -149,13 +152,6 @@ void run(const BenchArgs& a) {
   }
   auto source = source_path == a.dataset ? *probe : *loader::SampleSource::open(source_path, {});
 
-  loader::PipelineOptions po;
-  po.augment = aug;
-  po.sampler.seed = a.seed;
-  po.sampler.batch_size = a.batch_size;
-  po.sampler.shuffle = true;
-  for (const auto& [name, value] : parse_overrides("bench", a.sets))
-    if (Status st = augment::set_option(po.augment, name, value); !st.ok()) fail("bench", st.to_string(), 2);
   if (a.prefetch > 0) {
     // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
     client::EmbeddedOptions eo;

@@ -44,9 +44,7 @@ void run(const PullArgs& a) {
   o.request.benchmark = a.benchmark;
   o.request.on_bad_sample = a.on_bad_sample == "fail" ? transport::WireOnBadSample::kFail
                                                       : transport::WireOnBadSample::kSkip;
-  o.transport = a.transport == "shm"      ? client::RemoteTransport::kSharedMemory
-                : a.transport == "frames" ? client::RemoteTransport::kFrames
-                                          : client::RemoteTransport::kAuto;
+  o.transport = *client::parse_remote_transport(a.transport);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch);
   o.connect.curve = curve_client_options("pull", a.curve);
   auto feed = client::RemoteFeed::open(o);

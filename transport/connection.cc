@@ -213,10 +213,6 @@ Status Connection::credit_slots(uint64_t stream_id, std::span<const uint32_t> sl
   return impl_->send(Credit{stream_id, std::vector<uint32_t>(slots.begin(), slots.end()), 0});
 }
 
-Result<Message> Connection::receive_message(std::chrono::milliseconds timeout, const PayloadFor& payload_for) {
-  return impl_->next(timeout, payload_for);
-}
-
 Result<std::optional<Message>> Connection::poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for,
                                                 int wake_fd) {
   const Clock::time_point deadline = Clock::now() + timeout;
@@ -258,8 +254,6 @@ Result<Stats> Connection::stats(std::chrono::milliseconds timeout) {
   if (auto* s = std::get_if<Stats>(&m)) return std::move(*s);
   return Status::corrupt("the daemon did not answer StatsRequest with Stats");
 }
-
-Status Connection::heartbeat() { return impl_->send(Heartbeat{unix_millis()}); }
 
 Result<Message> Connection::send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout) {
   try {

@@ -49,14 +49,12 @@ class Connection {
   Status credit(uint64_t stream_id, uint32_t count);
   // Shared-memory streams: the daemon may write these slots next.
   Status credit_slots(uint64_t stream_id, std::span<const uint32_t> slots);
-  // Receives the next message of any kind except Heartbeat (answered by staying alive). A frames
-  // Batch has its payload copied into payload_for(header) at the tensors' offsets (an empty span
-  // drops it). An Error from the daemon comes back as an ErrorReply message, not as a Status.
-  // Errors: kUnavailable (no message but heartbeats within `timeout`), kCorrupt (a malformed
-  // message, payload frames that do not match the header or the buffer).
-  Result<Message> receive_message(std::chrono::milliseconds timeout, const PayloadFor& payload_for);
-  // As receive_message, but returns nullopt when `timeout` passes or `wake_fd` (if >= 0) becomes
-  // readable first: the wait of a thread that also serves a queue signalled through an eventfd.
+  // The next message of any kind except Heartbeat (answered by staying alive), or nullopt when
+  // `timeout` passes or `wake_fd` (if >= 0) becomes readable first: the wait of a thread that also
+  // serves a queue signalled through an eventfd. A frames Batch has its payload copied into
+  // payload_for(header) at the tensors' offsets (an empty span drops it). An Error from the daemon
+  // comes back as an ErrorReply message, not as a Status. Errors: kCorrupt (a malformed message,
+  // payload frames that do not match the header or the buffer), kUnavailable (socket failure).
   Result<std::optional<Message>> poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for, int wake_fd);
   // The next Batch, skipping EndOfEpoch, Closed and MemoryAttached; an Error becomes its Status.
   // Frames payloads are copied into `slot`.
@@ -66,7 +64,6 @@ class Connection {
   Status close(uint64_t stream_id, std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Asks for the daemon's counters. Errors: kUnavailable, the daemon's Error.
   Result<Stats> stats(std::chrono::milliseconds timeout = std::chrono::seconds(10));
-  Status heartbeat();
   // When the last message of any kind (heartbeats too) arrived from the daemon.
   std::chrono::steady_clock::time_point last_heard() const;
   // Sends a raw frame (for tests of the daemon's handling of garbage) and returns its reply.

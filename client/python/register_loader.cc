@@ -194,7 +194,6 @@ class PyFeed {
 
   uintptr_t ring_address() const { return reinterpret_cast<uintptr_t>(state_->ring->base()); }
   size_t ring_bytes() const { return state_->ring->total_bytes(); }
-  uint32_t ring_slots() const { return state_->ring->count(); }
   void set_ring_guard(py::object guard) { state_->ring_guard = std::move(guard); }
 
  private:
@@ -205,19 +204,14 @@ class PyFeed {
 loader::PipelineOptions pipeline_options(const std::string& profile, const std::map<std::string, std::string>& overrides,
                                          uint64_t seed, int batch_size, int rank, int world_size, bool shuffle,
                                          bool drop_last, const std::string& dtype, const std::string& on_bad_sample) {
-  loader::PipelineOptions po;
-  auto p = augment::parse_profile(profile);
-  if (!p.has_value()) throw_status(p.error());
-  po.augment = augment::profile_defaults(*p);
-  if (Status s = augment::set_option(po.augment, "dtype", dtype); !s.ok()) throw_status(s);
-  for (const auto& [name, value] : overrides)
-    if (Status s = augment::set_option(po.augment, name, value); !s.ok()) throw_status(s);
-  if (Status s = augment::validate(po.augment); !s.ok()) throw_status(s);
-  po.sampler = {seed, batch_size, rank, world_size, shuffle, drop_last};
   auto bad = loader::parse_on_bad_sample(on_bad_sample);
   if (!bad.has_value()) throw_status(bad.error());
-  po.on_bad_sample = *bad;
-  return po;
+  std::vector<std::pair<std::string, std::string>> options = {{"dtype", dtype}};
+  options.insert(options.end(), overrides.begin(), overrides.end());
+  auto po = loader::make_pipeline_options(profile, options, {seed, batch_size, rank, world_size, shuffle, drop_last},
+                                          *bad);
+  if (!po.has_value()) throw_status(po.error());
+  return *po;
 }
 
 std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::string& profile,
@@ -269,10 +263,9 @@ std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::stri
   o.request.dtype = dtype == "uint8" ? DType::kU8 : DType::kF32;
   o.request.on_bad_sample = on_bad_sample == "fail" ? transport::WireOnBadSample::kFail
                                                     : transport::WireOnBadSample::kSkip;
-  if (transport == "shm") o.transport = client::RemoteTransport::kSharedMemory;
-  else if (transport == "frames") o.transport = client::RemoteTransport::kFrames;
-  else if (transport != "auto")
-    throw_status(Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" + transport + "'"));
+  auto how = client::parse_remote_transport(transport);
+  if (!how.has_value()) throw_status(how.error());
+  o.transport = *how;
   o.prefetch = prefetch;
   o.connect.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   o.daemon_timeout = std::chrono::milliseconds(static_cast<int64_t>(daemon_timeout_s * 1000));
@@ -322,7 +315,6 @@ void register_loader(py::module_& m) {
       .def("release_slots", &PyFeed::release_slots, py::arg("slots"))
       .def("ring_address", &PyFeed::ring_address)
       .def("ring_bytes", &PyFeed::ring_bytes)
-      .def("ring_slots", &PyFeed::ring_slots)
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));
 
   m.def("open_embedded", &open_embedded, py::arg("dataset"), py::arg("profile"), py::arg("overrides"),

@@ -51,28 +51,12 @@ py::dict east_targets(const DArray& vertices, const LArray& labels, int crop_siz
   augment::AugmentOptions o = augment::profile_defaults(profile_or_raise(profile));
   o.crop_size = crop_size;
   o.map_scale = map_scale;
+  for (const auto& [name, value] : {std::pair{"fill_rule", fill_rule}, std::pair{"overlap", overlap},
+                                     std::pair{"ignored_targets", ignored_targets},
+                                     std::pair{"roi_resize", roi_resize}, std::pair{"angle_error", angle_error}})
+    if (value)
+      if (Status s = augment::set_option(o, name, *value); !s.ok()) throw_status(s);
   using namespace augment;
-  if (fill_rule)
-    o.fill_rule = pick<FillRule>("fill_rule", *fill_rule,
-                                 {{"even_odd", FillRule::kEvenOdd}, {"union", FillRule::kUnion}});
-  if (overlap)
-    o.overlap = pick<Overlap>("overlap", *overlap,
-                              {{"sum", Overlap::kSum},
-                               {"last", Overlap::kLast},
-                               {"smallest", Overlap::kSmallest},
-                               {"ignore", Overlap::kIgnore}});
-  if (ignored_targets)
-    o.ignored_targets =
-        pick<IgnoredTargets>("ignored_targets", *ignored_targets,
-                             {{"keep", IgnoredTargets::kKeep}, {"none", IgnoredTargets::kNone}});
-  if (roi_resize)
-    o.roi_resize = pick<RoiResize>("roi_resize", *roi_resize,
-                                   {{"linear", RoiResize::kLinear},
-                                    {"nearest", RoiResize::kNearest},
-                                    {"rasterize_at_map", RoiResize::kRasterizeAtMap}});
-  if (angle_error)
-    o.angle_error = pick<AngleError>("angle_error", *angle_error,
-                                     {{"sr", AngleError::kSr}, {"up", AngleError::kUp}});
   if (fix_orientation) o.fix_orientation = *fix_orientation;
   if (clamp_geo) o.clamp_geo = *clamp_geo;
   if (Status s = validate(o); !s.ok()) throw_status(s);

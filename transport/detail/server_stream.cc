@@ -62,20 +62,22 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
-  TF_ASSIGN_OR_RETURN(augment::Profile profile, augment::parse_profile(o.profile));
-  loader::PipelineOptions po;
-  po.augment = augment::profile_defaults(profile);
-  if (o.dtype == DType::kU8) po.augment.dtype = augment::OutputDType::kU8;
-  for (const auto& [name, value] : o.overrides) TF_RETURN_IF_ERROR(augment::set_option(po.augment, name, value));
-  TF_RETURN_IF_ERROR(augment::validate(po.augment));
   if (o.batch_size == 0 || o.batch_size > 4096)
     return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1..4096");
   if (o.world_size == 0 || o.world_size > 65536 || o.rank >= o.world_size)
     return Status::invalid_argument("rank " + std::to_string(o.rank) + " of world_size " +
                                     std::to_string(o.world_size) + ": need 0 <= rank < world_size <= 65536");
-  po.sampler = {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size),
-                o.shuffle, o.drop_last};
-  po.on_bad_sample = o.on_bad_sample == WireOnBadSample::kFail ? loader::OnBadSample::kFail : loader::OnBadSample::kSkip;
+  // The image dtype first, so that an explicit "dtype" override wins as it always did.
+  std::vector<std::pair<std::string, std::string>> overrides;
+  if (o.dtype == DType::kU8) overrides.emplace_back("dtype", "uint8");
+  overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
+  TF_ASSIGN_OR_RETURN(
+      const loader::PipelineOptions po,
+      loader::make_pipeline_options(
+          o.profile, overrides,
+          {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size),
+           o.shuffle, o.drop_last},
+          o.on_bad_sample == WireOnBadSample::kFail ? loader::OnBadSample::kFail : loader::OnBadSample::kSkip));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p, loader::BatchPipeline::create(std::move(source), po));
   std::shared_ptr<loader::BatchPipeline> pipeline(std::move(p));
   const loader::BatchLayout& layout = pipeline->layout();

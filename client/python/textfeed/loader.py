@@ -182,7 +182,12 @@ class Loader:
                                      curve_server_key=str(curve_server_key or ""),
                                      curve_client_key=str(curve_client_key or ""), **common)
         layout = feed.layout()
-        self._tensors = layout["tensors"]
+        # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
+        self._views = []
+        for _name, dtype, shape, offset, sample_bytes in layout["tensors"]:
+            torch_dtype = _DTYPES[dtype]
+            per_row = sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
+            self._views.append((torch_dtype, per_row, offset, tuple(shape[1:])))
         self._batches_per_epoch = int(layout["batches_per_epoch"])
         self._dataset_size = int(layout["dataset_size"])
         self._feed = feed
@@ -294,9 +299,9 @@ class Loader:
         tensors were dropped: copies queued from them there (``.cuda(non_blocking=True)`` after
         ``torch.cuda.set_device(local_rank)``, as DDP scripts do) have run when it completes.
         """
-        feed = self._feed
         if not self._pinned:
             return
+        feed = self._feed
         pending = feed.take_pending()
         if pending:
             event = torch.cuda.Event()
@@ -325,13 +330,8 @@ class Loader:
                 break
         lease, epoch, index, indices, errs = got
         rows = len(indices)
-        tensors = []
-        for name, dtype, shape, offset, sample_bytes in self._tensors:
-            torch_dtype = _DTYPES[dtype]
-            count = rows * sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
-            flat = torch.frombuffer(lease, dtype=torch_dtype, count=count, offset=offset)
-            tensors.append(flat.view(rows, *shape[1:]))
-        batch = Batch(tensors)
+        batch = Batch(torch.frombuffer(lease, dtype=dtype, count=rows * per_row, offset=offset).view(rows, *row)
+                      for dtype, per_row, offset, row in self._views)
         batch.epoch, batch.batch, batch.indices = epoch, index, list(indices)
         batch.errors = [SampleError(*e) for e in errs]
         for e in batch.errors:
