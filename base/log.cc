@@ -1,6 +1,8 @@
 // The process-wide log sink and check failures.
 #include "base/log.h"
 
+#include "base/printable.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -45,16 +47,19 @@ LogLevel log_level() { return g_level.load(std::memory_order_relaxed); }
 
 void log_message(LogLevel level, std::string_view message) {
   if (level < log_level()) return;
+  // Messages quote names from outside (client names, file names, gt text): escaped here, once, so
+  // that no input can forge a log line or drive the terminal.
+  const std::string safe = printable(message);
   SinkState& s = sink_state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.sink) {
-    s.sink(level, message);
+    s.sink(level, safe);
     return;
   }
   std::string line = "textfeed ";
   line += level_tag(level);
   line += ": ";
-  line += message;
+  line += safe;
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

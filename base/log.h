@@ -18,7 +18,8 @@ void set_log_sink(LogSink sink);
 // Lines below `level` are dropped. Thread-safe.
 void set_log_level(LogLevel level);
 LogLevel log_level();
-// Emits one line. Thread-safe; lines from several threads never interleave.
+// Emits one line, control characters and invalid UTF-8 escaped (base/printable.h). Thread-safe;
+// lines from several threads never interleave.
 void log_message(LogLevel level, std::string_view message);
 
 namespace internal {
