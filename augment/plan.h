@@ -1,8 +1,8 @@
-// Geometry plan: the random geometric chain of the reference pipelines (TARGETS.md §2.1-2.2) run
+// Geometry plan: the random geometric chain of the reference pipelines (docs/targets.md §2.1-2.2) run
 // on the quads only — resize_img, adjust_height, rotate_img, crop_img — consuming the per-sample
 // Rng in the reference's exact order, so Rng::numpy_legacy(seed) replays the reference's
 // decisions bit for bit. Pixels are not touched: the plan yields one affine matrix that maps source
-// pixels straight to the crop (DESIGN.md "One warp").
+// pixels straight to the crop (docs/design.md "One warp").
 #pragma once
 
 #include <span>

@@ -1,5 +1,5 @@
 // AugmentOptions: every parameter of the per-sample pipeline, and the reference profiles that
-// set them (TARGETS.md §2, §5). A plain value type, validated once at the edge.
+// set them (docs/targets.md §2, §5). A plain value type, validated once at the edge.
 #pragma once
 
 #include <string>
@@ -27,7 +27,7 @@ enum class OutputDType : unsigned char { kF32, kU8 };
 struct AugmentOptions {
   Profile profile = Profile::kUpstage;
 
-  // Geometry (TARGETS.md §2.1-2.2).
+  // Geometry (docs/targets.md §2.1-2.2).
   int image_size = 2048;       // longer side after resize_img; 0 = no resize (sakura)
   int crop_size = 1024;        // square crop side, px
   double height_jitter = 0.2;  // adjust_height ratio in [1 - j, 1 + j)
@@ -73,7 +73,7 @@ std::string_view profile_name(Profile profile);
 Status validate(const AugmentOptions& options);
 // Sets the field `name` (as spelled in AugmentOptions, e.g. "crop_size", "map_scale",
 // "fill_rule") from its text `value` ("768", "0.25", "union", "true"). Enum fields take the names
-// of TARGETS.md §5: fill_rule even_odd|union, overlap sum|last|smallest|ignore, crop_fallback
+// of docs/targets.md §5: fill_rule even_odd|union, overlap sum|last|smallest|ignore, crop_fallback
 // keep_last|ignore_cut, ignored_targets keep|none, mask roi|ignored, angle_error sr|up,
 // roi_resize linear|nearest|rasterize_at_map, dtype float32|uint8. Does not validate the whole
 // (call validate() after the last one). Errors: kInvalidArgument (unknown name, unparsable value).

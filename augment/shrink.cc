@@ -1,4 +1,4 @@
-// Shrink, rotation and angle search, in the reference's operation order (TARGETS.md §3.1-3.2).
+// Shrink, rotation and angle search, in the reference's operation order (docs/targets.md §3.1-3.2).
 #include "augment/shrink.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Per-quad EAST geometry of TARGETS.md §3.1-3.2: the shrunk polygon and the minimum-rectangle
+// Per-quad EAST geometry of docs/targets.md §3.1-3.2: the shrunk polygon and the minimum-rectangle
 // angle. Double precision, with the reference's operation order. Pure functions: thread-safe,
 // no allocation.
 #pragma once
@@ -11,7 +11,7 @@ namespace textfeed::augment {
 
 using Quad8 = std::array<double, 8>;  // x1,y1,...,x4,y4
 
-// TARGETS.md §3.1: moves each vertex along its edges by coef * (its shorter adjacent edge), the
+// docs/targets.md §3.1: moves each vertex along its edges by coef * (its shorter adjacent edge), the
 // longer opposite-edge pair first; edges of length <= 1 px are left alone (points, segments).
 Quad8 shrink_quad(const Quad8& v, double coef = 0.3);
 

@@ -1,4 +1,4 @@
-// EAST targets (TARGETS.md §3): one even-odd fill for the score, per-box geometry summed in
+// EAST targets (docs/targets.md §3): one even-odd fill for the score, per-box geometry summed in
 // float32 like numpy, computed only inside each box's bounds; the ROI mask rasterized at full
 // resolution and resized bilinearly to the map, only over the cells that ignored words touch.
 #include "augment/targets.h"
@@ -106,7 +106,7 @@ struct Maps {
   cv::Mat score, mask, geo[5];
 };
 
-// Geometry of one box (TARGETS.md §3.3) over the pixels of its own shrunk polygon `poly` (4 map
+// Geometry of one box (docs/targets.md §3.3) over the pixels of its own shrunk polygon `poly` (4 map
 // points), restricted to its bounding box.
 void add_box_geometry(Maps& maps, const Quad8& v, const cv::Point* poly, const AugmentOptions& o,
                       Buffers& buf) {
@@ -170,7 +170,7 @@ void add_box_geometry(Maps& maps, const Quad8& v, const cv::Point* poly, const A
   }
 }
 
-// UP ROI (TARGETS.md §3.6): ones at crop resolution, ignored quads filled with 0, resized to the
+// UP ROI (docs/targets.md §3.6): ones at crop resolution, ignored quads filled with 0, resized to the
 // map. The crop canvas lives in the scratch and is all ones between calls; only the cells that
 // ignored quads touch are resized and then reset. With an integer factor g (crop = M g) each output
 // pixel reads only its own g x g cell, so resizing a cell-aligned sub-rectangle gives the same

@@ -1,4 +1,4 @@
-// EAST targets from the final crop vertices (TARGETS.md §3): score map, 5-channel geometry map and
+// EAST targets from the final crop vertices (docs/targets.md §3): score map, 5-channel geometry map and
 // the ROI mask (upstage, 1 = valid) or ignored map (sakura, 1 = ignore), written into the caller's
 // float32 views at side M = int(crop_size * map_scale).
 #pragma once
@@ -48,7 +48,7 @@ class TargetScratch {
 // Writes the EAST targets of n words into `out` (every pixel of the three maps).
 // `vertices`: n quads, 8 doubles each (x1,y1,...,x4,y4 in crop px, any order, may leave the crop);
 // `labels`: n labels, 0 = ignored ("###" / illegible), anything else = valid.
-// Semantics follow TARGETS.md §3 for options.profile's defaults and the fix flags in `options`:
+// Semantics follow docs/targets.md §3 for options.profile's defaults and the fix flags in `options`:
 // map_scale, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation,
 // clamp_geo (other fields are not read; crop_size comes from the argument).
 // Quads with a non-finite or absurd (|c| > 1e6 px) coordinate are left out; degenerate quads

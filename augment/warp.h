@@ -1,5 +1,5 @@
 // The one warp: source pixels -> the square crop, bilinear with a black border, in one resampling
-// (DESIGN.md "One warp"); where the scale is below 0.5, the region the crop reads is first shrunk
+// (docs/design.md "One warp"); where the scale is below 0.5, the region the crop reads is first shrunk
 // by 2^k (2x2 box averages, k times) so that the bilinear step never skips source pixels.
 #pragma once
 

@@ -4,7 +4,7 @@
 // The generator is MT19937 and uniform() is numpy's legacy rand() formula
 // ((a >> 5) * 2^26 + (b >> 6)) / 2^53 over two consecutive outputs. Rng::numpy_legacy(s)
 // seeds it exactly like numpy's np.random.seed(s) (init_genrand), so a replay consumes the same
-// values as the Python reference pipelines (TARGETS.md §2.5).
+// values as the Python reference pipelines (docs/targets.md §2.5).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 """Plain-PyTorch EAST training data pipeline: the baseline textfeed is measured against.
 
-The same sample pipeline textfeed runs in C++ (../shared/TARGETS.md §1-§3), written the way the
+The same sample pipeline textfeed runs in C++ (docs/targets.md §1-§3), written the way the
 public references do it: numpy, OpenCV and Pillow inside ``torch.utils.data.Dataset.__getitem__``,
 so ``DataLoader(num_workers=N)`` parallelises it over processes.
 
@@ -43,7 +43,7 @@ CROP_TRIES = 1000
 CUT_LOW, CUT_HIGH = 0.01, 0.99
 JITTER = (0.5, 0.5, 0.5, 0.25)  # brightness, contrast, saturation, hue
 
-# Angle candidates of the min-rect search (TARGETS.md §3.2): t_k = (k / 180) * pi, k = -90..89.
+# Angle candidates of the min-rect search (docs/targets.md §3.2): t_k = (k / 180) * pi, k = -90..89.
 _ANGLES = [k / 180 * math.pi for k in range(-90, 90)]
 _COS = np.array([math.cos(t) for t in _ANGLES])
 _SIN = np.array([math.sin(t) for t in _ANGLES])

@@ -2,7 +2,7 @@
 // Python Loader, a test), with all `threads` slots for worker threads: batches are enqueued into
 // it and nobody joins it to help. oneTBB starts at most (max_allowed_parallelism - 1) workers,
 // the core count minus one by default, so the arena also raises that limit when `threads` needs
-// it (a tbb::global_control, which STYLE.md keeps to main(): this class is only made where main()
+// it (a tbb::global_control, which belongs in main() alone: this class is only made where main()
 // would make it, and it only ever raises the limit).
 #pragma once
 

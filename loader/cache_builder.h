@@ -43,7 +43,7 @@ struct BuildReport {
   std::vector<cache::QuarantineEntry> quarantine;
 };
 
-// Stored size and quad scale of resize_img (TARGETS.md §2.2 step 2): r = S / max(w, h) in double
+// Stored size and quad scale of resize_img (docs/targets.md §2.2 step 2): r = S / max(w, h) in double
 // for the size, (S, int(h r)) if w > h else (int(w r), S); the quads use float32(r).
 struct ResizePlan {
   int width = 0;

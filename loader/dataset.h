@@ -1,4 +1,4 @@
-// Dataset readers: ICDAR-2015 text files and UFO json (TARGETS.md §1), into one index of
+// Dataset readers: ICDAR-2015 text files and UFO json (docs/targets.md §1), into one index of
 // SampleRecords. Reading the index touches annotation files only, never pixels.
 #pragma once
 
@@ -13,13 +13,13 @@ namespace textfeed::loader {
 
 enum class DatasetFormat : unsigned char { kIcdar15, kUfo };
 
-// How a `###` in an ICDAR line marks the word ignored (TARGETS.md §1.1, §5 #16).
+// How a `###` in an ICDAR line marks the word ignored (docs/targets.md §1.1, §5 #16).
 enum class IgnoreText : unsigned char {
   kSubstring,  // SakuraRiven: "###" anywhere in the line (the default, as the reference)
   kExact,      // the transcription is exactly "###" (or "*", argman's convention)
 };
 
-// What a UFO word with more than 4 points becomes (TARGETS.md §1.2, §5 #7).
+// What a UFO word with more than 4 points becomes (docs/targets.md §1.2, §5 #7).
 enum class PolyPolicy : unsigned char {
   kSkip,        // dropped, i.e. background (the reference)
   kMinRect,     // replaced by its minimum-area rectangle, label kept

@@ -1,4 +1,4 @@
-// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (TARGETS.md §1.1,
+// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (docs/targets.md §1.1,
 // §5 #16). Per line: 8 numbers (int or float), then the transcription (commas allowed).
 #include "loader/dataset.h"
 

@@ -1,4 +1,4 @@
-// UFO json reader (TARGETS.md §1.2, §5 #5 #7): words with an ignore tag become background, words
+// UFO json reader (docs/targets.md §1.2, §5 #5 #7): words with an ignore tag become background, words
 // with > 4 points follow PolyPolicy, filter_vertices drops hull areas < drop_under_area and can
 // mark those < ignore_under_area ignored. Parsed with simdjson's DOM: a 100 MB file takes under
 // 2 s of CPU (ReaderTest.UfoLargeFileParses); detail/json_syntax.h runs only to locate an error.

@@ -17,7 +17,7 @@ void add_stats_command(CLI::App& app);
 void add_keygen_command(CLI::App& app);
 
 // Keeps large blocks (batch payloads) in the reused heap instead of fresh mmap'd pages, which
-// cost a page fault per 4 KiB on every batch (DESIGN.md "Memory is allocated once"). Called by
+// cost a page fault per 4 KiB on every batch (docs/design.md "Memory is allocated once"). Called by
 // the commands that move batches: serve, pull.
 void keep_large_allocations_in_heap();
 

@@ -112,7 +112,7 @@ void register_targets(py::module_& m) {
         std::copy(r.begin(), r.end(), out.mutable_data());
         return out;
       },
-      py::arg("quad"), "The quad shrunk by 0.3 of each vertex's shorter edge (TARGETS.md §3.1).");
+      py::arg("quad"), "The quad shrunk by 0.3 of each vertex's shorter edge (docs/targets.md §3.1).");
   m.def(
       "find_min_rect_angle",
       [](const DArray& q, const std::string& metric) {
@@ -121,7 +121,7 @@ void register_targets(py::module_& m) {
         return augment::angle_rad(augment::min_rect_angle_deg(quad_of(q), e));
       },
       py::arg("quad"), py::arg("metric") = "sr",
-      "The minimum-rectangle angle in radians (TARGETS.md §3.2).");
+      "The minimum-rectangle angle in radians (docs/targets.md §3.2).");
 }
 
 }  // namespace textfeed::python

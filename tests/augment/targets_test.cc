@@ -1,4 +1,4 @@
-// EAST targets: hand-checked cases of TARGETS.md §3 and the §5 fix flags, beyond the golden files
+// EAST targets: hand-checked cases of docs/targets.md §3 and the §5 fix flags, beyond the golden files
 // (tests/python/test_golden_targets.py compares with the reference outputs).
 #include "augment/targets.h"
 

@@ -1,4 +1,4 @@
-// Dataset readers: every annotation edge case of TARGETS.md §1.1/§1.2 that applies, format
+// Dataset readers: every annotation edge case of docs/targets.md §1.1/§1.2 that applies, format
 // detection, the JSON error locator, a large UFO file, and the real ICDAR-2015 sample.
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-"""Seeded replay of the reference chains (TARGETS.md §2.5, §6.2): same draws, sizes, vertices, maps;
+"""Seeded replay of the reference chains (docs/targets.md §2.5, §6.2): same draws, sizes, vertices, maps;
 the one-warp crop against the reference's three PIL resamplings by PSNR."""
 
 import json

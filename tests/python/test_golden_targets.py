@@ -1,4 +1,4 @@
-"""EAST targets against the reference outputs in shared/golden (TARGETS.md §3, tolerances §6.3)."""
+"""EAST targets against the reference outputs in shared/golden (docs/targets.md §3, tolerances §6.3)."""
 
 import json
 from pathlib import Path
@@ -19,7 +19,7 @@ def cases(kind):
 
 
 def assert_distances_close(actual, expected):
-    # d1..d4: <= 1 float32 ulp relative (TARGETS.md §6.3), a tiny floor for values near 0.
+    # d1..d4: <= 1 float32 ulp relative (docs/targets.md §6.3), a tiny floor for values near 0.
     np.testing.assert_allclose(actual, expected, rtol=1.2e-7, atol=1e-6)
 
 

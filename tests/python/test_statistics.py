@@ -1,4 +1,4 @@
-"""Random distributions of the per-sample streams (TARGETS.md §6.4): fixed seeds, N >= 10^4,
+"""Random distributions of the per-sample streams (docs/targets.md §6.4): fixed seeds, N >= 10^4,
 alpha = 0.01. Each sample draws from Rng(seed, epoch, index)."""
 
 import math

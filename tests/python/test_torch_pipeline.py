@@ -1,7 +1,7 @@
 """Checks the plain-PyTorch baseline examples/east_torch_pipeline.py against shared/golden.
 
 It must be the same pipeline textfeed runs, or the side-by-side speed comparison means nothing:
-targets equal to the references' (TARGETS.md §3, tolerances §6.3), geometric chain replaying the
+targets equal to the references' (docs/targets.md §3, tolerances §6.3), geometric chain replaying the
 references' draws, readers, per-sample determinism and DataLoader workers.
 """
 
