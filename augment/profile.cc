@@ -42,25 +42,31 @@ Status validate(const AugmentOptions& o) {
     s << "augment option " << field << " = " << value << ": " << rule;
     return Status::invalid_argument(s.str());
   };
-  if (o.image_size < 0 || o.image_size > 32768) return bad("image_size", o.image_size, "must be 0 (off) or 1..32768");
-  if (o.crop_size < 8 || o.crop_size > 16384) return bad("crop_size", o.crop_size, "must be in 8..16384");
+  // `!(lo <= v && v <= hi)` so that NaN fails too.
+  auto in = [](double v, double lo, double hi) { return lo <= v && v <= hi; };
+  if (o.image_size != 0 && !in(o.image_size, 32, 32768))
+    return bad("image_size", o.image_size, "must be 0 (off) or in [32, 32768]");
+  if (!in(o.crop_size, 8, 16384)) return bad("crop_size", o.crop_size, "must be in [8, 16384]");
   if (!(o.map_scale > 0 && o.map_scale <= 1)) return bad("map_scale", o.map_scale, "must be in (0, 1]");
   const double inv = 1.0 / o.map_scale;
   if (std::abs(inv - std::round(inv)) > 1e-9)
     return bad("map_scale", o.map_scale, "1 / map_scale must be an integer (0.5, 0.25, ...)");
+  if (o.map_size() < 1) return bad("map_scale", o.map_scale, "gives maps of 0 px for this crop_size");
   if (!(o.height_jitter >= 0 && o.height_jitter < 1)) return bad("height_jitter", o.height_jitter, "must be in [0, 1)");
-  if (!(o.rotate_deg >= 0 && o.rotate_deg <= 180)) return bad("rotate_deg", o.rotate_deg, "must be in [0, 180]");
-  if (o.crop_max_tries < 1) return bad("crop_max_tries", o.crop_max_tries, "must be >= 1");
+  if (!in(o.rotate_deg, 0, 180)) return bad("rotate_deg", o.rotate_deg, "must be in [0, 180]");
+  if (!in(o.crop_max_tries, 1, 10000)) return bad("crop_max_tries", o.crop_max_tries, "must be in [1, 10000]");
   if (!(o.cut_low >= 0 && o.cut_low <= o.cut_high && o.cut_high <= 1))
     return bad("cut_low", o.cut_low, "need 0 <= cut_low <= cut_high <= 1");
-  if (!(o.color_jitter_p >= 0 && o.color_jitter_p <= 1)) return bad("color_jitter_p", o.color_jitter_p, "must be in [0, 1]");
-  if (!(o.brightness >= 0 && o.brightness <= 1)) return bad("brightness", o.brightness, "must be in [0, 1]");
-  if (!(o.contrast >= 0 && o.contrast <= 1)) return bad("contrast", o.contrast, "must be in [0, 1]");
-  if (!(o.saturation >= 0 && o.saturation <= 1)) return bad("saturation", o.saturation, "must be in [0, 1]");
-  if (!(o.hue >= 0 && o.hue <= 0.5)) return bad("hue", o.hue, "must be in [0, 0.5]");
-  for (int c = 0; c < 3; ++c)
-    if (!(o.std[c] > 0)) return bad("std", o.std[c], "must be > 0");
-  if (o.clamp_geo < 0) return bad("clamp_geo", o.clamp_geo, "must be >= 0 (0 = off)");
+  if (!in(o.color_jitter_p, 0, 1)) return bad("color_jitter_p", o.color_jitter_p, "must be in [0, 1]");
+  if (!in(o.brightness, 0, 1)) return bad("brightness", o.brightness, "must be in [0, 1]");
+  if (!in(o.contrast, 0, 1)) return bad("contrast", o.contrast, "must be in [0, 1]");
+  if (!in(o.saturation, 0, 1)) return bad("saturation", o.saturation, "must be in [0, 1]");
+  if (!in(o.hue, 0, 0.5)) return bad("hue", o.hue, "must be in [0, 0.5]");
+  for (int c = 0; c < 3; ++c) {
+    if (!in(o.mean[c], -1000, 1000)) return bad("mean", o.mean[c], "must be in [-1000, 1000]");
+    if (!in(o.std[c], 1e-6, 1000)) return bad("std", o.std[c], "must be in [1e-6, 1000]");
+  }
+  if (!in(o.clamp_geo, 0, 65536)) return bad("clamp_geo", o.clamp_geo, "must be in [0, 65536] (0 = off)");
   return Status();
 }
 
@@ -77,11 +83,13 @@ Status parse_int(std::string_view name, std::string_view v, int& out) {
   return Status();
 }
 
+// from_chars, not strtod: the same text means the same number whatever the process's locale, and
+// no hex floats.
 Status parse_double(std::string_view name, std::string_view v, double& out) {
-  const std::string s(v);
-  char* end = nullptr;
-  const double d = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(d)) return bad_value(name, v, "a number");
+  double d = 0;
+  const auto r = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(d))
+    return bad_value(name, v, "a finite decimal number");
   out = d;
   return Status();
 }

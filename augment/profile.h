@@ -24,33 +24,37 @@ enum class AngleError : unsigned char { kSr, kUp };                  // §5 #11
 enum class RoiResize : unsigned char { kLinear, kNearest, kRasterizeAtMap };  // §5 #13
 enum class OutputDType : unsigned char { kF32, kU8 };
 
+// Every numeric field has a bound, given after it as [min, max]; validate() enforces them, and it
+// is the one place that does, for options from the CLI, Python and the wire alike. The bounds keep
+// every per-sample cost finite: the largest crop search is crop_max_tries x words tries.
 struct AugmentOptions {
   Profile profile = Profile::kUpstage;
 
   // Geometry (docs/targets.md §2.1-2.2).
-  int image_size = 2048;       // longer side after resize_img; 0 = no resize (sakura)
-  int crop_size = 1024;        // square crop side, px
-  double height_jitter = 0.2;  // adjust_height ratio in [1 - j, 1 + j)
-  double rotate_deg = 10.0;    // rotation angle in [-r, r) degrees
-  int crop_max_tries = 1000;
+  int image_size = 2048;       // longer side after resize_img; 0 = no resize (sakura). 0 or [32, 32768]
+  int crop_size = 1024;        // square crop side, px. [8, 16384]
+  double height_jitter = 0.2;  // adjust_height ratio in [1 - j, 1 + j). [0, 1)
+  double rotate_deg = 10.0;    // rotation angle in [-r, r) degrees. [0, 180]
+  int crop_max_tries = 1000;   // crop positions tried before the fallback. [1, 10000]
   double cut_low = 0.01;       // a try is rejected if low <= overlap fraction <= high
-  double cut_high = 0.99;      //   for any valid word
+  double cut_high = 0.99;      //   for any valid word. 0 <= cut_low <= cut_high <= 1
   bool vertices_f32 = true;    // §5 #9: UP float32 vertex arithmetic in resize/adjust_height
   bool int_vertices = false;   // §5 #8: SR truncates y to integers after adjust_height
   CropFallback crop_fallback = CropFallback::kKeepLast;
 
   // Photometric (§2.1 step 4, §2.2 step 4), then normalize: (x / 255 - mean) / std.
-  double color_jitter_p = 0.5;  // probability that colour jitter runs at all
-  double brightness = 0.5;      // factor ~ U[1 - b, 1 + b]
-  double contrast = 0.5;
-  double saturation = 0.5;
-  double hue = 0.25;            // shift ~ U[-h, h] of a full turn
-  float mean[3] = {0.5f, 0.5f, 0.5f};
-  float std[3] = {0.5f, 0.5f, 0.5f};
+  double color_jitter_p = 0.5;  // probability that colour jitter runs at all. [0, 1]
+  double brightness = 0.5;      // factor ~ U[1 - b, 1 + b]. [0, 1]
+  double contrast = 0.5;        // [0, 1]
+  double saturation = 0.5;      // [0, 1]
+  double hue = 0.25;            // shift ~ U[-h, h] of a full turn. [0, 0.5]
+  float mean[3] = {0.5f, 0.5f, 0.5f};  // [-1000, 1000]
+  float std[3] = {0.5f, 0.5f, 0.5f};   // [1e-6, 1000]
   OutputDType dtype = OutputDType::kF32;  // kU8: no jitter-normalize fusion; normalize on GPU
 
   // Targets (§3).
-  double map_scale = 0.5;  // map side = int(crop_size * map_scale)
+  double map_scale = 0.5;  // map side = int(crop_size * map_scale). (0, 1], 1 / map_scale an
+                           // integer, map side >= 1
   MaskKind mask = MaskKind::kRoi;
   AngleError angle_error = AngleError::kUp;
   FillRule fill_rule = FillRule::kEvenOdd;
@@ -58,7 +62,7 @@ struct AugmentOptions {
   IgnoredTargets ignored_targets = IgnoredTargets::kKeep;
   RoiResize roi_resize = RoiResize::kLinear;
   bool fix_orientation = false;  // §5 #10: reorder quads clockwise from the top-left first
-  double clamp_geo = 0.0;        // §5 #17: clamp d1..d4 to this many px; 0 = off
+  double clamp_geo = 0.0;        // §5 #17: clamp d1..d4 to this many px; 0 = off. [0, 65536]
 
   int map_size() const { return static_cast<int>(crop_size * map_scale); }
 };
@@ -68,8 +72,8 @@ AugmentOptions profile_defaults(Profile profile);
 // "upstage" or "sakura". Errors: kInvalidArgument naming the accepted values.
 Result<Profile> parse_profile(std::string_view name);
 std::string_view profile_name(Profile profile);
-// Checks ranges (crop_size > 0, 0 < map_scale <= 1 with 1/map_scale an integer, ...).
-// Errors: kInvalidArgument naming the field and the value.
+// Checks every field against its bound (above). Errors: kInvalidArgument naming the field, the
+// value and the bound.
 Status validate(const AugmentOptions& options);
 // Sets the field `name` (as spelled in AugmentOptions, e.g. "crop_size", "map_scale",
 // "fill_rule") from its text `value` ("768", "0.25", "union", "true"). Enum fields take the names

@@ -17,11 +17,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-bool same_host_endpoint(const std::string& e) {
-  return e.rfind("ipc://", 0) == 0 || e.rfind("tcp://127.", 0) == 0 || e.rfind("tcp://localhost:", 0) == 0 ||
-         e.rfind("tcp://[::1]:", 0) == 0;
-}
-
 void signal_fd(int fd) {
   const uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof(one));
@@ -73,12 +68,6 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
     return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
   std::unique_ptr<RemoteFeed> f(new RemoteFeed());
   f->options_ = options;
-  // Slots of clients killed while their daemon was down too are nobody's to reclaim but ours.
-  for (const std::string& name : transport::remove_stale_shm())
-    TF_LOG(Info) << "textfeed: removed " << name << ", left by a client process that no longer exists";
-  f->shm_ = options.transport == RemoteTransport::kSharedMemory ||
-            (options.transport == RemoteTransport::kAuto && same_host_endpoint(options.endpoint));
-  f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
   f->epoch_ = options.request.epoch;
   f->batch_ = options.request.start_batch;
   // One session for every connection this feed makes: a reconnect to a daemon that is still alive
@@ -92,6 +81,14 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   io->batch = options.request.start_batch;
   TF_ASSIGN_OR_RETURN(io->conn,
                       transport::Connection::connect(options.endpoint, options.client_name, f->options_.connect));
+  // Shared memory where the daemon offers it (its ipc endpoint, which only processes of this host
+  // reach); "auto" takes frames elsewhere, "shm" insists.
+  const bool offered = !io->conn->hello().memory_socket.empty();
+  if (options.transport == RemoteTransport::kSharedMemory && !offered)
+    return Status::invalid_argument("transport 'shm': the daemon at " + options.endpoint +
+                                    " offers no shared memory (only its ipc:// endpoint does); use 'frames' or 'auto'");
+  f->shm_ = options.transport != RemoteTransport::kFrames && offered;
+  f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io->conn->open(f->options_.request));
   io->stream_id = opened.stream_id;
   f->layout_ = layout_of(opened);
@@ -101,8 +98,7 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   TF_ASSIGN_OR_RETURN(f->ring_, f->shm_ ? SlotRing::shared(slots, f->layout_.slot_bytes)
                                         : SlotRing::anonymous(slots, f->layout_.slot_bytes));
   if (f->shm_)
-    TF_RETURN_IF_ERROR(io->conn->attach(io->stream_id, f->ring_->shm_name(), f->ring_->count(),
-                                        f->ring_->stride()));
+    TF_RETURN_IF_ERROR(io->conn->attach(opened, f->ring_->memory_fd(), f->ring_->count(), f->ring_->stride()));
   io->state.assign(f->ring_->count(), Io::SlotState::kFree);
   f->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (f->wake_fd_ < 0) return Status::from_errno("eventfd", errno);
@@ -151,7 +147,13 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     if (opened.slot_bytes != layout_.slot_bytes || opened.batches_per_epoch != layout_.batches_per_epoch)
       return Status::invalid_argument("the daemon's batches changed shape since the stream was first opened");
     io.stream_id = opened.stream_id;
-    if (shm_) TF_RETURN_IF_ERROR(io.conn->attach(io.stream_id, ring_->shm_name(), ring_->count(), ring_->stride()));
+    if (shm_) {
+      // A reconnect (after a stall the daemon took for a death, or a restart) hands the same memory
+      // over again: the daemon never names it, so nothing it did to the old stream matters.
+      if (io.conn->hello().memory_socket.empty())
+        return Status::invalid_argument("the daemon at " + options_.endpoint + " no longer offers shared memory");
+      TF_RETURN_IF_ERROR(io.conn->attach(opened, ring_->memory_fd(), ring_->count(), ring_->stride()));
+    }
     return Status();
   };
   auto stopping = [&] {

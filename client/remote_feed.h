@@ -24,7 +24,7 @@
 namespace textfeed::client {
 
 enum class RemoteTransport : unsigned char {
-  kAuto,          // shared memory for ipc:// and loopback tcp endpoints, frames otherwise
+  kAuto,          // shared memory when the daemon offers it (its ipc:// endpoint), frames otherwise
   kSharedMemory,  // the daemon must be on this host
   kFrames,
 };

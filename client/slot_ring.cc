@@ -1,4 +1,4 @@
-// SlotRing: mmap(MAP_ANONYMOUS | MAP_POPULATE) or a ShmRegion.
+// SlotRing: mmap(MAP_ANONYMOUS) touched once, or a ShmRegion.
 #include "client/slot_ring.h"
 
 #include <sys/mman.h>
@@ -44,7 +44,7 @@ Result<std::unique_ptr<SlotRing>> SlotRing::anonymous(uint32_t slots, size_t slo
 Result<std::unique_ptr<SlotRing>> SlotRing::shared(uint32_t slots, size_t slot_bytes) {
   TF_ASSIGN_OR_RETURN(const size_t stride, stride_for(slots, slot_bytes));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<transport::ShmRegion> shm,
-                      transport::ShmRegion::create(transport::new_shm_name(), stride * slots));
+                      transport::ShmRegion::create(stride * slots));
   std::unique_ptr<SlotRing> r(new SlotRing());
   r->base_ = shm->data();
   r->count_ = slots;
@@ -57,9 +57,6 @@ SlotRing::~SlotRing() {
   if (!shm_ && base_) ::munmap(base_, total_bytes());
 }
 
-const std::string& SlotRing::shm_name() const {
-  static const std::string empty;
-  return shm_ ? shm_->name() : empty;
-}
+int SlotRing::memory_fd() const { return shm_ ? shm_->fd() : -1; }
 
 }  // namespace textfeed::client

@@ -1,12 +1,11 @@
 // SlotRing: a client's batch slots, allocated (and their pages touched) once: anonymous memory for
-// an embedded feed or a remote one over frames, or a POSIX shared-memory object that a daemon on
-// the same host writes into. One contiguous range, so it can be page-locked for CUDA in one call.
+// an embedded feed or a remote one over frames, or a sealed memory file (memfd) whose descriptor
+// is handed to a daemon on the same host, which writes into it (transport/shm.h). One contiguous range, so it can be page-locked for CUDA in one call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "base/status.h"
 
@@ -21,7 +20,7 @@ class SlotRing {
  public:
   // `slots` slots of `slot_bytes` each (rounded up to 4096 bytes). Errors: kInvalidArgument, kIo.
   static Result<std::unique_ptr<SlotRing>> anonymous(uint32_t slots, size_t slot_bytes);
-  // The same, in a new shared-memory object (removed when the ring is destroyed).
+  // The same, in a new sealed memory file (freed when the last mapping of it goes).
   static Result<std::unique_ptr<SlotRing>> shared(uint32_t slots, size_t slot_bytes);
   ~SlotRing();
   SlotRing(const SlotRing&) = delete;
@@ -32,8 +31,8 @@ class SlotRing {
   uint8_t* slot(uint32_t i) const { return base_ + stride_ * i; }
   uint8_t* base() const { return base_; }
   size_t total_bytes() const { return stride_ * count_; }
-  // The shared-memory object's name; empty for anonymous memory.
-  const std::string& shm_name() const;
+  // The memory file's descriptor (what a daemon is handed); -1 for anonymous memory.
+  int memory_fd() const;
 
  private:
   SlotRing() = default;

@@ -199,9 +199,20 @@ Result<StreamOpened> Connection::open(const OpenStream& request, std::chrono::mi
   return Status::corrupt("the daemon did not answer OpenStream with StreamOpened");
 }
 
-Status Connection::attach(uint64_t stream_id, const std::string& shm_name, uint32_t slots, uint64_t slot_stride,
+Status Connection::attach(const StreamOpened& stream, int memory_fd, uint32_t slots, uint64_t slot_stride,
                           std::chrono::milliseconds timeout) {
-  TF_RETURN_IF_ERROR(impl_->send(AttachMemory{stream_id, shm_name, slots, slot_stride}));
+  const uint64_t stream_id = stream.stream_id;
+  if (impl_->hello.memory_socket.empty())
+    return Status::invalid_argument("the daemon at " + impl_->endpoint +
+                                    " offers no shared memory (it serves tcp): use frames");
+  MemoryToken token{};
+  if (stream.memory_token.size() != token.size())
+    return Status::invalid_argument("stream " + std::to_string(stream_id) + " came without a memory token");
+  std::copy(stream.memory_token.begin(), stream.memory_token.end(), token.begin());
+  // The datagram is queued at the daemon before AttachMemory is sent: the daemon reads its memory
+  // socket before its ZeroMQ socket, so the descriptor is there when AttachMemory is handled.
+  TF_RETURN_IF_ERROR(send_memory(impl_->hello.memory_socket, token, memory_fd));
+  TF_RETURN_IF_ERROR(impl_->send(AttachMemory{stream_id, slots, slot_stride}));
   TF_ASSIGN_OR_RETURN(Message m, impl_->reply(timeout, stream_id));
   if (const auto* a = std::get_if<MemoryAttached>(&m); a && a->stream_id == stream_id) return Status();
   return Status::corrupt("the daemon did not answer AttachMemory with MemoryAttached");

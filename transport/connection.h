@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "transport/curve.h"
+#include "transport/shm.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport {
@@ -41,9 +42,12 @@ class Connection {
   const std::string& endpoint() const;
   // Opens a stream. Errors: the daemon's Error (kNotFound for an unknown dataset, ...).
   Result<StreamOpened> open(const OpenStream& request, std::chrono::milliseconds timeout = std::chrono::seconds(60));
-  // Lends a shared-memory stream its slots (the object `shm_name`, slot i at i * slot_stride) and
-  // waits for MemoryAttached. Errors: the daemon's Error, kUnavailable.
-  Status attach(uint64_t stream_id, const std::string& shm_name, uint32_t slots, uint64_t slot_stride,
+  // Lends a shared-memory stream its slots: hands the sealed memory file `memory_fd` (slot i at
+  // i * slot_stride; see ShmRegion::create) to the daemon's memory socket with the stream's token
+  // (StreamOpened.memory_token), then sends AttachMemory and waits for MemoryAttached. The
+  // descriptor stays the caller's. Errors: kInvalidArgument (the daemon offers no shared memory,
+  // a token of the wrong size), the daemon's Error, kUnavailable.
+  Status attach(const StreamOpened& stream, int memory_fd, uint32_t slots, uint64_t slot_stride,
                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Frames streams: accepts `count` more batches.
   Status credit(uint64_t stream_id, uint32_t count);

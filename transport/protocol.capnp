@@ -15,12 +15,15 @@
 #
 # Evolution: fields and union members are only appended with the next ordinal; a retired field
 # keeps its slot under an `obsolete` name. protocolVersion changes only for incompatible meaning.
+# An enumerant a receiver does not know (a DType, Transport or OnBadSample value past the last one
+# listed) makes the message invalid: it is refused with an Error, never read as a default. An
+# unknown ErrorCode reads as `internal`.
 @0xa29f878fc09da2e2;
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
-const protocolVersion :UInt32 = 1;
+const protocolVersion :UInt32 = 2;  # 2: shared memory is handed over by descriptor
 const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
@@ -55,6 +58,9 @@ struct HelloReply {
   protocolVersion @0 :UInt32;   # the daemon's; equal to the client's, or an Error follows instead
   serverName @1 :Text;          # free text for logs
   datasets @2 :List(Text);      # names the daemon serves (its --dataset NAME=PATH list)
+  memorySocket @3 :Text;        # absolute path of the datagram Unix socket that takes the
+                                # descriptors of clients' shared memory (see AttachMemory); empty
+                                # when the daemon offers no shared memory (a tcp endpoint)
 }
 
 struct Override {
@@ -81,7 +87,8 @@ struct OpenStream {
   shuffle @9 :Bool = true;
   dropLast @10 :Bool = false;
   dtype @11 :DType;             # of the image tensor; maps are always float32
-  transport @12 :Transport;     # sharedMemory: AttachMemory must follow before any Credit
+  transport @12 :Transport;     # sharedMemory: AttachMemory must follow before any Credit;
+                                # only over the daemon's ipc endpoint (refused over tcp)
   obsoleteShmName @13 :Text;    # retired: the shared memory is named by AttachMemory
   obsoleteShmSlots @14 :UInt32; # retired: see AttachMemory
   benchmark @15 :Bool = false;  # transport benchmark: the daemon fills batch startBatch once and
@@ -97,12 +104,14 @@ enum OnBadSample {
 }
 
 struct AttachMemory {
-  # Sent after StreamOpened on a sharedMemory stream: the client created (and keeps owning) a POSIX
-  # shared-memory object of at least slots * slotStride bytes; slot i starts at i * slotStride.
-  # The daemon maps it and answers MemoryAttached or Error. The client is on the same host: the
-  # daemon refuses it over tcp from a non-loopback address.
+  # Sent after StreamOpened on a sharedMemory stream. Before it, the client created a memory file
+  # (memfd_create(2)) of at least slots * slotStride bytes, sealed it against shrinking
+  # (F_SEAL_SHRINK), and sent its descriptor to HelloReply.memorySocket: one datagram holding the
+  # 16 bytes of StreamOpened.memoryToken as data and the descriptor as SCM_RIGHTS. Slot i starts at
+  # i * slotStride. The daemon maps the descriptor that came with this stream's token and answers
+  # MemoryAttached, or Error (no descriptor came, not a sealed memory file, too small).
   streamId @0 :UInt64;
-  shmName @1 :Text;             # "/textfeed-...", as for shm_open(3); no other "/" allowed
+  obsoleteShmName @1 :Text;     # retired in version 2: memory is handed over, never named
   slots @2 :UInt32;             # 1..1024
   slotStride @3 :UInt64;        # bytes, >= StreamOpened.slotBytes, a multiple of 4096
 }
@@ -127,12 +136,15 @@ struct StreamOpened {
   slotBytes @3 :UInt64;         # bytes one batch needs (a shared-memory slot's size)
   tensors @4 :List(TensorDesc); # the layout of a full batch
   maxCredits @5 :UInt32;        # frames: batches the daemon accepts in flight for this stream
+  memoryToken @6 :Data;         # sharedMemory: 16 random bytes that tie the descriptor the client
+                                # hands over (see AttachMemory) to this stream; valid once
 }
 
 struct Credit {
   streamId @0 :UInt64;
   slots @1 :List(UInt32);       # sharedMemory: slots the daemon may write next (each free in the
-                                # client, not credited before and not yet returned in a Batch)
+                                # client, not credited before and not yet returned in a Batch;
+                                # a slot named twice, or already credited, is an Error)
   count @2 :UInt32;             # frames: how many more batches the client accepts
 }
 
@@ -211,8 +223,8 @@ struct Stats {
 
 struct Heartbeat {
   # Either side sends one after a second without other traffic to the peer. A client silent for
-  # the daemon's timeout (default 10 s) is gone: its streams end and its shared memory is unmapped
-  # and unlinked. A client that hears nothing for as long treats the daemon as gone.
+  # the daemon's timeout (default 10 s) is gone: its streams end and its shared memory is
+  # unmapped. A client that hears nothing for as long treats the daemon as gone.
   unixMillis @0 :Int64;
 }
 

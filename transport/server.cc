@@ -7,11 +7,14 @@
 // buffers already live in detail/.
 #include "transport/server.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <vector>
@@ -20,6 +23,7 @@
 #include <zmq_addon.hpp>
 
 #include "base/log.h"
+#include "transport/detail/ipc_claim.h"
 #include "transport/detail/server_stream.h"
 #include "transport/detail/wakeup.h"
 #include "transport/detail/zap.h"
@@ -37,9 +41,9 @@ int64_t unix_millis() {
       .count();
 }
 
-// Whether a tcp peer address (ZeroMQ's "Peer-Address" property) is this host's loopback.
-bool is_loopback(const std::string& address) {
-  return address.rfind("127.", 0) == 0 || address == "::1" || address.rfind("::ffff:127.", 0) == 0;
+size_t default_memory_budget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t{8} << 30;
 }
 
 const char* message_name(const Message& m) {
@@ -71,15 +75,18 @@ struct PendingHello {
 }  // namespace
 
 struct Server::Impl {
+  std::unique_ptr<internal::IpcClaim> claim;  // ipc: held for the daemon's life, released last
   ServerOptions options;
   tbb::task_arena* arena = nullptr;
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::router};
   std::unique_ptr<internal::ZapHandler> zap;
+  std::unique_ptr<MemoryInbox> inbox;  // ipc: where clients hand over their shared memory
   std::shared_ptr<internal::Wakeup> wakeup = std::make_shared<internal::Wakeup>();
   std::string bound;
   bool tcp = false;
   Clock::time_point started = Clock::now();
+  Clock::time_point last_trim = Clock::now();
   std::map<std::string, Peer> peers;
   std::map<uint64_t, std::unique_ptr<ServerStream>> streams;  // declared after the socket: destroyed
   std::vector<Grave> graveyard;                               // first, waiting for their fills
@@ -92,6 +99,7 @@ struct Server::Impl {
   uint64_t ended_samples = 0, ended_skipped = 0;
   internal::RateMeter total_rate;
   bool draining = false;
+  bool trim_soon = false;  // streams ended since the last malloc_trim
 
   ~Impl() {
     streams.clear();
@@ -137,17 +145,13 @@ struct Server::Impl {
     return it != streams.end() && it->second->peer() == peer ? it->second.get() : nullptr;
   }
 
-  // Moves a stream to the graveyard: no more fills start for it; it is destroyed (and its memory
-  // unmapped) once the running ones end.
-  void end_stream(uint64_t id, bool send_closed, bool reclaim_memory) {
+  // Moves a stream to the graveyard: no more fills start for it; it is destroyed (and the client's
+  // memory unmapped, its frame buffers freed) once the running ones end.
+  void end_stream(uint64_t id, bool send_closed) {
     auto it = streams.find(id);
     if (it == streams.end()) return;
     std::unique_ptr<ServerStream> s = std::move(it->second);
     streams.erase(it);
-    // The client is gone: unlink its memory, unless a live stream (its reconnected successor) uses it.
-    bool shared = false;
-    for (const auto& [other_id, other] : streams) shared |= !s->shm_name().empty() && other->shm_name() == s->shm_name();
-    if (reclaim_memory && !shared) s->reclaim_memory();
     auto peer = peers.find(s->peer());
     const uint64_t session = peer != peers.end() ? peer->second.session : 0;
     const loader::PipelineCounters c = s->counters();
@@ -176,7 +180,7 @@ struct Server::Impl {
         if (!ids.empty())
           TF_LOG(Info) << "serve: '" << h.client_name << "' reconnected: ending the " << ids.size()
                        << " stream(s) of its earlier connection";
-        for (uint64_t id : ids) end_stream(id, false, false);
+        for (uint64_t id : ids) end_stream(id, false);
         peers.erase(other);
       }
       for (const Grave& g : graveyard)
@@ -189,22 +193,23 @@ struct Server::Impl {
   }
 
   HelloReply hello_reply() const {
-    HelloReply r{kProtocolVersion, options.name, {}};
+    HelloReply r{kProtocolVersion, options.name, {}, inbox ? inbox->path() : std::string()};
     for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
     return r;
   }
 
-  void handle(const std::string& peer, const Message& m, const std::string& peer_address) {
+  void handle(const std::string& peer, const Message& m) {
     if (const auto* h = std::get_if<Hello>(&m)) {
       if (h->protocol_version != kProtocolVersion)
         return error(peer, Status::unimplemented("protocol version " + std::to_string(h->protocol_version) +
                                                  " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
       return hello(peer, *h);
     }
-    if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o, peer_address);
+    if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o);
     if (const auto* a = std::get_if<AttachMemory>(&m)) {
       ServerStream* s = find_stream(peer, a->stream_id);
       if (!s) return error(peer, Status::not_found("no stream " + std::to_string(a->stream_id)), a->stream_id);
+      if (s->awaiting_memory()) receive_memory();  // a descriptor queued since this pass began
       if (Status st = s->attach(*a); !st.ok()) return error(peer, st, a->stream_id);
       send(peer, MemoryAttached{a->stream_id});
       return;
@@ -218,7 +223,7 @@ struct Server::Impl {
     if (const auto* c = std::get_if<Close>(&m)) {
       if (find_stream(peer, c->stream_id)) {
         TF_LOG(Info) << "serve: stream " << c->stream_id << " closed by " << describe_peer(peer);
-        return end_stream(c->stream_id, true, false);
+        return end_stream(c->stream_id, true);
       }
       send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
       return;
@@ -231,13 +236,34 @@ struct Server::Impl {
     error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) + " from a client"));
   }
 
-  void open(const std::string& peer, const OpenStream& o, const std::string& peer_address) {
+  // Whether one more stream for `peer` stays within the stream limits; the error names the limit.
+  Status stream_limits(const std::string& peer) const {
+    size_t own = 0, total = streams.size() + graveyard.size();
+    for (const auto& [id, s] : streams) own += s->peer() == peer;
+    if (own >= static_cast<size_t>(options.max_streams_per_client))
+      return Status::overloaded("this client has " + std::to_string(own) + " open streams, the daemon's limit " +
+                                "(--max-streams-per-client)");
+    if (total >= static_cast<size_t>(options.max_streams))
+      return Status::overloaded("the daemon has " + std::to_string(total) + " streams open or ending, its limit " +
+                                "(--max-streams); try again later");
+    return Status();
+  }
+
+  size_t memory_in_use() const {
+    size_t bytes = 0;
+    for (const auto& [id, s] : streams) bytes += s->memory_bytes();
+    for (const Grave& g : graveyard) bytes += g.stream->memory_bytes();
+    return bytes;
+  }
+
+  void open(const std::string& peer, const OpenStream& o) {
     if (draining) return error(peer, Status::unavailable("textfeed serve is shutting down"));
     auto ds = options.datasets.find(o.dataset);
     if (ds == options.datasets.end()) return error(peer, Status::not_found("no dataset named '" + o.dataset + "'"));
-    if (o.transport == WireTransport::kSharedMemory && tcp && !is_loopback(peer_address))
-      return error(peer, Status::invalid_argument("shared memory needs a client on the daemon's host; " + peer_address +
-                                                  " is not loopback: use frames"));
+    if (o.transport == WireTransport::kSharedMemory && !inbox)
+      return error(peer, Status::invalid_argument("shared memory is offered over the daemon's ipc endpoint only; " +
+                                                  bound + " takes frames"));
+    if (Status st = stream_limits(peer); !st.ok()) return error(peer, st.with_context("OpenStream"));
     ServerStream::Config config;
     config.id = next_id;
     config.peer = peer;
@@ -248,6 +274,12 @@ struct Server::Impl {
     config.frame_buffers = options.frame_buffers;
     auto s = ServerStream::create(std::move(config), ds->second, *arena, wakeup, options.max_batch_bytes);
     if (!s.has_value()) return error(peer, s.error().with_context("OpenStream"));
+    if (const size_t in_use = memory_in_use(); in_use + (*s)->memory_bytes() > options.max_memory_bytes)
+      return error(peer, Status::overloaded("OpenStream: its " + std::to_string((*s)->memory_bytes() >> 20) +
+                                            " MiB of frame buffers would take the daemon past its memory budget (" +
+                                            std::to_string(in_use >> 20) + " of " +
+                                            std::to_string(options.max_memory_bytes >> 20) +
+                                            " MiB in use; --max-memory-mib)"));
     ++next_id;
     const StreamOpened reply = (*s)->opened();
     TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << describe_peer(peer) << " on '" << o.dataset
@@ -282,6 +314,24 @@ struct Server::Impl {
     return s;
   }
 
+  // Takes the shared-memory descriptors clients handed over and gives each to the stream whose
+  // token came with it; anything else is closed at once (a descriptor is kept only for a stream
+  // that waits for one, so their number is bounded by the stream limits).
+  void receive_memory() {
+    if (!inbox) return;
+    size_t refused = 0;
+    for (MemoryInbox::Delivery& d : inbox->receive(64, &refused)) {
+      ServerStream* target = nullptr;
+      for (const auto& [id, s] : streams)
+        if (const MemoryToken* t = s->awaiting_memory(); t && *t == d.token) target = s.get();
+      if (target) target->deposit(std::move(d.fd));
+      else ++refused;
+    }
+    if (refused > 0)
+      TF_LOG(Warning) << "serve: refused " << refused << " memory hand-over(s) with no matching stream token "
+                      << "(or malformed, or from another user)";
+  }
+
   // Receives and handles pending messages (at most `budget`, so batches keep flowing under a flood).
   void receive(int budget) {
     for (int n = 0; n < budget; ++n) {
@@ -289,15 +339,13 @@ struct Server::Impl {
       if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) return;
       if (parts.size() < 2) continue;
       const std::string peer = parts[0].to_string();
+      if (!peers.count(peer) && peers.size() >= static_cast<size_t>(options.max_clients)) {
+        send(peer, ErrorReply{Code::kOverloaded, "the daemon has " + std::to_string(peers.size()) +
+                                                     " clients, its limit (--max-clients); try again later", 0});
+        continue;
+      }
       Peer& p = peers[peer];
       p.last_seen = Clock::now();
-      std::string address;
-      if (tcp) {
-        try {
-          address = parts[1].gets("Peer-Address");
-        } catch (const zmq::error_t&) {
-        }
-      }
       if (parts.size() > 2) {
         error(peer, Status::invalid_argument("a client message with " + std::to_string(parts.size() - 1) +
                                              " frames; clients send one"));
@@ -313,7 +361,7 @@ struct Server::Impl {
         error(peer, Status::unavailable("this daemon does not know this client (it restarted?): connect again"));
         continue;
       }
-      handle(peer, *m, address);
+      handle(peer, *m);
     }
   }
 
@@ -340,7 +388,7 @@ struct Server::Impl {
         if (out->end_of_epoch) send(s->peer(), EndOfEpoch{id, epoch});
       }
     }
-    for (uint64_t id : failed) end_stream(id, false, false);
+    for (uint64_t id : failed) end_stream(id, false);
   }
 
   // Starts fills round-robin over the streams that can take one, within the in-flight budget.
@@ -350,6 +398,7 @@ struct Server::Impl {
     for (const auto& [id, s] : streams) in_flight += s->in_flight();
     for (const Grave& g : graveyard) in_flight += g.stream->running();
     const size_t cap = max_in_flight();
+    std::vector<uint64_t> failed;
     bool progress = true;
     while (in_flight < cap && progress) {
       progress = false;
@@ -357,15 +406,20 @@ struct Server::Impl {
       for (size_t n = 0; n < streams.size() && in_flight < cap; ++n, ++it) {
         if (it == streams.end()) it = streams.begin();
         ServerStream& s = *it->second;
-        if (!s.can_start()) continue;
+        if (!s.can_start() || std::find(failed.begin(), failed.end(), it->first) != failed.end()) continue;
         const size_t before = s.in_flight();
-        s.start_one();
+        if (Status st = s.start_one(); !st.ok()) {
+          error(s.peer(), st.with_context("stream " + std::to_string(it->first)), it->first);
+          failed.push_back(it->first);
+          continue;
+        }
         if (s.in_flight() == before) continue;
         ++in_flight;
         round_robin = it->first;
         progress = true;
       }
     }
+    for (uint64_t id : failed) end_stream(id, false);
   }
 
   void bury() {
@@ -379,6 +433,16 @@ struct Server::Impl {
       g.stream->discard_finished();
       if (g.send_closed) send(g.stream->peer(), Closed{g.stream->id(), g.stream->batches_sent()});
       graveyard.erase(graveyard.begin() + static_cast<ptrdiff_t>(i));
+      trim_soon = true;
+    }
+    // The heap of `serve` keeps large blocks (tools: keep_large_allocations_in_heap), so what the
+    // ended streams' pipelines freed stays in this process until it is handed back here; at most
+    // once a second, and never while anything is being filled (trimming walks the heap under its
+    // lock).
+    if (trim_soon && running() == 0 && Clock::now() - last_trim > std::chrono::seconds(1)) {
+      ::malloc_trim(0);
+      last_trim = Clock::now();
+      trim_soon = false;
     }
     for (size_t i = 0; i < pending_hellos.size();) {
       bool waiting = false;
@@ -405,7 +469,7 @@ struct Server::Impl {
                           << std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.last_seen).count()
                           << " ms: ending its " << ids.size() << " stream(s) and reclaiming their memory";
         }
-        for (uint64_t id : ids) end_stream(id, false, true);
+        for (uint64_t id : ids) end_stream(id, false);
         it = peers.erase(it);
         continue;
       }
@@ -425,9 +489,11 @@ struct Server::Impl {
     std::vector<zmq::pollitem_t> items = {{static_cast<void*>(socket), 0, ZMQ_POLLIN, 0},
                                           {nullptr, wakeup->fd(), ZMQ_POLLIN, 0}};
     if (zap) items.push_back({static_cast<void*>(zap->socket()), 0, ZMQ_POLLIN, 0});
+    if (inbox) items.push_back({nullptr, inbox->fd(), ZMQ_POLLIN, 0});
     zmq::poll(items.data(), items.size(), timeout);
     wakeup->drain();
     if (zap) zap->handle_pending();
+    receive_memory();  // before the messages: an AttachMemory finds the descriptor sent ahead of it
     receive(256);
     return Status();
   }
@@ -446,9 +512,16 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   if (options.datasets.empty()) return Status::invalid_argument("serve: no dataset to serve");
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  if (impl->options.max_memory_bytes == 0) impl->options.max_memory_bytes = default_memory_budget();
   impl->arena = &arena;
   if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;
+  const bool ipc = options.endpoint.rfind("ipc://", 0) == 0;
+  if (ipc) {
+    auto claim = internal::IpcClaim::claim(options.endpoint.substr(6));
+    if (!claim.has_value()) return claim.error().with_context("serve: " + options.endpoint);
+    impl->claim = std::move(*claim);
+  }
   if (impl->tcp && !options.curve.enabled() && !options.allow_plain_tcp)
     return Status::invalid_argument("serve: tcp needs CurveZMQ keys (--curve-key and --allow; see `textfeed keygen`) "
                                     "or an explicit --insecure-tcp");
@@ -476,7 +549,17 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   } catch (const zmq::error_t& e) {
     return Status::unavailable("serve: cannot bind " + options.endpoint + ": " + e.what());
   }
-  if (impl->bound.rfind("ipc://", 0) == 0) ::chmod(impl->bound.substr(6).c_str(), 0600);
+  if (ipc) {
+    ::chmod(impl->bound.substr(6).c_str(), 0600);
+    // Absolute, so that a client in another working folder finds it.
+    std::error_code ec;
+    const std::string mem = std::filesystem::absolute(impl->bound.substr(6) + ".mem", ec).string();
+    auto inbox = MemoryInbox::bind(mem);
+    if (!inbox.has_value())
+      TF_LOG(Warning) << "serve: shared memory is off (clients get frames): " << inbox.error().to_string();
+    else
+      impl->inbox = std::move(*inbox);
+  }
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 

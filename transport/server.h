@@ -33,13 +33,26 @@ struct ServerOptions {
   std::chrono::milliseconds drain_timeout{30000};      // on stop, wait this long for running fills
   CurveServerOptions curve;  // CURVE encryption + client allow list (tcp)
   bool allow_plain_tcp = false;  // tcp without CURVE must be asked for explicitly
+  // Bounds on what clients can make the daemon hold; a request past one is refused (kOverloaded)
+  // with a message naming the limit.
+  int max_streams_per_client = 64;  // open streams of one connection
+  int max_streams = 1024;           // open streams of all clients (ended ones count until their
+                                    // fills stop)
+  int max_clients = 4096;           // connections known at once (each forgotten after client_timeout
+                                    // of silence)
+  size_t max_memory_bytes = 0;      // daemon-side batch memory (frame buffers) of all streams;
+                                    // 0 = half of the physical memory
 };
 
 // Not thread-safe: create, then run() from one thread; stop it with the flag.
 class Server {
  public:
-  // Binds the endpoint (ipc paths are created mode 0600). Errors: kInvalidArgument (no dataset,
-  // tcp without CURVE or allow_plain_tcp, bad keys), kUnavailable (bind failed).
+  // Binds the endpoint. An ipc path is claimed first (an flock on PATH.lock): a second daemon on
+  // the path of a live one is refused, and nothing at the path but a stale socket of this user is
+  // replaced; the socket is created mode 0600, with the memory socket PATH.mem beside it (shared
+  // memory is offered over ipc only). Errors: kInvalidArgument (no dataset, tcp without CURVE or
+  // allow_plain_tcp, bad keys, a path that is not ours to replace, an abstract ipc socket),
+  // kUnavailable (bind failed, another daemon on the path).
   static Result<std::unique_ptr<Server>> create(const ServerOptions& options, tbb::task_arena& arena);
   ~Server();
   Server(const Server&) = delete;

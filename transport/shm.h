@@ -1,11 +1,17 @@
-// ShmRegion: a POSIX shared-memory object mapped into this process. A client creates one to hold
-// its batch slots (it owns the name and unlinks it when done); the daemon on the same host opens
-// it by name and writes batches straight into it (docs/protocol.md, AttachMemory).
+// Shared memory between a client and a daemon on the same host, bound to the client that made it.
+// The client keeps its batch slots in an anonymous memory file (memfd) sealed against shrinking
+// and growing, and hands the daemon the file's descriptor itself (SCM_RIGHTS over a datagram Unix
+// socket beside the daemon's ipc endpoint, with a one-time token the daemon gave that client's
+// stream). The daemon maps only descriptors it was handed that way: memory has no name another
+// client could give, a client cannot make the daemon fault by shrinking its memory (the seal
+// forbids it), and the memory goes away with the last process that maps it (docs/security.md).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,48 +19,100 @@
 
 namespace textfeed::transport {
 
-// A resource type: owns one mapping, and the name when it created it. Not copyable. The mapping is
-// plain memory: concurrent writes to disjoint ranges are fine; the owner synchronizes the rest.
-// A creator holds an flock on the object for as long as the region lives: that is how
-// remove_stale_shm tells a live owner's object from a dead one's, in any PID namespace.
+// Bytes of the token that ties a handed-over descriptor to the stream it is for.
+inline constexpr size_t kMemoryTokenBytes = 16;
+using MemoryToken = std::array<uint8_t, kMemoryTokenBytes>;
+
+// A fresh random token (std::random_device).
+MemoryToken new_memory_token();
+
+// Owns one file descriptor; closes it when destroyed. A move-only resource type.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd();
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  // Gives up ownership.
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A mapping of a sealed memory file. A resource type: owns the mapping (and, for the creator, the
+// descriptor). Plain memory: concurrent writes to disjoint ranges are fine; the owner synchronizes
+// the rest.
 class ShmRegion {
  public:
-  // Creates `name` (mode 0600, must not exist) with `bytes` bytes and maps it read-write with its
-  // pages populated. The region unlinks the name when destroyed. Errors: kInvalidArgument (a name
-  // not made by new_shm_name's rules, zero size), kIo (shm_open, ftruncate, mmap).
-  static Result<std::unique_ptr<ShmRegion>> create(const std::string& name, size_t bytes);
-  // Maps the first `min_bytes` of an existing object read-write. Errors: kInvalidArgument (bad
-  // name, an object smaller than that or owned by another user than this process's), kNotFound,
-  // kIo.
-  static Result<std::unique_ptr<ShmRegion>> open(const std::string& name, size_t min_bytes);
+  // Client: a new memory file of `bytes` bytes, sealed (no shrink, no grow, no further seals),
+  // mapped read-write with its pages populated. Errors: kInvalidArgument (0 bytes), kIo.
+  static Result<std::unique_ptr<ShmRegion>> create(size_t bytes);
+  // Daemon: maps the first `min_bytes` of a descriptor a client handed over, after checking that
+  // it is a memory file (tmpfs, not hugetlbfs) sealed against shrinking and at least that large;
+  // the descriptor is closed either way. Errors: kInvalidArgument naming what is wrong, kIo.
+  static Result<std::unique_ptr<ShmRegion>> map_received(UniqueFd fd, size_t min_bytes);
   ~ShmRegion();
   ShmRegion(const ShmRegion&) = delete;
   ShmRegion& operator=(const ShmRegion&) = delete;
 
   uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
-  const std::string& name() const { return name_; }
-  // Removes the name now (the mapping stays valid until destruction). Idempotent; it also removes
-  // a name this region only opened (the daemon reclaiming the memory of a vanished client).
-  void unlink();
+  // The creator's descriptor (what it hands over); -1 for a mapping of a received one.
+  int fd() const { return fd_.get(); }
 
  private:
-  ShmRegion(std::string name, uint8_t* data, size_t size, bool owns_name, int lock_fd)
-      : name_(std::move(name)), data_(data), size_(size), owns_name_(owns_name), lock_fd_(lock_fd) {}
-  std::string name_;
+  ShmRegion(uint8_t* data, size_t size, UniqueFd fd) : data_(data), size_(size), fd_(std::move(fd)) {}
   uint8_t* data_;
   size_t size_;
-  bool owns_name_;
-  int lock_fd_;  // the creator's descriptor, holding the flock; -1 for an opener
+  UniqueFd fd_;
 };
 
-// A fresh name "/textfeed-<pid>-<n>-<random>" (the pid lets remove_stale_shm find leftovers).
-std::string new_shm_name();
-// Whether `name` is "/textfeed-" followed by letters, digits and '-' only (at most 200 chars).
-bool is_valid_shm_name(const std::string& name);
-// Unlinks the shared-memory objects of this naming scheme that no live process holds the flock of
-// and that are older than a few seconds (what a client killed while its daemon was down too
-// leaves behind). Returns their names.
-std::vector<std::string> remove_stale_shm();
+// The daemon's end of the hand-over: a datagram Unix socket at a path (mode 0600, created under
+// umask 077) that accepts datagrams of one token and one descriptor, from the daemon's own user
+// only. Not thread-safe: the daemon's socket thread owns it.
+class MemoryInbox {
+ public:
+  struct Delivery {
+    MemoryToken token{};
+    UniqueFd fd;
+  };
+  // Binds `path` (a stale socket there is replaced: the caller holds the endpoint's lock).
+  // Errors: kInvalidArgument (path too long for a Unix socket, something else than a socket at
+  // the path), kIo.
+  static Result<std::unique_ptr<MemoryInbox>> bind(const std::string& path);
+  // Removes the socket file.
+  ~MemoryInbox();
+  MemoryInbox(const MemoryInbox&) = delete;
+  MemoryInbox& operator=(const MemoryInbox&) = delete;
+
+  // Readable when datagrams wait (for poll).
+  int fd() const { return socket_.get(); }
+  const std::string& path() const { return path_; }
+  // Up to `max` waiting deliveries, without blocking. A datagram that is not exactly one token and
+  // one descriptor, or that comes from another user, is dropped (its descriptors closed) and
+  // counted in `refused`.
+  std::vector<Delivery> receive(size_t max, size_t* refused);
+
+ private:
+  MemoryInbox(std::string path, UniqueFd socket) : path_(std::move(path)), socket_(std::move(socket)) {}
+  std::string path_;
+  UniqueFd socket_;
+};
+
+// The client's end: sends `fd` with `token` to the inbox at `path`, waiting at most `timeout_ms`
+// for room in it. Errors: kInvalidArgument (path too long), kUnavailable (no inbox there, or it
+// stayed full), kIo.
+Status send_memory(const std::string& path, const MemoryToken& token, int fd, int timeout_ms = 5000);
 
 }  // namespace textfeed::transport

@@ -14,7 +14,7 @@
 
 namespace textfeed::transport {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 // Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set
@@ -34,6 +34,7 @@ struct HelloReply {
   uint32_t protocol_version = kProtocolVersion;
   std::string server_name;
   std::vector<std::string> datasets;
+  std::string memory_socket;  // empty: no shared memory offered
 };
 struct OpenStream {
   std::string dataset, profile;
@@ -48,7 +49,6 @@ struct OpenStream {
 };
 struct AttachMemory {
   uint64_t stream_id = 0;
-  std::string shm_name;
   uint32_t slots = 0;
   uint64_t slot_stride = 0;
 };
@@ -65,6 +65,7 @@ struct StreamOpened {
   uint64_t stream_id = 0, batches_per_epoch = 0, dataset_size = 0, slot_bytes = 0;
   std::vector<TensorDescriptor> tensors;
   uint32_t max_credits = 0;
+  std::vector<uint8_t> memory_token;  // sharedMemory streams: kMemoryTokenBytes (transport/shm.h)
 };
 struct Credit {
   uint64_t stream_id = 0;
@@ -130,8 +131,9 @@ using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit
 // One Envelope frame (flat-array Cap'n Proto). Errors: kInvalidArgument (a field out of range).
 Result<std::vector<uint8_t>> encode(const Message& message);
 // Parses an Envelope frame. Errors: kCorrupt (not a valid Envelope, larger than
-// kMaxEnvelopeBytes, not word-aligned in size), kUnimplemented (a union member this build does
-// not handle, e.g. from a newer peer).
+// kMaxEnvelopeBytes, not word-aligned in size), kInvalidArgument (an enumerant this build does not
+// know, naming the field), kUnimplemented (a union member this build does not handle, e.g. from a
+// newer peer).
 Result<Message> decode(std::span<const uint8_t> frame);
 
 }  // namespace textfeed::transport

@@ -78,6 +78,7 @@ struct Encoder {
     b.setServerName(m.server_name);
     auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
     for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
+    b.setMemorySocket(m.memory_socket);
   }
   void operator()(const OpenStream& m) {
     auto b = e.initOpenStream();
@@ -104,7 +105,6 @@ struct Encoder {
   void operator()(const AttachMemory& m) {
     auto b = e.initAttachMemory();
     b.setStreamId(m.stream_id);
-    b.setShmName(m.shm_name);
     b.setSlots(m.slots);
     b.setSlotStride(m.slot_stride);
   }
@@ -156,6 +156,7 @@ struct Encoder {
     b.setSlotBytes(m.slot_bytes);
     set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
     b.setMaxCredits(m.max_credits);
+    b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
   }
   void operator()(const Credit& m) {
     auto b = e.initCredit();
@@ -197,6 +198,41 @@ struct Encoder {
   void operator()(const Heartbeat& m) { e.initHeartbeat().setUnixMillis(m.unix_millis); }
 };
 
+// An enumerant past the last one this build knows makes the message invalid (protocol.capnp):
+// it is refused rather than read as a default.
+template <class E>
+Status known(E value, E last, const char* field) {
+  if (static_cast<uint16_t>(value) <= static_cast<uint16_t>(last)) return Status();
+  return Status::invalid_argument(std::string(field) + " = " + std::to_string(static_cast<uint16_t>(value)) +
+                                  " is not a value this daemon or client knows");
+}
+
+Status known_dtypes(capnp::List<w::TensorDesc>::Reader list, const char* field) {
+  for (auto t : list) TF_RETURN_IF_ERROR(known(t.getDtype(), w::DType::UINT8, field));
+  return Status();
+}
+
+Status check_enums(w::Envelope::Reader e) {
+  switch (e.which()) {
+    case w::Envelope::OPEN_STREAM: {
+      auto r = e.getOpenStream();
+      TF_RETURN_IF_ERROR(known(r.getDtype(), w::DType::UINT8, "OpenStream.dtype"));
+      TF_RETURN_IF_ERROR(known(r.getTransport(), w::Transport::SHARED_MEMORY, "OpenStream.transport"));
+      return known(r.getOnBadSample(), w::OnBadSample::FAIL, "OpenStream.onBadSample");
+    }
+    case w::Envelope::STREAM_OPENED:
+      return known_dtypes(e.getStreamOpened().getTensors(), "StreamOpened.tensors.dtype");
+    case w::Envelope::BATCH:
+      return known_dtypes(e.getBatch().getTensors(), "Batch.tensors.dtype");
+    case w::Envelope::STATS:
+      for (auto x : e.getStats().getStreams())
+        TF_RETURN_IF_ERROR(known(x.getTransport(), w::Transport::SHARED_MEMORY, "StreamStats.transport"));
+      return Status();
+    default:
+      return Status();
+  }
+}
+
 Message decode_envelope(w::Envelope::Reader e) {
   switch (e.which()) {
     case w::Envelope::HELLO: {
@@ -205,7 +241,7 @@ Message decode_envelope(w::Envelope::Reader e) {
     }
     case w::Envelope::HELLO_REPLY: {
       auto r = e.getHelloReply();
-      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}};
+      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket()};
       for (auto d : r.getDatasets()) m.datasets.emplace_back(d);
       return m;
     }
@@ -231,7 +267,7 @@ Message decode_envelope(w::Envelope::Reader e) {
     }
     case w::Envelope::ATTACH_MEMORY: {
       auto r = e.getAttachMemory();
-      return AttachMemory{r.getStreamId(), r.getShmName(), r.getSlots(), r.getSlotStride()};
+      return AttachMemory{r.getStreamId(), r.getSlots(), r.getSlotStride()};
     }
     case w::Envelope::MEMORY_ATTACHED:
       return MemoryAttached{e.getMemoryAttached().getStreamId()};
@@ -274,8 +310,10 @@ Message decode_envelope(w::Envelope::Reader e) {
     }
     case w::Envelope::STREAM_OPENED: {
       auto r = e.getStreamOpened();
-      return StreamOpened{r.getStreamId(), r.getBatchesPerEpoch(), r.getDatasetSize(), r.getSlotBytes(),
-                          get_tensors(r.getTensors()), r.getMaxCredits()};
+      const auto token = r.getMemoryToken();
+      return StreamOpened{r.getStreamId(),          r.getBatchesPerEpoch(),       r.getDatasetSize(),
+                          r.getSlotBytes(),         get_tensors(r.getTensors()), r.getMaxCredits(),
+                          {token.begin(), token.end()}};
     }
     case w::Envelope::CREDIT: {
       auto r = e.getCredit();
@@ -341,6 +379,7 @@ Result<Message> decode(std::span<const uint8_t> frame) {
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::CLOSED))
       return Status::unimplemented("envelope member " + std::to_string(static_cast<int>(envelope.which())) +
                                    " is not handled by this build");
+    TF_RETURN_IF_ERROR(check_enums(envelope));
     return decode_envelope(envelope);
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());

@@ -24,8 +24,13 @@ TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfe
 SAMPLE = ROOT.parent / "shared" / "data" / "icdar15-sample"
 
 
-def shm_files(pid):
-    return sorted(p.name for p in Path("/dev/shm").glob(f"textfeed-{pid}-*"))
+def slot_mappings(pid):
+    """Mappings of batch-slot memory files (memfd) in process `pid`: a client's ring, or the rings
+    of its clients that a daemon maps. Empty for a process that is gone."""
+    try:
+        return [line for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if "memfd:textfeed-slots" in line]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
 
 
 class Daemon:
@@ -222,14 +227,15 @@ def test_a_killed_client_leaves_no_shared_memory_and_the_daemon_serves_on(daemon
     child = subprocess.Popen([sys.executable, "-c", CHILD, daemon.endpoint], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert child.stdout.readline().strip() == "ready"
-    assert shm_files(child.pid), "the remote loader should use shared memory"
+    assert slot_mappings(child.pid), "the remote loader should use shared memory"
+    assert slot_mappings(daemon.proc.pid), "the daemon should map the client's slots"
     time.sleep(0.3)
     child.kill()
     child.communicate()
     deadline = time.monotonic() + 15
-    while shm_files(child.pid) and time.monotonic() < deadline:
+    while slot_mappings(daemon.proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert shm_files(child.pid) == [], "the daemon did not reclaim the killed client's shared memory"
+    assert slot_mappings(daemon.proc.pid) == [], "the daemon did not unmap the killed client's shared memory"
     with loader(daemon.endpoint) as l:  # and serves on
         assert len(list(b.indices for b in l)) == 4
 
@@ -247,7 +253,10 @@ def test_ctrl_c_stops_a_waiting_loop_cleanly(daemon):
     finally:
         daemon.proc.send_signal(signal.SIGCONT)
     assert "KeyboardInterrupt" in err
-    assert shm_files(child.pid) == []
+    deadline = time.monotonic() + 15
+    while slot_mappings(daemon.proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert slot_mappings(daemon.proc.pid) == [], "the daemon still maps the interrupted client's memory"
 
 
 def test_a_daemon_killed_mid_epoch_and_restarted_loses_and_repeats_nothing(daemon):

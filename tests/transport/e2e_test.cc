@@ -3,10 +3,14 @@
 // continue exactly, bad requests get Error replies while the daemon serves on, a vanished client is
 // reclaimed without disturbing another, a restarted daemon loses and repeats nothing.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "client/remote_feed.h"
@@ -49,8 +53,8 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
   }
   void TearDown() override { stop_server(); }
 
-  void start_server(const std::string& endpoint, std::chrono::milliseconds heartbeat = 200ms,
-                    std::chrono::milliseconds client_timeout = 800ms) {
+  ServerOptions options(const std::string& endpoint, std::chrono::milliseconds heartbeat = 200ms,
+                        std::chrono::milliseconds client_timeout = 800ms) const {
     ServerOptions o;
     o.endpoint = endpoint;
     o.datasets["icdar"] = source_;
@@ -61,6 +65,13 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
       o.curve.server = keys().server;
       o.curve.allowed_clients = {keys().client.public_key};
     }
+    return o;
+  }
+  void start_server(const std::string& endpoint, std::chrono::milliseconds heartbeat = 200ms,
+                    std::chrono::milliseconds client_timeout = 800ms) {
+    start_server(options(endpoint, heartbeat, client_timeout));
+  }
+  void start_server(const ServerOptions& o) {
     auto s = Server::create(o, arena_.arena());
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
@@ -142,6 +153,22 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
           << t.name << " of epoch " << b.epoch << " batch " << b.batch;
   }
 
+  // How many mappings of the memory file `fd` this process holds (the daemon runs in it too).
+  static int mappings_of(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return -1;
+    std::ifstream maps("/proc/self/maps");
+    int n = 0;
+    for (std::string line; std::getline(maps, line);) {
+      std::istringstream fields(line);
+      std::string range, perms, offset, device;
+      unsigned long inode = 0;
+      fields >> range >> perms >> offset >> device >> inode;
+      n += inode == st.st_ino && line.find("memfd:") != std::string::npos;
+    }
+    return n;
+  }
+
   loader::WorkerArena arena_{2};
   std::shared_ptr<const loader::SampleSource> source_;
   std::unique_ptr<Server> server_;
@@ -156,10 +183,10 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
   std::mutex mu;
   size_t batches[2] = {0, 0};
   auto rank = [&](uint32_t r) {
-    // Rank 1 takes payload frames even on this host, so both transports are checked.
+    // Rank 1 takes payload frames even over ipc, so both transports are checked; tcp offers frames only.
     auto f = open_feed(remote(request(r, 2), r == 0 ? client::RemoteTransport::kAuto : client::RemoteTransport::kFrames));
     ASSERT_TRUE(f);
-    EXPECT_EQ(f->shared_memory(), r == 0);
+    EXPECT_EQ(f->shared_memory(), r == 0 && GetParam() == "ipc");
     batches[r] = f->layout().batches_per_epoch;
     for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
       auto got = next(*f);
@@ -264,16 +291,37 @@ TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
   OpenStream past = request(0, 1, 99);
   EXPECT_EQ(code_of(past), Code::kInvalidArgument);
 
+  OpenStream crop_loop = request(0, 1);  // ~2e9 crop tries of a sample would hold a worker for ever
+  crop_loop.overrides = {{"crop_max_tries", "2000000000"}};
+  EXPECT_EQ(code_of(crop_loop), Code::kInvalidArgument);
+
   OpenStream shm = request(0, 1);
   shm.transport = WireTransport::kSharedMemory;
-  auto opened = (*c)->open(shm);
-  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
-  EXPECT_EQ((*c)->attach(opened->stream_id, "/etc/passwd", 2, 1 << 30).code(), Code::kInvalidArgument);
-  EXPECT_EQ((*c)->attach(opened->stream_id, "/textfeed-does-not-exist", 2, 1 << 30).code(), Code::kNotFound);
-  auto region = ShmRegion::create(new_shm_name(), 4096);
-  ASSERT_TRUE(region.has_value());
-  EXPECT_EQ((*c)->attach(opened->stream_id, (*region)->name(), 2, 1 << 30).code(), Code::kInvalidArgument)
-      << "a region smaller than it claims";
+  if (GetParam() == "tcp") {  // shared memory is offered over ipc only
+    EXPECT_TRUE((*c)->hello().memory_socket.empty());
+    EXPECT_EQ(code_of(shm), Code::kInvalidArgument);
+  } else {
+    auto opened = (*c)->open(shm);
+    ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+    EXPECT_EQ(opened->memory_token.size(), kMemoryTokenBytes);
+    // AttachMemory without a descriptor handed over first.
+    EXPECT_EQ((*c)->send_raw_for_testing(*encode(AttachMemory{opened->stream_id, 2, 1 << 30}), 10s)
+                  .value().index(), Message(ErrorReply{}).index());
+    auto region = ShmRegion::create(4096);
+    ASSERT_TRUE(region.has_value());
+    EXPECT_EQ((*c)->attach(*opened, (*region)->fd(), 2, 1 << 30).code(), Code::kInvalidArgument)
+        << "a region smaller than it claims";
+    // A descriptor that is not a sealed memory file: the daemon must never map what could shrink.
+    auto again = (*c)->open(shm);
+    ASSERT_TRUE(again.has_value());
+    const uint64_t stride = (again->slot_bytes + 4095) / 4096 * 4096;
+    const int unsealed = ::memfd_create("unsealed", MFD_CLOEXEC);
+    ASSERT_EQ(::ftruncate(unsealed, static_cast<off_t>(2 * stride)), 0);
+    const Status st = (*c)->attach(*again, unsealed, 2, stride);
+    ::close(unsealed);
+    EXPECT_EQ(st.code(), Code::kInvalidArgument);
+    EXPECT_NE(st.message().find("sealed"), std::string::npos) << st.message();
+  }
 
   auto frames = (*c)->open(request(0, 1));  // still serving
   ASSERT_TRUE(frames.has_value()) << frames.error().to_string();
@@ -291,21 +339,28 @@ TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
 }
 
 TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
-  // Client A opens a shared-memory stream, lends two slots, then falls silent (as if killed).
-  const std::string name = new_shm_name();
+  // Client A opens a stream (over ipc: in shared memory it lends two slots of), then falls silent
+  // (as if killed).
+  std::unique_ptr<ShmRegion> region;
   {
     auto a = Connection::connect(endpoint_, "doomed", connect_options());
     ASSERT_TRUE(a.has_value());
     OpenStream o = request(0, 1);
-    o.transport = WireTransport::kSharedMemory;
+    o.transport = GetParam() == "ipc" ? WireTransport::kSharedMemory : WireTransport::kFrames;
     auto opened = (*a)->open(o);
     ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
-    auto region = ShmRegion::create(name, 2 * ((opened->slot_bytes + 4095) / 4096 * 4096));
-    ASSERT_TRUE(region.has_value());
-    ASSERT_TRUE((*a)->attach(opened->stream_id, name, 2, (opened->slot_bytes + 4095) / 4096 * 4096).ok());
-    const uint32_t slots[] = {0, 1};
-    ASSERT_TRUE((*a)->credit_slots(opened->stream_id, slots).ok());
-    (*region).release();  // the name stays behind, as a killed process leaves it
+    if (GetParam() == "ipc") {
+      const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
+      auto r = ShmRegion::create(2 * stride);
+      ASSERT_TRUE(r.has_value());
+      region = std::move(*r);
+      ASSERT_TRUE((*a)->attach(*opened, region->fd(), 2, stride).ok());
+      EXPECT_EQ(mappings_of(region->fd()), 2) << "the client's and the daemon's";
+      const uint32_t slots[] = {0, 1};
+      ASSERT_TRUE((*a)->credit_slots(opened->stream_id, slots).ok());
+    } else {
+      ASSERT_TRUE((*a)->credit(opened->stream_id, 2).ok());
+    }
   }
   // Client B pulls two epochs meanwhile, in order, with the in-process bytes.
   auto b = open_feed(remote(request(0, 1)));
@@ -327,7 +382,7 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     bool a_alive = false;
     for (const StreamStats& st : s->streams) a_alive |= st.client == "doomed";
-    reclaimed = !a_alive && ShmRegion::open(name, 1).status().code() == Code::kNotFound;
+    reclaimed = !a_alive && (!region || mappings_of(region->fd()) == 1);  // the daemon unmapped it
     if (!reclaimed) std::this_thread::sleep_for(50ms);
   }
   EXPECT_TRUE(reclaimed);
@@ -412,6 +467,128 @@ TEST_P(DaemonTest, StrangersAreRefused) {
   plain.timeout = 1500ms;
   EXPECT_EQ(Connection::connect(endpoint_, "plain", plain).status().code(), Code::kUnavailable);
   EXPECT_TRUE(Connection::connect(endpoint_, "friend", connect_options()).has_value());
+}
+
+// Issue 11 #12: Credit{slots: [0, 0]} was accepted, and two fills wrote slot 0 at once.
+TEST_P(DaemonTest, ASlotNamedTwiceInOneCreditIsRefused) {
+  if (GetParam() != "ipc") GTEST_SKIP() << "slots are credited on shared-memory streams (ipc)";
+  auto c = Connection::connect(endpoint_, "twice", connect_options());
+  ASSERT_TRUE(c.has_value());
+  OpenStream o = request(0, 1);
+  o.transport = WireTransport::kSharedMemory;
+  auto opened = (*c)->open(o);
+  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+  const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
+  auto region = ShmRegion::create(2 * stride);
+  ASSERT_TRUE(region.has_value());
+  ASSERT_TRUE((*c)->attach(*opened, (*region)->fd(), 2, stride).ok());
+  std::vector<uint8_t> none;
+  const uint32_t twice[] = {0, 0};
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, twice).ok());
+  auto refused = (*c)->receive(none, 10s);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.error().message().find("twice"), std::string::npos) << refused.error().message();
+  const uint32_t zero_and_two[] = {0, 2};  // all or nothing: slot 0 is not taken by a refused Credit
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, zero_and_two).ok());
+  EXPECT_EQ((*c)->receive(none, 10s).status().code(), Code::kInvalidArgument);
+  const uint32_t zero[] = {0};
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, zero).ok());
+  auto b = (*c)->receive(none, 60s);
+  ASSERT_TRUE(b.has_value()) << b.error().to_string();
+  EXPECT_EQ(b->slot, 0u);
+  EXPECT_EQ(b->batch, 0u);
+  const uint32_t again[] = {0, 0};  // the slot is the client's again, and still not twice
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, again).ok());
+  EXPECT_EQ((*c)->receive(none, 10s).status().code(), Code::kInvalidArgument);
+}
+
+// Issue 11 #24: one connection opened 2000 streams, each able to hold frame buffers.
+TEST_P(DaemonTest, StreamsPerClientTotalAndMemoryAreBounded) {
+  const std::string endpoint = endpoint_;
+  stop_server();
+  ServerOptions o = options(endpoint);
+  o.max_streams_per_client = 2;
+  o.max_streams = 3;
+  start_server(o);
+  auto a = Connection::connect(endpoint_, "a", connect_options());
+  auto b = Connection::connect(endpoint_, "b", connect_options());
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  ASSERT_TRUE((*a)->open(request(0, 1)).has_value());
+  ASSERT_TRUE((*a)->open(request(0, 1)).has_value());
+  auto third = (*a)->open(request(0, 1));
+  EXPECT_EQ(third.status().code(), Code::kOverloaded);
+  EXPECT_NE(third.status().message().find("--max-streams-per-client"), std::string::npos);
+  ASSERT_TRUE((*b)->open(request(0, 1)).has_value());
+  auto fourth = (*b)->open(request(0, 1));
+  EXPECT_EQ(fourth.status().code(), Code::kOverloaded);
+  EXPECT_NE(fourth.status().message().find("--max-streams"), std::string::npos);
+
+  stop_server();
+  o = options(endpoint);
+  o.max_memory_bytes = 1;  // no frames stream fits; shared memory is the client's own
+  start_server(o);
+  auto c = Connection::connect(endpoint_, "c", connect_options());
+  ASSERT_TRUE(c.has_value());
+  auto frames = (*c)->open(request(0, 1));
+  EXPECT_EQ(frames.status().code(), Code::kOverloaded);
+  EXPECT_NE(frames.status().message().find("--max-memory-mib"), std::string::npos);
+  if (GetParam() == "ipc") {
+    OpenStream shm = request(0, 1);
+    shm.transport = WireTransport::kSharedMemory;
+    EXPECT_TRUE((*c)->open(shm).has_value());
+  }
+}
+
+// Issue 11 #20: `serve --bind ipc://PATH` deleted a regular file at PATH, and a second daemon on
+// the path of a live one took its socket.
+TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
+  auto src = loader::SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  loader::WorkerArena arena(1);
+  const std::string path = "/tmp/textfeed-claim-" + std::to_string(::getpid()) + ".sock";
+  ServerOptions o;
+  o.endpoint = "ipc://" + path;
+  o.datasets["icdar"] = *src;
+  {
+    std::ofstream(path) << "precious";
+    auto refused = Server::create(o, arena.arena());
+    EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find("regular file"), std::string::npos) << refused.status().message();
+    std::string kept;
+    std::getline(std::ifstream(path), kept);
+    EXPECT_EQ(kept, "precious");
+    ::unlink(path.c_str());
+    ASSERT_EQ(::symlink("/etc/hostname", path.c_str()), 0);
+    EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+    ::unlink(path.c_str());
+  }
+  auto first = Server::create(o, arena.arena());
+  ASSERT_TRUE(first.has_value()) << first.error().to_string();
+  auto second = Server::create(o, arena.arena());
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.status().code(), Code::kUnavailable);
+  EXPECT_NE(second.status().message().find("another textfeed serve"), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0) << "the first daemon's socket is still there";
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::lstat((path + ".mem").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::atomic<bool> stop{false};
+  std::thread serving([&] { EXPECT_TRUE((*first)->run(stop).ok()); });
+  auto c = Connection::connect(o.endpoint, "still there", {});
+  EXPECT_TRUE(c.has_value()) << "the second daemon must not have disturbed the first";
+  if (c.has_value()) c->reset();
+  stop = true;
+  serving.join();
+  first->reset();
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << "a stopped daemon removes its socket";
+  EXPECT_NE(::access((path + ".mem").c_str(), F_OK), 0);
+  EXPECT_NE(::access((path + ".lock").c_str(), F_OK), 0);
+  o.endpoint = "ipc://@textfeed-abstract";
+  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument)
+      << "an abstract socket has no permissions";
 }
 
 INSTANTIATE_TEST_SUITE_P(Endpoints, DaemonTest, ::testing::Values("ipc", "tcp"),

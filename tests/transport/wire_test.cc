@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
 #include <random>
+
+#include "transport/protocol.capnp.h"
 
 namespace textfeed::transport {
 namespace {
@@ -54,15 +59,20 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_TRUE(defaults.shuffle);
   EXPECT_EQ(defaults.on_bad_sample, WireOnBadSample::kSkip);
 
-  auto am = std::get<AttachMemory>(round_trip(AttachMemory{9, "/textfeed-1-2", 6, 1ull << 28}));
-  EXPECT_EQ(am.shm_name, "/textfeed-1-2");
+  auto am = std::get<AttachMemory>(round_trip(AttachMemory{9, 6, 1ull << 28}));
+  EXPECT_EQ(am.stream_id, 9u);
   EXPECT_EQ(am.slots, 6u);
   EXPECT_EQ(am.slot_stride, 1ull << 28);
   EXPECT_EQ(std::get<MemoryAttached>(round_trip(MemoryAttached{9})).stream_id, 9u);
 
   TensorDescriptor t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4};
-  auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}, 16}));
+  const std::vector<uint8_t> token = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}, 16, token}));
   EXPECT_EQ(so.max_credits, 16u);
+  EXPECT_EQ(so.memory_token, token);
+  EXPECT_TRUE(std::get<StreamOpened>(round_trip(StreamOpened{})).memory_token.empty());
+  const HelloReply hr = std::get<HelloReply>(round_trip(HelloReply{kProtocolVersion, "d", {"a"}, "/run/tf.sock.mem"}));
+  EXPECT_EQ(hr.memory_socket, "/run/tf.sock.mem");
   ASSERT_EQ(so.tensors.size(), 1u);
   EXPECT_EQ(so.tensors[0].shape, t.shape);
   EXPECT_EQ(so.tensors[0].size, t.size);
@@ -162,6 +172,43 @@ TEST(WireTest, HostileFramesAreCorruptNotCrashes) {
       EXPECT_TRUE(r.error().code() == Code::kCorrupt || r.error().code() == Code::kUnimplemented);
     }
   }
+}
+
+// Issue 11 #28: an enumerant past the schema's last one was read as the default (dtype=7 became
+// float32, transport=9 frames, onBadSample=9 skip); it is refused, naming the field.
+TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
+  auto frame = [](auto set) {
+    capnp::MallocMessageBuilder b;
+    auto o = b.initRoot<wire::Envelope>().initOpenStream();
+    o.setDataset("train");
+    o.setBatchSize(2);
+    o.setWorldSize(1);
+    set(o);
+    const auto words = capnp::messageToFlatArray(b);
+    const auto bytes = words.asBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  };
+  using O = wire::OpenStream::Builder;
+  const std::vector<uint8_t> good = frame([](O) {});
+  ASSERT_TRUE(decode(good).has_value());
+  const std::pair<std::vector<uint8_t>, const char*> bad[] = {
+      {frame([](O o) { o.setDtype(static_cast<wire::DType>(7)); }), "OpenStream.dtype"},
+      {frame([](O o) { o.setTransport(static_cast<wire::Transport>(9)); }), "OpenStream.transport"},
+      {frame([](O o) { o.setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "OpenStream.onBadSample"},
+  };
+  for (const auto& [bytes, field] : bad) {
+    auto m = decode(bytes);
+    ASSERT_FALSE(m.has_value()) << field;
+    EXPECT_EQ(m.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(m.error().message().find(field), std::string::npos) << m.error().message();
+  }
+  // In tensor descriptors and stats too.
+  capnp::MallocMessageBuilder b;
+  auto t = b.initRoot<wire::Envelope>().initBatch().initTensors(1)[0];
+  t.setDtype(static_cast<wire::DType>(2));
+  const auto words = capnp::messageToFlatArray(b);
+  const auto bytes = words.asBytes();
+  EXPECT_EQ(decode(std::vector<uint8_t>(bytes.begin(), bytes.end())).status().code(), Code::kInvalidArgument);
 }
 
 }  // namespace

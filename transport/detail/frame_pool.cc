@@ -1,7 +1,11 @@
 // FramePool: lazily allocated buffers, a free list, reference-counted zero-copy frames.
 #include "transport/detail/frame_pool.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace textfeed::transport::internal {
 
@@ -10,26 +14,31 @@ FramePool::FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wa
   buffers_.reserve(capacity_);
 }
 
+FramePool::Buffer::~Buffer() { ::munmap(bytes, size); }
+
 void FramePool::fix_first_buffer() {
   if (buffers_.empty()) (void)acquire();
   fixed_ = true;
 }
 
-std::optional<loader::Slot> FramePool::acquire() {
-  if (fixed_) return loader::Slot{0, buffers_[0]->bytes.get()};
+Result<std::optional<loader::Slot>> FramePool::acquire() {
+  using Out = std::optional<loader::Slot>;
+  if (fixed_) return Out(loader::Slot{0, buffers_[0]->bytes});
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!free_.empty()) {
       const uint32_t id = free_.back();
       free_.pop_back();
-      return loader::Slot{id, buffers_[id]->bytes.get()};
+      return Out(loader::Slot{id, buffers_[id]->bytes});
     }
   }
-  if (buffers_.size() == capacity_) return std::nullopt;
-  auto b = std::make_unique<Buffer>();
-  b->bytes = std::make_unique_for_overwrite<uint8_t[]>(slot_bytes_);
-  buffers_.push_back(std::move(b));
-  return loader::Slot{static_cast<uint32_t>(buffers_.size() - 1), buffers_.back()->bytes.get()};
+  if (buffers_.size() == capacity_) return Out();
+  void* p = ::mmap(nullptr, slot_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return Status::overloaded("no memory for a frame buffer of " + std::to_string(slot_bytes_ >> 20) +
+                              " MiB: " + std::strerror(errno));
+  buffers_.push_back(std::make_unique<Buffer>(static_cast<uint8_t*>(p), slot_bytes_));
+  return Out(loader::Slot{static_cast<uint32_t>(buffers_.size() - 1), buffers_.back()->bytes});
 }
 
 void FramePool::release(uint32_t id) {
@@ -53,7 +62,7 @@ void FramePool::free_frame(void*, void* hint) {
 }
 
 std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDescriptor>& tensors) {
-  uint8_t* bytes = buffers_[id]->bytes.get();
+  uint8_t* bytes = buffers_[id]->bytes;
   std::vector<zmq::message_t> out;
   size_t frames = 0;
   for (const TensorDescriptor& t : tensors) frames += (t.size + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;

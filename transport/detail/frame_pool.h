@@ -20,7 +20,10 @@ namespace textfeed::transport::internal {
 
 // Thread-safety: acquire/messages/release from the server thread; the free callbacks from any
 // thread. Buffers are allocated on first use (up to `capacity`) and reused, never freed before the
-// pool. A pool made with a fixed buffer (transport benchmark) hands that buffer out every time.
+// pool. They are mappings of their own, not heap blocks: when the pool goes (its stream ended and
+// ZeroMQ released the last frame), their memory goes back to the system at once, whatever the
+// heap's trim policy. A pool made with a fixed buffer (transport benchmark) hands that buffer out
+// every time.
 class FramePool : public std::enable_shared_from_this<FramePool> {
  public:
   FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wakeup);
@@ -29,8 +32,9 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
 
   // Makes buffer 0 permanent and returned by every acquire() (it must never be written again).
   void fix_first_buffer();
-  // A free buffer, or nullopt when all `capacity` are being filled or sent.
-  std::optional<loader::Slot> acquire();
+  // A free buffer, or nullopt when all `capacity` are being filled or sent. Errors: kOverloaded
+  // (the system has no memory for a new buffer).
+  Result<std::optional<loader::Slot>> acquire();
   // Puts back a buffer whose batch will not be sent.
   void release(uint32_t id);
   // The payload frames of `tensors` (offsets into buffer `id`), each tensor cut into pieces of at
@@ -40,8 +44,14 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
   size_t slot_bytes() const { return slot_bytes_; }
 
  private:
+  // One anonymous mapping, unmapped when destroyed.
   struct Buffer {
-    std::unique_ptr<uint8_t[]> bytes;
+    Buffer(uint8_t* b, size_t n) : bytes(b), size(n) {}
+    ~Buffer();
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    uint8_t* const bytes;
+    const size_t size;
   };
   // One per sent batch: the frames' shared free-callback hint. It keeps the pool alive until
   // ZeroMQ has released every frame.

@@ -89,10 +89,14 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
     return Status::invalid_argument("start batch " + std::to_string(o.start_batch) + " of an epoch of " +
                                     std::to_string(per_epoch) + " batches");
   std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), arena, std::move(wakeup)));
-  if (o.transport == WireTransport::kFrames)
-    s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, o.benchmark ? 1 : std::min(s->config_.frame_buffers,
-                                                                                         s->config_.max_credits),
-                                           s->wakeup_);
+  if (o.transport == WireTransport::kFrames) {
+    const int buffers = o.benchmark ? 1 : std::min(s->config_.frame_buffers, s->config_.max_credits);
+    s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, buffers, s->wakeup_);
+    s->memory_bytes_ = layout.slot_bytes * static_cast<size_t>(buffers);
+  } else {
+    s->token_ = new_memory_token();
+  }
+  if (o.benchmark && !s->pool_) s->memory_bytes_ = layout.slot_bytes;  // its template batch
   if (o.benchmark) {
     TF_RETURN_IF_ERROR(s->make_benchmark_batch());
   } else {
@@ -106,7 +110,7 @@ Status ServerStream::make_benchmark_batch() {
   const size_t bytes = pipeline_->layout().slot_bytes;
   uint8_t* source = nullptr;
   if (pool_) {
-    std::optional<loader::Slot> slot = pool_->acquire();
+    TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, pool_->acquire());
     source = slot->data;
   } else {
     bench_bytes_.resize(bytes);
@@ -129,10 +133,18 @@ Status ServerStream::make_benchmark_batch() {
 
 StreamOpened ServerStream::opened() const {
   const loader::BatchLayout& l = pipeline_->layout();
-  return StreamOpened{config_.id,    pipeline_->sampler().batches_per_epoch(),
-                      pipeline_->source().size(), l.slot_bytes,
-                      descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
+  StreamOpened o{config_.id,    pipeline_->sampler().batches_per_epoch(),
+                 pipeline_->source().size(), l.slot_bytes,
+                 descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
+  if (token_) o.memory_token.assign(token_->begin(), token_->end());
+  return o;
 }
+
+const MemoryToken* ServerStream::awaiting_memory() const {
+  return token_ && !deposited_.valid() && !shm_ ? &*token_ : nullptr;
+}
+
+void ServerStream::deposit(UniqueFd fd) { deposited_ = std::move(fd); }
 
 Status ServerStream::attach(const AttachMemory& m) {
   if (config_.request.transport != WireTransport::kSharedMemory)
@@ -146,7 +158,12 @@ Status ServerStream::attach(const AttachMemory& m) {
     return Status::invalid_argument("AttachMemory: slot stride " + std::to_string(m.slot_stride) +
                                     " must be a multiple of 4096 and at least the slot size " +
                                     std::to_string(slot_bytes));
-  TF_ASSIGN_OR_RETURN(shm_, ShmRegion::open(m.shm_name, static_cast<size_t>(m.slots * m.slot_stride)));
+  if (!deposited_.valid())
+    return Status::invalid_argument("AttachMemory: no memory descriptor came for stream " + std::to_string(config_.id) +
+                                    " (send it to HelloReply.memorySocket with the stream's token first)");
+  // One try per token: a descriptor that is refused is gone, and the stream ends with the error.
+  token_.reset();
+  TF_ASSIGN_OR_RETURN(shm_, ShmRegion::map_received(std::move(deposited_), static_cast<size_t>(m.slots * m.slot_stride)));
   slot_stride_ = m.slot_stride;
   owner_.assign(m.slots, SlotOwner::kClient);
   return Status();
@@ -156,10 +173,17 @@ Status ServerStream::credit(const Credit& c) {
   if (config_.request.transport == WireTransport::kSharedMemory) {
     if (!shm_) return Status::invalid_argument("Credit before AttachMemory on a shared-memory stream");
     if (c.count != 0) return Status::invalid_argument("a shared-memory stream is credited with slots, not a count");
-    for (uint32_t id : c.slots)
+    // All or nothing: every slot is checked (a slot named twice in this Credit included) before any
+    // is taken, so that two fills can never be given the same slot.
+    std::vector<bool> named(owner_.size(), false);
+    for (uint32_t id : c.slots) {
       if (id >= owner_.size() || owner_[id] != SlotOwner::kClient)
         return Status::invalid_argument("slot " + std::to_string(id) + " is not the client's to credit (of " +
                                         std::to_string(owner_.size()) + "; credited twice, or being filled)");
+      if (named[id])
+        return Status::invalid_argument("slot " + std::to_string(id) + " is named twice in one Credit");
+      named[id] = true;
+    }
     for (uint32_t id : c.slots) {
       owner_[id] = SlotOwner::kCredited;
       credited_.push_back(id);
@@ -178,18 +202,19 @@ bool ServerStream::can_start() const {
   return config_.request.transport == WireTransport::kSharedMemory ? !credited_.empty() : credits_ > 0;
 }
 
-void ServerStream::start_one() {
+Status ServerStream::start_one() {
   if (config_.request.transport == WireTransport::kSharedMemory) {
     const uint32_t id = credited_.front();
     credited_.pop_front();
     owner_[id] = SlotOwner::kDaemon;
     batches_->start({id, shm_->data() + id * slot_stride_});
-    return;
+    return Status();
   }
-  std::optional<loader::Slot> slot = pool_->acquire();
-  if (!slot) return;  // every buffer is being filled or sent; a freed one wakes the loop
+  TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, pool_->acquire());
+  if (!slot) return Status();  // every buffer is being filled or sent; a freed one wakes the loop
   --credits_;
   batches_->start(*slot);
+  return Status();
 }
 
 std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::time_point now) {
@@ -227,15 +252,6 @@ void ServerStream::discard_finished() {
     if (config_.request.transport == WireTransport::kSharedMemory) owner_[r->slot.id] = SlotOwner::kClient;
     else pool_->release(r->slot.id);
   }
-}
-
-void ServerStream::reclaim_memory() {
-  if (shm_) shm_->unlink();
-}
-
-const std::string& ServerStream::shm_name() const {
-  static const std::string none;
-  return shm_ ? shm_->name() : none;
 }
 
 StreamStats ServerStream::stats(std::chrono::steady_clock::time_point now) const {

@@ -67,14 +67,23 @@ class ServerStream {
   const Config& config() const { return config_; }
   StreamOpened opened() const;
 
-  // sharedMemory streams: maps the client's slots. Errors: kInvalidArgument, kNotFound, kIo.
+  // sharedMemory streams waiting for the client's memory: the token its descriptor must come with;
+  // nullptr once a descriptor came (or for a frames stream).
+  const MemoryToken* awaiting_memory() const;
+  // Keeps the descriptor that came with this stream's token, for attach().
+  void deposit(UniqueFd fd);
+  // sharedMemory streams: maps the deposited descriptor as the client's slots. Errors:
+  // kInvalidArgument (no descriptor came, not a sealed memory file, too small, bad slot sizes),
+  // kIo.
   Status attach(const AttachMemory& m);
-  // Errors: kInvalidArgument (a slot not the client's to give, memory not attached, a frames
-  // stream given slots), kOverloaded (more credit than max_credits).
+  // Errors: kInvalidArgument (a slot not the client's to give, named twice, memory not attached,
+  // a frames stream given slots), kOverloaded (more credit than max_credits).
   Status credit(const Credit& c);
   // Whether a fill could start now (a credited slot or buffer is free).
   bool can_start() const;
-  void start_one();
+  // Starts one fill, if a buffer is free. Errors: kOverloaded (no memory for a frame buffer): the
+  // stream cannot go on.
+  Status start_one();
   // Fills started and not yet handed out.
   size_t in_flight() const { return batches_->in_flight(); }
   size_t running() const { return batches_->running(); }
@@ -82,10 +91,9 @@ class ServerStream {
   std::optional<Outgoing> next_outgoing(std::chrono::steady_clock::time_point now);
   // Gives back the memory of batches that will not be sent (after a close); waits for nothing.
   void discard_finished();
-  // Unlinks the client's shared-memory name (the client is gone).
-  void reclaim_memory();
-  // The attached shared-memory object's name; empty for frames or before AttachMemory.
-  const std::string& shm_name() const;
+  // Bytes of daemon memory the stream may hold at once (frame buffers); what the daemon-wide
+  // budget counts.
+  size_t memory_bytes() const { return memory_bytes_; }
 
   uint64_t batches_sent() const { return batches_sent_; }
   StreamStats stats(std::chrono::steady_clock::time_point now) const;
@@ -104,6 +112,8 @@ class ServerStream {
   // sharedMemory: the client's slots and who holds each.
   enum class SlotOwner : unsigned char { kClient, kCredited, kDaemon };
   std::unique_ptr<ShmRegion> shm_;
+  std::optional<MemoryToken> token_;  // until a descriptor comes
+  UniqueFd deposited_;                // until attach() maps it
   uint64_t slot_stride_ = 0;
   std::vector<SlotOwner> owner_;
   std::deque<uint32_t> credited_;
@@ -114,6 +124,7 @@ class ServerStream {
   std::vector<uint8_t> bench_bytes_;
   loader::BatchInfo bench_info_;
 
+  size_t memory_bytes_ = 0;
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
   RateMeter rate_;
 };
