@@ -24,6 +24,8 @@ struct ServeArgs {
   std::vector<std::string> datasets, allow;
   std::string bind = "ipc:///tmp/textfeed.sock", curve_key, allow_dir;
   int threads = 0, max_credits = 16, frame_buffers = 3, max_batch_mib = 4096;
+  int max_streams_per_client = 64, max_streams = 1024, max_clients = 4096;
+  int64_t max_memory_mib = 0;
   double client_timeout_s = 10, drain_timeout_s = 30;
   bool insecure_tcp = false;
 };
@@ -63,6 +65,10 @@ void run(const ServeArgs& a) {
   o.max_credits = a.max_credits;
   o.frame_buffers = a.frame_buffers;
   o.max_batch_bytes = static_cast<size_t>(a.max_batch_mib) << 20;
+  o.max_streams_per_client = a.max_streams_per_client;
+  o.max_streams = a.max_streams;
+  o.max_clients = a.max_clients;
+  o.max_memory_bytes = static_cast<size_t>(a.max_memory_mib) << 20;
   o.client_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.client_timeout_s * 1000));
   o.heartbeat_interval = std::min(std::chrono::milliseconds(1000), o.client_timeout / 4);
   o.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.drain_timeout_s * 1000));
@@ -98,7 +104,8 @@ void add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve augmented EAST batches to training processes (one stream per DDP rank) over ZeroMQ.\n"
-      "Clients on this host get batches written straight into their shared memory; others get payload frames.\n"
+      "Clients of an ipc:// endpoint (this host) get batches written straight into their shared memory; tcp clients\n"
+      "get payload frames. One daemon per ipc path (PATH.lock); PATH.mem takes the clients' memory descriptors.\n"
       "Default endpoint: an ipc socket of mode 0600. tcp needs CURVE keys (textfeed keygen) or --insecure-tcp.\n"
       "SIGTERM/SIGINT: finish the batches in flight, tell the clients, exit 0.");
   cmd->add_option("--dataset", a->datasets, "NAME=PATH, repeatable; PATH is a dataset folder, UFO json or cache")
@@ -112,6 +119,17 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("--max-batch-mib", a->max_batch_mib, "refuse streams whose batch is larger (default 4096 MiB)")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-streams-per-client", a->max_streams_per_client,
+                  "open streams one client connection may hold (default 64)")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-streams", a->max_streams, "open streams of all clients together (default 1024)")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-clients", a->max_clients, "client connections known at once (default 4096)")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-memory-mib", a->max_memory_mib,
+                  "daemon-side batch memory (frame buffers of remote streams) of all streams; a stream that would "
+                  "go past it is refused (default 0 = half the physical memory)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--client-timeout", a->client_timeout_s,
                   "seconds of silence after which a client is gone and its memory reclaimed (default 10)")
       ->check(CLI::Range(0.2, 3600.0));

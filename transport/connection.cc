@@ -185,6 +185,10 @@ Result<std::unique_ptr<Connection>> Connection::connect(const std::string& endpo
   const auto* h = std::get_if<HelloReply>(&*m);
   if (!h) return Status::corrupt("the daemon did not answer Hello with HelloReply");
   impl->hello = *h;
+  // Beat at least as often as the daemon asks, so that it never takes this client for gone.
+  if (h->heartbeat_millis > 0)
+    impl->options.heartbeat_interval =
+        std::min(impl->options.heartbeat_interval, std::chrono::milliseconds(h->heartbeat_millis));
   return std::unique_ptr<Connection>(new Connection(std::move(impl)));
 }
 

@@ -61,6 +61,9 @@ struct HelloReply {
   memorySocket @3 :Text;        # absolute path of the datagram Unix socket that takes the
                                 # descriptors of clients' shared memory (see AttachMemory); empty
                                 # when the daemon offers no shared memory (a tcp endpoint)
+  heartbeatMillis @4 :UInt32;   # the client sends a Heartbeat after this long without other
+                                # traffic (a quarter of the daemon's client timeout, at most 1000),
+                                # so that a live client is never taken for gone; 0 = its own
 }
 
 struct Override {
@@ -222,7 +225,8 @@ struct Stats {
 }
 
 struct Heartbeat {
-  # Either side sends one after a second without other traffic to the peer. A client silent for
+  # Either side sends one after a second (a client: HelloReply.heartbeatMillis) without other
+  # traffic to the peer. A client silent for
   # the daemon's timeout (default 10 s) is gone: its streams end and its shared memory is
   # unmapped. A client that hears nothing for as long treats the daemon as gone.
   unixMillis @0 :Int64;

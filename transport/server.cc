@@ -193,7 +193,9 @@ struct Server::Impl {
   }
 
   HelloReply hello_reply() const {
-    HelloReply r{kProtocolVersion, options.name, {}, inbox ? inbox->path() : std::string()};
+    const auto beat = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), options.client_timeout / 4);
+    HelloReply r{kProtocolVersion, options.name, {}, inbox ? inbox->path() : std::string(),
+                 static_cast<uint32_t>(std::max<int64_t>(1, beat.count()))};
     for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
     return r;
   }

@@ -35,6 +35,7 @@ struct HelloReply {
   std::string server_name;
   std::vector<std::string> datasets;
   std::string memory_socket;  // empty: no shared memory offered
+  uint32_t heartbeat_millis = 0;
 };
 struct OpenStream {
   std::string dataset, profile;

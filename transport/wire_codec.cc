@@ -79,6 +79,7 @@ struct Encoder {
     auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
     for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
     b.setMemorySocket(m.memory_socket);
+    b.setHeartbeatMillis(m.heartbeat_millis);
   }
   void operator()(const OpenStream& m) {
     auto b = e.initOpenStream();
@@ -241,7 +242,7 @@ Message decode_envelope(w::Envelope::Reader e) {
     }
     case w::Envelope::HELLO_REPLY: {
       auto r = e.getHelloReply();
-      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket()};
+      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket(), r.getHeartbeatMillis()};
       for (auto d : r.getDatasets()) m.datasets.emplace_back(d);
       return m;
     }

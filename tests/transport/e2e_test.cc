@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/log.h"
 #include "client/remote_feed.h"
 #include "loader/arena.h"
 #include "loader/pipeline.h"
@@ -501,6 +502,29 @@ TEST_P(DaemonTest, ASlotNamedTwiceInOneCreditIsRefused) {
   const uint32_t again[] = {0, 0};  // the slot is the client's again, and still not twice
   ASSERT_TRUE((*c)->credit_slots(opened->stream_id, again).ok());
   EXPECT_EQ((*c)->receive(none, 10s).status().code(), Code::kInvalidArgument);
+}
+
+// Issue 11 #21: a client name with a newline forged daemon log lines, and carried raw ESC bytes.
+TEST_P(DaemonTest, AClientNameCannotForgeLogLines) {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  set_log_sink([&](LogLevel, std::string_view m) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.emplace_back(m);
+  });
+  {
+    auto c = Connection::connect(endpoint_, "evil\ntextfeed info: serve: stopped\x1b[2J\xff", connect_options());
+    ASSERT_TRUE(c.has_value());
+    ASSERT_TRUE((*c)->open(request(0, 1)).has_value());
+  }
+  set_log_sink(nullptr);
+  std::lock_guard<std::mutex> lock(mu);
+  bool named = false;
+  for (const std::string& l : lines) {
+    EXPECT_EQ(l.find_first_of("\n\r\x1b"), std::string::npos) << l;
+    named |= l.find("evil\\ntextfeed info: serve: stopped\\x1b[2J\\xff") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << "the stream's log line names its client, escaped";
 }
 
 // Issue 11 #24: one connection opened 2000 streams, each able to hold frame buffers.

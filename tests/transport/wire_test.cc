@@ -71,8 +71,9 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(so.max_credits, 16u);
   EXPECT_EQ(so.memory_token, token);
   EXPECT_TRUE(std::get<StreamOpened>(round_trip(StreamOpened{})).memory_token.empty());
-  const HelloReply hr = std::get<HelloReply>(round_trip(HelloReply{kProtocolVersion, "d", {"a"}, "/run/tf.sock.mem"}));
+  const HelloReply hr = std::get<HelloReply>(round_trip(HelloReply{kProtocolVersion, "d", {"a"}, "/run/tf.sock.mem", 250}));
   EXPECT_EQ(hr.memory_socket, "/run/tf.sock.mem");
+  EXPECT_EQ(hr.heartbeat_millis, 250u);
   ASSERT_EQ(so.tensors.size(), 1u);
   EXPECT_EQ(so.tensors[0].shape, t.shape);
   EXPECT_EQ(so.tensors[0].size, t.size);
