@@ -9,7 +9,8 @@ Profiles: ``sakura`` (SakuraRiven/EAST: ICDAR-2015, crop 512, map scale 0.25, ig
 mask). Random decisions come from a ``np.random.RandomState`` seeded per (seed, epoch, index),
 drawn in the references' order: adjust_height, rotate, crop (two per try), then colour jitter.
 
-Run as a script to time it: ``python3 examples/east_torch_pipeline.py DATASET --profile sakura``.
+Run as a script to time it: ``python3 examples/east_torch_pipeline.py [DATASET] --profile sakura``
+(DATASET defaults to the sample in data/icdar15-sample).
 """
 
 from __future__ import annotations
@@ -521,7 +522,9 @@ class EASTDataset(torch.utils.data.Dataset):
 
 def _main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="ICDAR-2015 folder or UFO json")
+    sample = Path(__file__).resolve().parent.parent / "data" / "icdar15-sample"
+    parser.add_argument("source", type=Path, nargs="?", default=sample,
+                        help="ICDAR-2015 folder or UFO json (default: the sample in data/icdar15-sample)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="upstage")
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=8)
