@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 REPS=${REPS:-5}
-SHARED=${TEXTFEED_SHARED_DIR:-$ROOT/../shared}
+SAMPLE=${SAMPLE:-$ROOT/data/icdar15-sample}
 for exe in "$BUILD/tools/textfeed" "$BUILD/bench/textfeed_decode_bench"; do
   [[ -x "$exe" ]] || { echo "missing $exe (build targets textfeed and textfeed_decode_bench)" >&2; exit 1; }
 done
@@ -15,4 +15,4 @@ DATA=$(mktemp -d)
 trap 'rm -rf "$DATA"' EXIT
 "$BUILD/tools/textfeed" synth --profile receipt --count 8 --seed 1 --out "$DATA/receipt" >/dev/null
 "$BUILD/bench/textfeed_decode_bench" "$DATA/receipt/images" --reps "$REPS" "$@"
-"$BUILD/bench/textfeed_decode_bench" "$SHARED/data/icdar15-sample/images" --reps "$REPS" "$@"
+"$BUILD/bench/textfeed_decode_bench" "$SAMPLE/images" --reps "$REPS" "$@"

@@ -21,8 +21,9 @@ function(textfeed_module NAME)
 endfunction()
 
 # textfeed_test(MODULE SOURCES ... DEPS ...)
-# One GoogleTest binary per module, tests discovered by CTest. Tests find the shared
-# golden data through TEXTFEED_SHARED_DIR and scratch space through TEXTFEED_TEST_TMP.
+# One GoogleTest binary per module, tests discovered by CTest. Tests find the sample data
+# (data/icdar15-sample) through TEXTFEED_DATA_DIR, the source and build trees through
+# TEXTFEED_SOURCE_DIR and TEXTFEED_BINARY_DIR.
 function(textfeed_test MODULE)
   cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
   set(target textfeed_${MODULE}_tests)
@@ -30,7 +31,7 @@ function(textfeed_test MODULE)
   target_link_libraries(${target} PRIVATE textfeed::${MODULE} ${T_DEPS} GTest::gtest GTest::gtest_main
                         textfeed::warnings)
   target_compile_definitions(${target} PRIVATE
-    TEXTFEED_SHARED_DIR="${TEXTFEED_SHARED_DIR}"
+    TEXTFEED_DATA_DIR="${TEXTFEED_DATA_DIR}"
     TEXTFEED_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     TEXTFEED_BINARY_DIR="${PROJECT_BINARY_DIR}")
   gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60)

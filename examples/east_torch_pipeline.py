@@ -9,7 +9,8 @@ Profiles: ``sakura`` (SakuraRiven/EAST: ICDAR-2015, crop 512, map scale 0.25, ig
 mask). Random decisions come from a ``np.random.RandomState`` seeded per (seed, epoch, index),
 drawn in the references' order: adjust_height, rotate, crop (two per try), then colour jitter.
 
-Run as a script to time it: ``python3 examples/east_torch_pipeline.py DATASET --profile sakura``.
+Run as a script to time it: ``python3 examples/east_torch_pipeline.py [DATASET] --profile sakura``
+(DATASET defaults to the sample in data/icdar15-sample).
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ def _hull_area(quad: np.ndarray) -> float:
 
 
 def _crop_cuts_a_word(quads: np.ndarray, x0: int, y0: int, length: int, fast: bool = True) -> bool:
-    """True if the square crop keeps 1%..99% of some word's convex hull (TARGETS §2.1).
+    """True if the square crop keeps 1%..99% of some word's convex hull (docs/targets.md §2.1).
 
     ``fast=False`` intersects every word with the square, as the references do; ``fast`` skips the
     words whose bounds lie wholly inside or outside it (same answer).
@@ -213,7 +214,7 @@ def _crop_cuts_a_word(quads: np.ndarray, x0: int, y0: int, length: int, fast: bo
 
 
 def _shrink_quad(quad: np.ndarray) -> np.ndarray:
-    """Moves each vertex inward along its edges by 0.3 x its shorter edge (TARGETS §3.1)."""
+    """Moves each vertex inward along its edges by 0.3 x its shorter edge (docs/targets.md §3.1)."""
     p = [[float(x), float(y)] for x, y in quad]
 
     def dist(a: List[float], b: List[float]) -> float:
@@ -237,7 +238,7 @@ def _shrink_quad(quad: np.ndarray) -> np.ndarray:
 
 
 def _min_rect_angle(quad: np.ndarray, metric: str) -> Tuple[float, np.ndarray]:
-    """Angle search of TARGETS §3.2: t and the quad rotated about p0 by R(t), shape (4, 2)."""
+    """Angle search of docs/targets.md §3.2: t and the quad rotated about p0 by R(t), shape (4, 2)."""
     d = quad - quad[0]
     rx = _COS[:, None] * d[:, 0] - _SIN[:, None] * d[:, 1] + quad[0, 0]
     ry = _SIN[:, None] * d[:, 0] + _COS[:, None] * d[:, 1] + quad[0, 1]
@@ -308,7 +309,7 @@ def _add_box_geometry(geo: np.ndarray, quad: np.ndarray, poly: np.ndarray, strid
 
 def make_targets(vertices: np.ndarray, labels: np.ndarray, crop_size: int, map_scale: float,
                  profile: str, fast: bool = True) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """EAST targets of a crop (TARGETS §3): score (M, M), geo (5, M, M), mask (M, M), float32.
+    """EAST targets of a crop (docs/targets.md §3): score (M, M), geo (5, M, M), mask (M, M), float32.
 
     ``vertices`` (n, 8) are in crop pixels, ``labels`` (n,) 1 = valid, 0 = ignored; M =
     int(crop_size * map_scale). Geo holds d1 top, d2 bottom, d3 left, d4 right in crop pixels and
@@ -407,7 +408,7 @@ def _crop(img: Image.Image, vertices: np.ndarray, labels: np.ndarray, length: in
 def augment(img: Image.Image, vertices: np.ndarray, labels: np.ndarray,
             rs: np.random.RandomState, *, profile: str, image_size: int,
             crop_size: int, fast: bool = True) -> Tuple[np.ndarray, np.ndarray]:
-    """Geometric chain of TARGETS §2.1/§2.2: resize_img (if ``image_size`` > 0), adjust_height,
+    """Geometric chain of docs/targets.md §2.1/§2.2: resize_img (if ``image_size`` > 0), adjust_height,
     rotate_img, crop_img.
 
     Returns the RGB uint8 crop (crop_size, crop_size, 3) and the float64 vertices (n, 8) in crop
@@ -521,7 +522,9 @@ class EASTDataset(torch.utils.data.Dataset):
 
 def _main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="ICDAR-2015 folder or UFO json")
+    sample = Path(__file__).resolve().parent.parent / "data" / "icdar15-sample"
+    parser.add_argument("source", type=Path, nargs="?", default=sample,
+                        help="ICDAR-2015 folder or UFO json (default: the sample in data/icdar15-sample)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="upstage")
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=8)

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATASET = HERE.parent.parent / "shared" / "data" / "icdar15-sample"
+DEFAULT_DATASET = HERE.parent / "data" / "icdar15-sample"  # the sample that ships with the repository
 
 
 class TinyEAST(nn.Module):

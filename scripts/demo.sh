@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The main job on the built-in ICDAR-2015 sample: read it, build a cache, run the full
-# decode + augment + EAST-target pipeline from the JPEGs and from the cache, and draw samples.
+# The main job on the ICDAR-2015 sample in data/icdar15-sample (SAMPLE=DIR picks another): read
+# it, build a cache, run the full decode + augment + EAST-target pipeline from the JPEGs and from
+# the cache, and draw samples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 TF="$BUILD/tools/textfeed"
-SAMPLE=${SAMPLE:-../shared/data/icdar15-sample}
+SAMPLE=${SAMPLE:-data/icdar15-sample}
 OUT=${OUT:-$BUILD/demo}
 rm -rf "$OUT"
 mkdir -p "$OUT"

@@ -20,7 +20,7 @@ namespace {
 std::vector<uint8_t> sample_jpeg() {
   std::vector<uint8_t> b;
   EXPECT_TRUE(
-      read_file(std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample/images/img_1.jpg", b)
+      read_file(std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample/images/img_1.jpg", b)
           .ok());
   return b;
 }

@@ -16,7 +16,7 @@ namespace textfeed::loader {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSample = std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample";
+const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
 
 std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, augment::Profile profile) {
   PipelineOptions o;

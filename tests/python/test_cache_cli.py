@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
-SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "icdar15-sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "icdar15-sample"
 
 
 def tf(*args, **kw):
@@ -58,7 +58,7 @@ def test_build_inspect_verify_and_corruption(tmp_path):
            "--quality", "90")
     assert r.returncode == 0, r.stderr
     info = json.loads(tf("cache", "inspect", str(out), "--json").stdout)
-    assert info["samples"] == 10 and info["words"] == 107 and info["codec"] == "jpeg"
+    assert info["samples"] == 10 and info["words"] == 82 and info["codec"] == "jpeg"
     assert 0 < info["pixel_bytes"] < info["raw_pixel_bytes"]
     assert "raw would be" in tf("cache", "inspect", str(out)).stdout
     assert tf("cache", "verify", str(out)).returncode == 0

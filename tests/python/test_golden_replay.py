@@ -1,20 +1,17 @@
 """Seeded replay of the reference chains (docs/targets.md §2.5, §6.2): same draws, sizes, vertices, maps;
 the one-warp crop against the reference's three PIL resamplings by PSNR."""
 
-import json
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
 import textfeed._core as core
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-GOLDEN = SHARED / "golden"
-IMAGES = SHARED / "data" / "icdar15-sample" / "images"
-UP_CASES = json.loads((GOLDEN / "up_replay.json").read_text())
-SR_FILES = sorted(GOLDEN.glob("sr_replay_*.npz"))
+import golden_data
+
+IMAGES = golden_data.SAMPLE_IMAGES
+UP_CASES = [c for d in golden_data.dirs() for c in golden_data.load_json(d, "up_replay.json")]
+SR_FILES = [p for d in golden_data.dirs() for p in sorted(d.glob("sr_replay_*.npz"))]
 
 
 @pytest.mark.parametrize("case", range(len(UP_CASES)))
@@ -36,9 +33,9 @@ def psnr(a, b):
     return 10 * np.log10(255.0**2 / mse)
 
 
-@pytest.mark.parametrize("path", SR_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SR_FILES, ids=lambda p: golden_data.label(p.parent) + p.stem)
 def test_sakura_replay(path):
-    ref = np.load(path)
+    ref = golden_data.load(path)
     image = cv2.cvtColor(cv2.imread(str(IMAGES / str(ref["image_name"]))), cv2.COLOR_BGR2RGB)
     h, w = image.shape[:2]
     out = core.replay_geometry("sakura", w, h, ref["vertices_in"], ref["labels"], int(ref["seed"]))

@@ -1,6 +1,5 @@
-"""EAST targets against the reference outputs in shared/golden (docs/targets.md §3, tolerances §6.3)."""
+"""EAST targets against the golden reference outputs, tests/golden (docs/targets.md §3, tolerances §6.3)."""
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -9,13 +8,16 @@ import pytest
 import textfeed._core as core
 from textfeed import errors
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden"
-INDEX = json.loads((GOLDEN / "index.json").read_text())
-UNITS = json.loads((GOLDEN / "units.json").read_text())
+import golden_data
+
+DIRS = golden_data.dirs()
+INDEX = {d: golden_data.load_json(d, "index.json") for d in DIRS}
+UNITS = [(d, u) for d in DIRS for u in golden_data.load_json(d, "units.json")]
 
 
 def cases(kind):
-    return [pytest.param(c, id=f"{Path(c['file']).stem}-{c['case']}") for c in INDEX[kind]]
+    return [pytest.param(d, c, id=f"{golden_data.label(d)}{Path(c['file']).stem}-{c['case']}")
+            for d in DIRS for c in INDEX[d][kind]]
 
 
 def assert_distances_close(actual, expected):
@@ -33,15 +35,16 @@ def check(out, ref, mask_name):
 
 
 def test_index_lists_every_golden_file():
-    for kind, pattern in (("up_targets", "up_targets_*.npz"), ("sr_targets", "sr_targets_*.npz")):
-        listed = {c["file"] for c in INDEX[kind]}
-        assert listed == {p.name for p in GOLDEN.glob(pattern)}
-        assert len(listed) > 0
+    for d in DIRS:
+        for kind, pattern in (("up_targets", "up_targets_*.npz"), ("sr_targets", "sr_targets_*.npz")):
+            listed = {c["file"] for c in INDEX[d][kind]}
+            assert listed == {p.name for p in d.glob(pattern)}
+            assert len(listed) > 0
 
 
-@pytest.mark.parametrize("case", cases("up_targets"))
-def test_upstage_targets_match_the_reference(case):
-    ref = np.load(GOLDEN / case["file"])
+@pytest.mark.parametrize("folder,case", cases("up_targets"))
+def test_upstage_targets_match_the_reference(folder, case):
+    ref = golden_data.load(folder / case["file"])
     assert float(ref["map_scale"]) == case["map_scale"] and int(ref["crop"]) == 1024
     assert len(ref["labels"]) == case["boxes"]
     out = core.east_targets(ref["vertices"], ref["labels"], 1024, case["map_scale"], "upstage")
@@ -49,9 +52,9 @@ def test_upstage_targets_match_the_reference(case):
     check(out, ref, "roi")
 
 
-@pytest.mark.parametrize("case", cases("sr_targets"))
-def test_sakura_targets_match_the_reference(case):
-    ref = np.load(GOLDEN / case["file"])
+@pytest.mark.parametrize("folder,case", cases("sr_targets"))
+def test_sakura_targets_match_the_reference(folder, case):
+    ref = golden_data.load(folder / case["file"])
     assert int(ref["crop"]) == 512 and float(ref["map_scale"]) == 0.25
     assert len(ref["labels"]) == case["boxes"]
     out = core.east_targets(ref["vertices"], ref["labels"], 512, 0.25, "sakura")
@@ -61,7 +64,7 @@ def test_sakura_targets_match_the_reference(case):
 
 @pytest.mark.parametrize("case", range(len(UNITS)))
 def test_shrink_and_angle_units(case):
-    u = UNITS[case]
+    u = UNITS[case][1]
     quad = np.array(u["quad"], dtype=np.float64)
     shrunk = core.shrink_poly(quad)
     np.testing.assert_allclose(shrunk, u["sr_shrink"], rtol=0, atol=1e-9)

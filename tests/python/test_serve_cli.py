@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
-SAMPLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "icdar15-sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "icdar15-sample"
 
 
 def test_serve_pull_and_sigterm(tmp_path):

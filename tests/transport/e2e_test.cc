@@ -26,7 +26,7 @@ namespace textfeed::transport {
 namespace {
 
 using namespace std::chrono_literals;
-const std::string kSample = std::string(TEXTFEED_SHARED_DIR) + "/data/icdar15-sample";
+const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
 
 struct Keys {
   CurveKeyPair server, client, stranger;
