@@ -17,7 +17,7 @@ import textfeed
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
-SAMPLE = ROOT.parent / "shared" / "data" / "icdar15-sample"
+SAMPLE = ROOT / "data" / "icdar15-sample"
 
 
 class Serve:
