@@ -21,9 +21,12 @@ struct BatchStream::Shared {
   std::mutex mu;
   std::condition_variable cv;
   size_t running = 0;  // guarded by mu
+  // The token of the fills started since the last reset; guarded by mu (cancel() reads it from
+  // any thread while reset() replaces it).
+  std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
-BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+BatchStream::BatchStream(CancellableFill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
                          uint64_t batch, Notify notify)
     : fill_(std::move(fill)),
       batches_per_epoch_(batches_per_epoch),
@@ -33,17 +36,34 @@ BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena&
       epoch_(epoch),
       batch_(batch) {}
 
+BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+                         uint64_t batch, Notify notify)
+    : BatchStream(
+          [fill = std::move(fill)](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info, const CancelToken&) {
+            return fill(e, b, slot, info);
+          },
+          batches_per_epoch, arena, epoch, batch, std::move(notify)) {}
+
 std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, tbb::task_arena& arena,
                                                uint64_t epoch, uint64_t batch, Notify notify) {
   const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
   tbb::task_arena* a = &arena;
-  Fill fill = [pipeline = std::move(pipeline), a](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info) {
-    return pipeline->fill(e, b, slot, info, *a);
+  CancellableFill fill = [pipeline = std::move(pipeline), a](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
+                                                             const CancelToken& cancel) {
+    return pipeline->fill(e, b, slot, info, *a, &cancel);
   };
   return std::make_unique<BatchStream>(std::move(fill), per_epoch, arena, epoch, batch, std::move(notify));
 }
 
-BatchStream::~BatchStream() { wait_idle(); }
+BatchStream::~BatchStream() {
+  cancel();
+  wait_idle();
+}
+
+void BatchStream::cancel() {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->cancel->cancel();
+}
 
 void BatchStream::start(Slot slot) {
   auto job = std::make_shared<Job>();
@@ -55,15 +75,21 @@ void BatchStream::start(Slot slot) {
     ++epoch_;
   }
   jobs_.push_back(job);
+  std::shared_ptr<const CancelToken> cancel;
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     ++shared_->running;
+    cancel = shared_->cancel;
   }
   // The task holds what it uses: the stream may be reset (not destroyed) while it runs.
-  arena_.enqueue([job, shared = shared_, fill = fill_, notify = notify_] {
+  arena_.enqueue([job, shared = shared_, fill = fill_, notify = notify_, cancel = std::move(cancel)] {
     Status s;
     try {
-      s = fill(job->epoch, job->batch, job->slot.data, job->info);
+      // A fill that was cancelled before it began does not begin (not even a Fill that ignores
+      // the token).
+      s = cancel->cancelled() ? Status::cancelled("epoch " + std::to_string(job->epoch) + " batch " +
+                                                  std::to_string(job->batch) + ": cancelled before it began")
+                              : fill(job->epoch, job->batch, job->slot.data, job->info, *cancel);
     } catch (const std::exception& e) {  // a parallel body must not throw: end it here as a value
       s = Status::internal(std::string("batch fill threw: ") + e.what());
     }
@@ -120,7 +146,12 @@ void BatchStream::wait_idle() {
 }
 
 std::vector<Slot> BatchStream::reset(uint64_t epoch, uint64_t batch) {
+  cancel();
   wait_idle();
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->cancel = std::make_shared<CancelToken>();
+  }
   std::vector<Slot> slots;
   for (const auto& job : jobs_) slots.push_back(job->slot);
   jobs_.clear();

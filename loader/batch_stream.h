@@ -2,6 +2,12 @@
 // straight into a slot the consumer lends (the ring of an embedded Loader, a daemon stream's
 // shared-memory slots or frame buffers). Several batches fill at once on the arena; the order in
 // which they finish never changes what comes out.
+//
+// Cancellation: cancel() (from any thread) makes every fill the stream has started end early with
+// kCancelled, after the sample each worker is on (see CancelToken); reset() and the destructor
+// cancel first, so dropping a stream, seeking, or closing a Loader never waits for whole batches
+// nobody will read. The daemon honours its drain timeout the same way: cancel(), then reset() or
+// destroy the stream.
 #pragma once
 
 #include <chrono>
@@ -31,22 +37,31 @@ struct ReadyBatch {
   Status status;  // not OK: the fill failed (OnBadSample::kFail, or no replacement could be read)
 };
 
-// Thread-safety: one owner thread calls every method; fills run on the arena's threads, which call
-// `notify` after each fill. The arena must outlive the stream; the destructor waits for the fills
-// it started, so lent slots may be released right after it returns.
+// Thread-safety: one owner thread calls every method but cancel(), which any thread may call at any
+// time; fills run on the arena's threads, which call `notify` after each fill. The arena must
+// outlive the stream; the destructor cancels the fills it started and waits for them, so lent
+// slots may be released right after it returns.
 class BatchStream {
  public:
   using Notify = std::function<void()>;
   // Writes batch `batch` of `epoch` into `slot` and describes it in `info`; runs on an arena
   // thread, concurrently with other fills of the same stream. Must not throw.
   using Fill = std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info)>;
+  // A Fill that also checks `cancel` between its samples and returns kCancelled once it is set
+  // (BatchPipeline::fill does). `cancel` is valid for the duration of the call.
+  using CancellableFill =
+      std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info, const CancelToken& cancel)>;
 
   // The first batch started is `batch` of `epoch`; epochs have `batches_per_epoch` batches.
   // `notify` (may be empty) runs on a worker thread each time a fill finishes: it must be cheap
   // and thread-safe (set an event, signal a condition).
+  BatchStream(CancellableFill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+              uint64_t batch, Notify notify);
+  // A stream over a fill that does not look at cancellation: cancel() then only skips the fills
+  // that have not begun.
   BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch, uint64_t batch,
               Notify notify);
-  // A stream of `pipeline`'s batches (BatchPipeline::fill on `arena`).
+  // A stream of `pipeline`'s batches (BatchPipeline::fill on `arena`, cancellable between samples).
   static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline, tbb::task_arena& arena,
                                            uint64_t epoch, uint64_t batch, Notify notify);
   ~BatchStream();
@@ -66,9 +81,15 @@ class BatchStream {
   size_t in_flight() const { return jobs_.size(); }
   // Fills still running (<= in_flight()).
   size_t running() const;
-  // Waits for every running fill, then drops every started batch (done or not) and returns their
-  // slots, whose contents are unspecified; the next start() continues at (epoch, batch).
+  // Cancels every running fill and waits for it (only the sample each worker is on), then drops
+  // every started batch (done or not) and returns their slots, whose contents are unspecified; the
+  // next start() continues at (epoch, batch), and its fills are not cancelled.
   std::vector<Slot> reset(uint64_t epoch, uint64_t batch);
+  // Asks every fill started so far, and every fill started before the next reset(), to end early
+  // with kCancelled; returns at once (pop, wait_pop, reset or the destructor then collect them).
+  // Thread-safe: any thread may call it, e.g. to close a stream whose owner waits in
+  // wait_pop_for(), which then returns the cancelled batch.
+  void cancel();
 
   // Position of the batch the next start() will fill.
   uint64_t next_epoch() const { return epoch_; }
@@ -80,7 +101,7 @@ class BatchStream {
   struct Shared;
   void wait_idle();
 
-  Fill fill_;
+  CancellableFill fill_;
   uint64_t batches_per_epoch_;
   tbb::task_arena& arena_;
   Notify notify_;

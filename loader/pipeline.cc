@@ -49,6 +49,9 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
                                                              const PipelineOptions& options) {
   TF_RETURN_IF_ERROR(augment::validate(options.augment));
+  if (options.sampler.batch_size > kMaxBatchSize)
+    return Status::invalid_argument("batch_size must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
+                                    std::to_string(options.sampler.batch_size));
   if (source->is_cache()) {
     const int stored = source->stored_image_size();
     if (stored != 0 && stored != options.augment.image_size)
@@ -84,7 +87,46 @@ SampleProducer& BatchPipeline::producer() {
   return *p;
 }
 
-Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena) {
+BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) {
+  SampleProducer& p = producer();
+  const StageTimes before = p.times();
+  const int r = static_cast<int>(row);
+  const SampleOutputs out{layout_.view(t.slot, TensorId::kImage, r), layout_.view(t.slot, TensorId::kScore, r),
+                          layout_.view(t.slot, TensorId::kGeo, r), layout_.view(t.slot, TensorId::kMask, r)};
+  const uint32_t index = t.info.indices[row];
+  const bool cancelled = t.cancel && t.cancel->cancelled();
+  RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;
+  if (!cancelled) {
+    Status s = p.produce(index, t.seed, t.epoch, out);
+    if (!s.ok()) {
+      t.errors[row] = {index, index, s.code(), s.message()};
+      t.status[row] = options_.on_bad_sample == OnBadSample::kFail ? s : s.with_context("no readable replacement either");
+      outcome = RowOutcome::kFailed;
+      for (int attempt = 1; attempt <= kMaxReplacements && options_.on_bad_sample == OnBadSample::kSkip; ++attempt) {
+        const uint32_t other = replacement(index, attempt, source_->size());
+        if (other == index) continue;
+        if (t.cancel && t.cancel->cancelled()) {
+          outcome = RowOutcome::kCancelled;
+          break;
+        }
+        if (p.produce(other, t.seed, t.epoch, out).ok()) {
+          t.errors[row].replaced_by = other;
+          t.info.indices[row] = other;
+          t.status[row] = Status();
+          outcome = RowOutcome::kProduced;
+          break;
+        }
+      }
+    }
+  }
+  const StageTimes spent = minus(p.times(), before);
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.stages.add(spent);
+  return outcome;
+}
+
+Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena,
+                          const CancelToken* cancel) {
   const std::shared_ptr<const std::vector<uint32_t>> order = order_for(epoch);
   TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices));
   const size_t count = info.indices.size();
@@ -93,37 +135,11 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   info.errors.clear();
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);
-  const uint64_t seed = options_.sampler.seed;
+  std::atomic<size_t> cancelled{0};
+  const RowTask task{epoch, options_.sampler.seed, slot, info, status, errors, cancel};
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t row) {
-      SampleProducer& p = producer();
-      const StageTimes before = p.times();
-      const int r = static_cast<int>(row);
-      const SampleOutputs out{layout_.view(slot, TensorId::kImage, r), layout_.view(slot, TensorId::kScore, r),
-                              layout_.view(slot, TensorId::kGeo, r), layout_.view(slot, TensorId::kMask, r)};
-      const uint32_t index = info.indices[row];
-      Status s = p.produce(index, seed, epoch, out);
-      if (!s.ok()) {
-        errors[row] = {index, index, s.code(), s.message()};
-        if (options_.on_bad_sample == OnBadSample::kFail) {
-          status[row] = s;
-        } else {
-          status[row] = s.with_context("no readable replacement either");
-          for (int attempt = 1; attempt <= kMaxReplacements; ++attempt) {
-            const uint32_t other = replacement(index, attempt, source_->size());
-            if (other == index) continue;
-            if (p.produce(other, seed, epoch, out).ok()) {
-              errors[row].replaced_by = other;
-              info.indices[row] = other;
-              status[row] = Status();
-              break;
-            }
-          }
-        }
-      }
-      const StageTimes spent = minus(p.times(), before);
-      std::lock_guard<std::mutex> lock(mu_);
-      counters_.stages.add(spent);
+      if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
     });
   });
   Status result;
@@ -135,6 +151,9 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
     }
     if (result.ok() && !status[row].ok()) result = status[row];
   }
+  if (const size_t n = cancelled.load(); n > 0)
+    result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) + ": cancelled with " +
+                               std::to_string(n) + " of " + std::to_string(count) + " samples not produced");
   std::lock_guard<std::mutex> lock(mu_);
   counters_.bad_samples += bad;
   if (result.ok()) ++counters_.batches;

@@ -3,6 +3,7 @@
 // are being filled at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,10 @@ enum class OnBadSample : unsigned char {
 // "skip" | "fail". Errors: kInvalidArgument.
 Result<OnBadSample> parse_on_bad_sample(std::string_view name);
 
+// The most samples in a batch (the daemon's bound too): beyond it a slot of float32 crops runs into
+// tens of GiB, which is a mistake rather than a batch.
+inline constexpr int kMaxBatchSize = 4096;
+
 struct PipelineOptions {
   augment::AugmentOptions augment;
   SamplerOptions sampler;
@@ -45,6 +50,29 @@ Result<PipelineOptions> make_pipeline_options(std::string_view profile,
                                               std::span<const std::pair<std::string, std::string>> overrides,
                                               const SamplerOptions& sampler, OnBadSample on_bad_sample);
 
+// A request to stop fills early, shared by whoever starts them (a BatchStream, whose close or reset
+// no longer wants them; the daemon, when its drain timeout runs out) and the fills themselves.
+// cancel() may come from any thread at any time. A fill checks cancelled() before each sample it
+// produces (a replacement of a bad sample included): once it sees the request it writes no further
+// sample and ends with kCancelled, so a cancelled fill lasts at most as long as the sample each of
+// its workers is on. A token stays cancelled; fills that must run again get a new token.
+// Thread-safety: every method may be called concurrently.
+class CancelToken {
+ public:
+  void cancel() noexcept { cancelled_.store(true, std::memory_order_release); }
+  bool cancelled() const noexcept {
+    if (checks_left_.load(std::memory_order_relaxed) >= 0 && checks_left_.fetch_sub(1) <= 0) cancelled_.store(true);
+    return cancelled_.load(std::memory_order_acquire);
+  }
+  // The token cancels itself at its (n+1)-th cancelled() check: with one worker, a fill then
+  // produces exactly n samples, which a test can count without racing a thread against the worker.
+  void cancel_after_checks_for_testing(int n) { checks_left_.store(n); }
+
+ private:
+  mutable std::atomic<bool> cancelled_{false};
+  mutable std::atomic<int64_t> checks_left_{-1};  // < 0: no self-cancelling
+};
+
 // Counters since creation; every field is a total over all fills.
 struct PipelineCounters {
   StageTimes stages;          // wall seconds per stage, summed over worker threads
@@ -57,8 +85,8 @@ struct PipelineCounters {
 // any thread.
 class BatchPipeline {
  public:
-  // Errors: kInvalidArgument (options that fail augment::validate or the sampler, a cache whose
-  // pixels were resized for another image_size).
+  // Errors: kInvalidArgument (options that fail augment::validate or the sampler, a batch size
+  // above kMaxBatchSize, a cache whose pixels were resized for another image_size).
   static Result<std::unique_ptr<BatchPipeline>> create(std::shared_ptr<const SampleSource> source,
                                                        const PipelineOptions& options);
 
@@ -71,8 +99,11 @@ class BatchPipeline {
   // parallel inside `arena` (called from outside it, the caller joins the arena; called from one
   // of its tasks, it runs there). Rows past info.indices.size() (a short last batch) are left as
   // they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
-  // sample's error; with kSkip, an error only when no replacement could be produced either.
-  Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena);
+  // sample's error; with kSkip, an error only when no replacement could be produced either;
+  // kCancelled when `cancel` (may be null; must outlive the call) was cancelled before every row
+  // was produced: the rows are then unspecified and info.errors lists only what was seen.
+  Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena,
+              const CancelToken* cancel = nullptr);
 
   PipelineCounters counters() const;
   // Stage times summed over all workers since creation (counters().stages).
@@ -84,6 +115,18 @@ class BatchPipeline {
   // that straddle an epoch boundary do not recompute it.
   std::shared_ptr<const std::vector<uint32_t>> order_for(uint64_t epoch);
   SampleProducer& producer();
+  // What the rows of one fill share; `info`, `status` and `errors` are written at distinct rows.
+  struct RowTask {
+    uint64_t epoch, seed;
+    uint8_t* slot;
+    BatchInfo& info;
+    std::vector<Status>& status;
+    std::vector<SampleError>& errors;
+    const CancelToken* cancel;
+  };
+  // Produces row `row` of a fill (a replacement for a bad sample included) unless cancelled first.
+  enum class RowOutcome : unsigned char { kProduced, kFailed, kCancelled };
+  RowOutcome fill_row(const RowTask& task, size_t row);
 
   std::shared_ptr<const SampleSource> source_;
   PipelineOptions options_;

@@ -3,12 +3,66 @@
 
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 #include "cache/format.h"
 
 namespace textfeed::loader {
 
 namespace {
+// FNV-1a (64-bit) over little-endian fields, each variable-length one preceded by its length, so
+// that no two different indexes write the same byte stream.
+class Fingerprint {
+ public:
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void text(std::string_view s) {
+    u64(s.size());
+    for (char c : s) byte(static_cast<uint8_t>(c));
+  }
+  void f32(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    u64(bits);
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  void byte(uint8_t b) { h_ = (h_ ^ b) * 0x100000001b3ull; }
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+uint64_t dataset_fingerprint(const Dataset& d) {
+  Fingerprint f;
+  f.text("textfeed dataset index 1");
+  f.u64(d.samples.size());
+  for (const SampleRecord& r : d.samples) {
+    f.text(r.image);
+    f.u64(static_cast<uint64_t>(static_cast<int64_t>(r.width)));
+    f.u64(static_cast<uint64_t>(static_cast<int64_t>(r.height)));
+    f.u64(r.quads.size());
+    for (size_t w = 0; w < r.quads.size(); ++w) {
+      for (float c : r.quads[w].xy) f.f32(c);
+      f.u64(w < r.labels.size() ? r.labels[w] : 0xff);
+    }
+  }
+  return f.value();
+}
+
+uint64_t cache_fingerprint(const cache::CacheReader& c) {
+  const cache::CacheMeta& m = c.meta();
+  Fingerprint f;
+  f.text("textfeed cache index 1");
+  f.u64(c.size());
+  f.text(m.dataset_format);
+  f.u64(static_cast<uint64_t>(static_cast<int64_t>(m.image_size)));
+  f.u64(m.num_words);
+  f.u64(m.num_ignored);
+  f.u64(m.raw_pixel_bytes);
+  return f.value();
+}
+
 bool looks_like_cache(const std::string& path) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) return true;
   std::ifstream in(path, std::ios::binary);
@@ -30,12 +84,14 @@ Result<std::shared_ptr<const SampleSource>> SampleSource::open(const std::string
 
 std::shared_ptr<const SampleSource> SampleSource::from_dataset(Dataset dataset) {
   auto s = std::make_shared<SampleSource>();
+  s->fingerprint_ = dataset_fingerprint(dataset);
   s->dataset_ = std::make_shared<const Dataset>(std::move(dataset));
   return s;
 }
 
 std::shared_ptr<const SampleSource> SampleSource::from_cache(std::shared_ptr<const cache::CacheReader> reader) {
   auto s = std::make_shared<SampleSource>();
+  s->fingerprint_ = cache_fingerprint(*reader);
   s->cache_ = std::move(reader);
   return s;
 }

@@ -3,6 +3,7 @@
 // same geometry and targets from either.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,10 +32,17 @@ class SampleSource {
   const Dataset* dataset() const { return dataset_.get(); }
   const cache::CacheReader* cache() const { return cache_.get(); }
   std::string describe() const;
+  // A stable 64-bit hash of the sample index, computed once when the source is made: for a
+  // dataset, each sample's image name, size, word coordinates (float bits) and labels, in index
+  // order; for a cache, what its header and meta say of the index without reading every sample
+  // (count, format, image_size, words, ignored words, pixel count). The same on every machine and
+  // run; a checkpoint names its dataset with it (the same size is not the same dataset).
+  uint64_t fingerprint() const { return fingerprint_; }
 
  private:
   std::shared_ptr<const Dataset> dataset_;
   std::shared_ptr<const cache::CacheReader> cache_;
+  uint64_t fingerprint_ = 0;
 };
 
 }  // namespace textfeed::loader

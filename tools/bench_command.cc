@@ -17,6 +17,7 @@
 
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
+#include "loader/arena.h"
 #include "loader/cache_builder.h"
 #include "loader/pipeline.h"
 #include "tools/client_options.h"
@@ -117,6 +118,7 @@ void run_remote(const BenchArgs& a) {
 }
 
 void run(const BenchArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("bench", s.message(), 2);
   if (!a.endpoint.empty()) return run_remote(a);
   loader::disable_library_threads();
   loader::SamplerOptions sampler;
@@ -128,7 +130,7 @@ void run(const BenchArgs& a) {
   if (!options.has_value()) fail("bench", options.error().to_string(), 2);
   const loader::PipelineOptions& po = *options;
 
-  tbb::task_arena arena(a.threads);
+  tbb::task_arena arena(loader::resolve_worker_threads(a.threads));
   std::string source_path = a.dataset;
   std::string temp_cache;
   auto probe = loader::SampleSource::open(a.dataset, {});
@@ -257,7 +259,8 @@ void add_bench_command(CLI::App& app) {
                                      "first unless --cache names one)")
       ->check(CLI::IsMember({"auto", "dataset", "cache"}));
   cmd->add_option("--cache", a->cache_path, "with --from cache: where to build (and keep) the cache");
-  cmd->add_option("--threads", a->threads, "worker threads (default 1)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", a->threads,
+                  "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 1; 0: one per core)");
   cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--batch-size", a->batch_size, "samples per batch (default 8)")->check(CLI::Range(1, 4096));
   cmd->add_option("--repeat", a->repeat, "timed repeats (default 3)")->check(CLI::Range(1, 1000));

@@ -10,6 +10,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "cache/cache.h"
+#include "loader/arena.h"
 #include "loader/cache_builder.h"
 #include "tools/commands.h"
 
@@ -70,6 +71,7 @@ class ProgressPrinter {
 };
 
 void run_build(const BuildArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("cache build", s.message(), 2);
   auto profile = augment::parse_profile(a.profile);
   if (!profile.has_value()) fail("cache build", profile.error().message(), 2);
   loader::CacheBuildOptions o;
@@ -84,7 +86,7 @@ void run_build(const BuildArgs& a) {
   for (const loader::BadRecord& b : ds->bad)
     std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", b.file.c_str(),
                  b.line ? (":" + std::to_string(b.line)).c_str() : "", b.reason.c_str());
-  const int threads = a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency();
+  const int threads = loader::resolve_worker_threads(a.threads);
   tbb::task_arena arena(threads);
   std::fprintf(stderr, "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
                ds->samples.size(), ds->root.c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(), threads);
@@ -185,7 +187,8 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--codec", b->codec, "raw (fastest to read) | jpeg (several times smaller)")
       ->check(CLI::IsMember({"raw", "jpeg"}));
   build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 95)")->check(CLI::Range(1, 100));
-  build->add_option("--threads", b->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+  build->add_option("--threads", b->threads,
+                    "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: all cores)");
   build->add_flag("--force", b->force, "replace an existing cache at --out");
   build->callback([b] { run_build(*b); });
 

@@ -58,6 +58,7 @@ transport::CurveServerOptions curve_options(const ServeArgs& a) {
 }
 
 void run(const ServeArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("serve", s.message(), 2);
   keep_large_allocations_in_heap();
   loader::disable_library_threads();
   transport::ServerOptions o;
@@ -84,13 +85,14 @@ void run(const ServeArgs& a) {
     std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), (*src)->describe().c_str());
     o.datasets[name] = *src;
   }
-  loader::WorkerArena arena(a.threads);
-  auto server = transport::Server::create(o, arena.arena());
+  auto arena = loader::WorkerArena::create(a.threads);
+  if (!arena.has_value()) fail("serve", arena.error().message(), 2);
+  auto server = transport::Server::create(o, (*arena)->arena());
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
   std::fprintf(stderr, "serve: listening on %s with %d worker threads%s\n", (*server)->endpoint().c_str(),
-               arena.threads(), o.curve.enabled() ? ", CURVE on" : "");
+               (*arena)->threads(), o.curve.enabled() ? ", CURVE on" : "");
   Status s = (*server)->run(g_stop);
   server->reset();
   if (!s.ok()) fail("serve", s.to_string());
@@ -111,7 +113,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--dataset", a->datasets, "NAME=PATH, repeatable; PATH is a dataset folder, UFO json or cache")
       ->required();
   cmd->add_option("--bind", a->bind, "ZeroMQ endpoint: ipc:///path (default ipc:///tmp/textfeed.sock) or tcp://host:port");
-  cmd->add_option("--threads", a->threads, "worker threads (default: one per core)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", a->threads, "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: one per core)");
   cmd->add_option("--max-credits", a->max_credits, "batches in flight per stream at most (default 16)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--frame-buffers", a->frame_buffers,

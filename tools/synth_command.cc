@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/arena.h"
 #include "tools/commands.h"
 #include "tools/synth_render.h"
 
@@ -116,6 +117,7 @@ nlohmann::ordered_json ufo_json(const std::vector<Written>& images) {
 }
 
 void run(const SynthArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("synth", s.message(), 2);
   std::error_code ec;
   if (fs::exists(a.out, ec) && !fs::is_directory(a.out, ec))
     fail("synth", a.out + " exists and is not a folder", 2);
@@ -132,7 +134,7 @@ void run(const SynthArgs& a) {
   std::atomic<int> done{0};
   std::mutex print;
   const int every = a.profile == "receipt" ? 2 : 20;
-  tbb::task_arena arena(a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency());
+  tbb::task_arena arena(loader::resolve_worker_threads(a.threads));
   arena.execute([&] {
     tbb::parallel_for(0, a.count, [&](int i) {
       images[static_cast<size_t>(i)] = write_image(a, i);
@@ -179,8 +181,8 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--quality", a->quality, "JPEG quality, 1-100 (default 90)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--threads", a->threads,
-                  "images rendered in parallel; 0 means one per core (default 0)")
-      ->check(CLI::Range(0, 1024));
+                  "images rendered in parallel, at most " + std::to_string(loader::kMaxWorkerThreads) +
+                      "; 0 means one per core (default 0)");
   cmd->add_flag("--force", a->force,
                 "write into a non-empty --out, overwriting files of the same names (others "
                 "are left as they are)");

@@ -154,5 +154,66 @@ TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
   fs::remove_all(dir);
 }
 
+// Issue 9: a fill checks its cancel token before each sample, so a cancelled fill ends after the
+// samples its workers are on, not after the whole batch.
+TEST(PipelineTest, AFillCancelledBeforeItBeginsProducesNoSample) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  auto p = make(*src, augment::Profile::kSakura);
+  std::vector<uint8_t> slot(p->layout().slot_bytes);
+  tbb::task_arena arena(2);
+  BatchInfo info;
+  CancelToken cancel;
+  cancel.cancel();
+  const Status s = p->fill(0, 0, slot.data(), info, arena, &cancel);
+  EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
+  EXPECT_NE(s.message().find("4 of 4 samples not produced"), std::string::npos) << s.message();
+  EXPECT_EQ(p->counters().stages.samples, 0u);
+  EXPECT_EQ(p->counters().batches, 0u);
+}
+
+TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  PipelineOptions o;
+  o.augment = augment::profile_defaults(augment::Profile::kSakura);
+  o.sampler.batch_size = 10;
+  auto p = BatchPipeline::create(*src, o);
+  ASSERT_TRUE(p.has_value());
+  std::vector<uint8_t> slot((*p)->layout().slot_bytes);
+  tbb::task_arena arena(1);  // one worker: the checks come one sample at a time
+  BatchInfo info;
+  CancelToken cancel;
+  cancel.cancel_after_checks_for_testing(3);  // as if cancel() came while the third sample ran
+  const Status s = (*p)->fill(0, 0, slot.data(), info, arena, &cancel);
+  EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
+  EXPECT_EQ((*p)->counters().stages.samples, 3u) << "samples produced after the cancellation";
+  EXPECT_NE(s.message().find("7 of 10 samples not produced"), std::string::npos) << s.message();
+  // The same pipeline fills the batch whole again with a token nobody cancelled.
+  CancelToken fresh;
+  EXPECT_TRUE((*p)->fill(0, 0, slot.data(), info, arena, &fresh).ok());
+  EXPECT_EQ((*p)->counters().stages.samples, 13u);
+}
+
+// Issue 15: the fingerprint names the index, not its size.
+TEST(PipelineTest, TheFingerprintNamesTheIndexNotItsSize) {
+  auto a = open_dataset(kSample, {});
+  ASSERT_TRUE(a.has_value());
+  const uint64_t fp = SampleSource::from_dataset(*a)->fingerprint();
+  EXPECT_EQ(SampleSource::from_dataset(*a)->fingerprint(), fp) << "not stable";
+  Dataset moved = *a;  // one word one pixel to the right: another dataset of the same size
+  moved.samples[3].quads.at(0).xy[0] += 1;
+  EXPECT_NE(SampleSource::from_dataset(moved)->fingerprint(), fp);
+  Dataset relabelled = *a;
+  relabelled.samples[5].labels.at(0) ^= 1;
+  EXPECT_NE(SampleSource::from_dataset(relabelled)->fingerprint(), fp);
+  Dataset renamed = *a;
+  renamed.samples[0].image += "x";
+  EXPECT_NE(SampleSource::from_dataset(renamed)->fingerprint(), fp);
+  Dataset texts = *a;  // transcriptions do not change a batch, so they do not change the name
+  if (!texts.samples[0].texts.empty()) texts.samples[0].texts[0] += "?";
+  EXPECT_EQ(SampleSource::from_dataset(texts)->fingerprint(), fp);
+}
+
 }  // namespace
 }  // namespace textfeed::loader
