@@ -373,6 +373,9 @@ struct Server::Impl {
     std::vector<uint64_t> failed;
     for (auto& [id, s] : streams) {
       while (std::optional<internal::Outgoing> out = s->next_outgoing(now)) {
+        // Cancelled by the drain timeout: not the stream's failure. The client is told the daemon
+        // is going away, reconnects and resumes at this batch.
+        if (draining && out->error.code() == Code::kCancelled) continue;
         if (!out->error.ok()) {
           error(s->peer(), out->error.with_context("stream " + std::to_string(id)), id);
           failed.push_back(id);
@@ -480,6 +483,12 @@ struct Server::Impl {
     }
   }
 
+  // Every fill of every stream (ended ones too) ends after its current sample.
+  void cancel_fills() {
+    for (const auto& [id, s] : streams) s->cancel_fills();
+    for (const Grave& g : graveyard) g.stream->cancel_fills();
+  }
+
   size_t running() const {
     size_t n = 0;
     for (const auto& [id, s] : streams) n += s->running();
@@ -569,6 +578,7 @@ Status Server::run(const std::atomic<bool>& stop) {
   Impl& m = *impl_;
   Clock::time_point last_check = Clock::now();
   std::optional<Clock::time_point> drain_deadline;
+  bool cancelled = false;
   while (true) {
     try {
       if (stop.load(std::memory_order_relaxed) && !m.draining) {
@@ -576,7 +586,13 @@ Status Server::run(const std::atomic<bool>& stop) {
         drain_deadline = Clock::now() + m.options.drain_timeout;
         TF_LOG(Info) << "serve: stopping: finishing " << m.running() << " batch(es) in flight";
       }
-      if (m.draining && (m.running() == 0 || Clock::now() > *drain_deadline)) break;
+      if (m.draining && m.running() > 0 && !cancelled && Clock::now() > *drain_deadline) {
+        // Out of time: the fills still running end after the sample each worker is on.
+        TF_LOG(Warning) << "serve: drain timeout: cancelling " << m.running() << " batch(es) still being filled";
+        m.cancel_fills();
+        cancelled = true;
+      }
+      if (m.draining && m.running() == 0) break;
       TF_RETURN_IF_ERROR(m.poll(std::chrono::milliseconds(100)));
       m.pass();
       if (Clock::now() - last_check >= std::chrono::milliseconds(100)) {

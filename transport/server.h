@@ -30,7 +30,8 @@ struct ServerOptions {
   size_t max_batch_bytes = size_t{4} << 30;  // a stream whose batch is larger is refused
   std::chrono::milliseconds client_timeout{10000};    // a client silent this long is gone
   std::chrono::milliseconds heartbeat_interval{1000};  // send one after this long without traffic
-  std::chrono::milliseconds drain_timeout{30000};      // on stop, wait this long for running fills
+  std::chrono::milliseconds drain_timeout{30000};      // on stop, wait this long for running fills,
+                                                       // then cancel them
   CurveServerOptions curve;  // CURVE encryption + client allow list (tcp)
   bool allow_plain_tcp = false;  // tcp without CURVE must be asked for explicitly
   // Bounds on what clients can make the daemon hold; a request past one is refused (kOverloaded)
@@ -59,7 +60,9 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // Serves until `stop` becomes true (checked at least every 100 ms), then drains: no new fills,
-  // running fills finish and are delivered, every client is told the daemon is going away.
+  // running fills finish and are delivered, every client is told the daemon is going away. Fills
+  // still running after drain_timeout are cancelled (each ends after the sample its workers are
+  // on, augment options bound how long that is) and their batches dropped.
   // Errors: kIo on socket failure.
   Status run(const std::atomic<bool>& stop);
   // The endpoint actually bound (tcp port 0 resolves to the chosen port).

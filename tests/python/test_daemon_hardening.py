@@ -148,3 +148,46 @@ def test_the_daemon_gives_back_the_memory_of_clients_that_vanish(tmp_daemon):
     daemon.wait_for(lambda: daemon.rss_mib() < baseline + 48,
                     f"the daemon kept the memory of vanished clients (baseline {baseline:.0f} MiB, peak {peak:.0f})",
                     seconds=15)
+
+
+def test_the_drain_timeout_is_honoured_while_fills_run(tmp_path, tmp_daemon):
+    # Issue 11 #8: SIGTERM with --drain-timeout 2 did not stop a daemon whose fills ran on; fills
+    # past the drain timeout are now cancelled between samples.
+    pages = tmp_path / "pages"
+    subprocess.run([TEXTFEED, "synth", "--profile", "receipt", "--count", "24", "--seed", "2", "--out", str(pages)],
+                   check=True, capture_output=True, timeout=300)
+    sock = tmp_path / "slow.sock"
+    log = tmp_path / "slow.log"
+    with open(log, "w") as err:
+        serve = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"p={pages}", "--bind", f"ipc://{sock}",
+                                  "--threads", "1", "--drain-timeout", "0.2"], stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock.exists():
+            assert serve.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        # Three batches of 24 upstage pages each are started at once: seconds of work on one thread.
+        pull = subprocess.Popen([TEXTFEED, "pull", "--endpoint", f"ipc://{sock}", "--dataset", "p", "--batch-size",
+                                 "24", "--prefetch", "3", "--batches", "3", "--transport", "frames"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        def running():
+            out = subprocess.run([TEXTFEED, "stats", f"ipc://{sock}", "--json"], capture_output=True, text=True,
+                                 timeout=30)
+            return json.loads(out.stdout)["fills_running"] if out.returncode == 0 else 0
+
+        while running() < 3:  # the stream is open and its three fills started
+            assert serve.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.02)
+        started = time.monotonic()
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=60) == 0, log.read_text()
+        took = time.monotonic() - started
+        pull.kill()
+        pull.wait()
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    text = log.read_text()
+    assert "drain timeout: cancelling" in text, text
+    # One sample of these pages costs well under a second; the cancelled batches, several seconds.
+    assert took < 3.0, f"the daemon took {took:.1f} s to stop with --drain-timeout 0.2\n{text}"

@@ -91,6 +91,9 @@ class ServerStream {
   std::optional<Outgoing> next_outgoing(std::chrono::steady_clock::time_point now);
   // Gives back the memory of batches that will not be sent (after a close); waits for nothing.
   void discard_finished();
+  // Makes every running fill end after its current sample (BatchStream::cancel); their batches
+  // come out failed with kCancelled.
+  void cancel_fills() { batches_->cancel(); }
   // Bytes of daemon memory the stream may hold at once (frame buffers); what the daemon-wide
   // budget counts.
   size_t memory_bytes() const { return memory_bytes_; }
