@@ -108,17 +108,19 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
         if (options_.on_bad_sample == OnBadSample::kFail) {
           status[row] = s;
         } else {
-          status[row] = s.with_context("no readable replacement either");
-          for (int attempt = 1; attempt <= kMaxReplacements; ++attempt) {
+          std::string tried;  // every replacement that failed too, and why
+          for (int attempt = 1; attempt <= kMaxReplacements && errors[row].replaced_by == index; ++attempt) {
             const uint32_t other = replacement(index, attempt, source_->size());
             if (other == index) continue;
-            if (p.produce(other, seed, epoch, out).ok()) {
-              errors[row].replaced_by = other;
-              info.indices[row] = other;
-              status[row] = Status();
-              break;
+            if (const Status r = p.produce(other, seed, epoch, out); !r.ok()) {
+              tried += "; " + r.message();
+              continue;
             }
+            errors[row].replaced_by = other;
+            info.indices[row] = other;
           }
+          if (errors[row].replaced_by == index)
+            status[row] = Status(s.code(), s.message() + "; no readable replacement either" + tried);
         }
       }
       const StageTimes spent = minus(p.times(), before);
