@@ -112,8 +112,8 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
           for (int attempt = 1; attempt <= kMaxReplacements && errors[row].replaced_by == index; ++attempt) {
             const uint32_t other = replacement(index, attempt, source_->size());
             if (other == index) continue;
-            if (const Status r = p.produce(other, seed, epoch, out); !r.ok()) {
-              tried += "; " + r.message();
+            if (const Status again = p.produce(other, seed, epoch, out); !again.ok()) {
+              tried += "; " + again.message();
               continue;
             }
             errors[row].replaced_by = other;
