@@ -146,13 +146,14 @@ Result<TempFile> create_temp_beside(const std::string& path, mode_t mode) {
   }
 }
 
-Status rename_into_place(const std::string& from, const std::string& path, bool overwrite) {
+Status rename_into_place(const std::string& from, const std::string& path, bool overwrite, bool sync_folder) {
   TF_RETURN_IF_ERROR(check_replaceable(path, overwrite));
   const unsigned flags = overwrite ? 0 : RENAME_NOREPLACE;
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
     if (errno == EEXIST) return Status::invalid_argument(path + " appeared meanwhile; pass --force to replace it");
     return Status::from_errno("rename " + from + " -> " + path, errno);
   }
+  if (!sync_folder) return Status();
   // Make the rename itself durable (best effort: some file systems refuse to fsync a folder).
   std::error_code ec;
   const std::string dir = std::filesystem::absolute(path, ec).parent_path().string();
