@@ -254,3 +254,18 @@ def test_replay_geometry_refuses_extreme_aspect_ratios():
         core.replay_geometry("sakura", 100_000_000, 1, none, labels, 0)
     plan = core.replay_geometry("upstage", 2048, 1, none, labels, 0)
     assert min(plan["sizes"]["resized"]) >= 1 and min(plan["sizes"]["upscaled"]) >= 1
+
+
+def test_geometry_bindings_refuse_coordinates_and_matrices_that_are_not_finite():
+    labels = np.ones(1, dtype=np.int64)
+    for bad in (np.nan, np.inf, 1e39):
+        vertices = np.array([[10, 10, 50, 10, 50, 30, 10, bad]])
+        with pytest.raises(textfeed.errors.InvalidArgumentError, match="finite float32"):
+            core.replay_geometry("upstage", 100, 100, vertices, labels, 0)
+        with pytest.raises(textfeed.errors.InvalidArgumentError, match="finite float32"):
+            core.sample_params("upstage", 100, 100, vertices, labels, 0, 0, 0)
+    image = np.zeros((16, 16, 3), dtype=np.uint8)
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="finite"):
+        core.warp_crop(image, np.array([[1, 0, np.inf], [0, 1, 0]]), 8)
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="crop_size"):
+        core.warp_crop(image, np.eye(2, 3), -1)
