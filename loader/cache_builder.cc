@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <exception>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_pipeline.h>
@@ -54,7 +55,7 @@ Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t
   return Status();
 }
 
-void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
+void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
   const SampleRecord& rec = ds.samples[it.index];
   const std::string path = ds.image_path(it.index);
   it.status = read_file(path, it.file);
@@ -98,6 +99,15 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
   for (Quad& q : it.quads)
     for (float& v : q.xy) v *= rp.quad_scale;  // float32 * float32, as numpy does
   if (o.codec == cache::PixelCodec::kJpeg) it.status = encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
+}
+
+// One sample, never throwing: an exception in a parallel filter would end the whole build.
+void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
+  try {
+    process_unguarded(it, ds, o, w);
+  } catch (const std::exception& e) {
+    it.status = Status::internal(ds.image_path(it.index) + ": " + e.what());
+  }
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // SampleProducer: plan -> decode at the needed scale -> warp -> photometric -> targets.
 #include "loader/producer.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <exception>
 
 #include "base/rng.h"
 
@@ -62,6 +63,15 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
 }
 
 Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
+  // The last line of defence: whatever a library throws for one sample stays that sample's error.
+  try {
+    return produce_unguarded(index, seed, epoch, out);
+  } catch (const std::exception& e) {
+    return Status::internal("sample " + std::to_string(index) + " (" + source_->name(index) + "): " + e.what());
+  }
+}
+
+Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
   Rng rng(seed, epoch, index);
   auto t = Clock::now();
   std::span<const Quad> quads;

@@ -2,10 +2,14 @@
 // a decoder, images of extreme aspect — reach read_file and the batch pipeline: each is a bad
 // sample with its file and reason, replaced by policy; nothing blocks, aborts or fails a batch.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <future>
 #include <string>
@@ -15,6 +19,7 @@
 
 #include "loader/decode.h"
 #include "loader/pipeline.h"
+#include "loader/producer.h"
 #include "tests/loader/test_images.h"
 
 namespace textfeed::loader {
@@ -148,6 +153,48 @@ TEST_F(HostilePipelineTest, NoReadableReplacementNamesEveryFileTriedAndWhy) {
   EXPECT_NE(s.message().find("no readable replacement"), std::string::npos) << s.message();
   for (const char* what : {"images/sub is a folder", "images/fifo.jpg is a FIFO", "poison.jpg: bad JPEG header"})
     EXPECT_NE(s.message().find(what), std::string::npos) << what << " in: " << s.message();
+}
+
+// Run in a child process under an address-space limit: a JPEG whose header (10000 x 10000, within
+// max_pixels) asks for 300 MB of pixels that the limit does not allow. The allocation throws
+// std::bad_alloc; produce() must turn it into that sample's error (inside a parallel body an
+// exception fails the whole batch), not let it escape.
+void produce_under_a_memory_limit(const fs::path& image) {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_AS, &limit);
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  limit.rlim_cur = pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) + (uint64_t{150} << 20);
+  if (::setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(3);
+  Dataset ds;
+  ds.root = image.parent_path().string();
+  ds.samples.push_back(SampleRecord{image.filename().string(), "", {}, {}, {}, {}, 0, 0});
+  augment::AugmentOptions o = augment::profile_defaults(augment::Profile::kSakura);
+  SampleProducer producer(SampleSource::from_dataset(std::move(ds)), o, DecodeOptions{.windows = false});
+  std::vector<uint8_t> image_buf(3 * o.crop_size * o.crop_size * sizeof(float));
+  const int m = o.map_size();
+  std::vector<float> score(m * m), geo(5 * m * m), mask(m * m);
+  auto view = [](void* p, int h, int w, DType t, int elem) {
+    return MutableImageView{static_cast<uint8_t*>(p), h, w, 1, static_cast<ptrdiff_t>(w) * elem, t};
+  };
+  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4),
+                          view(score.data(), m, m, DType::kF32, 4), view(geo.data(), 5 * m, m, DType::kF32, 4),
+                          view(mask.data(), m, m, DType::kF32, 4)};
+  const Status s = producer.produce(0, 0, 0, out);
+  std::fprintf(stderr, "%s\n", s.to_string().c_str());
+  std::_Exit(s.code() == Code::kInternal && s.message().find("huge.jpg") != std::string::npos ? 0 : 1);
+}
+
+TEST(ProducerTest, AnAllocationThatFailsIsThatSamplesErrorNotAnException) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#endif
+  ScratchDir dir;
+  const fs::path image = dir.path() / "huge.jpg";
+  testing::write_bytes(image, testing::with_frame_size(encoded_image(".jpg", 64, 48), 10000, 10000));
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(produce_under_a_memory_limit(image), ::testing::ExitedWithCode(0), "Internal: sample 0 .*huge.jpg");
 }
 
 }  // namespace
