@@ -96,8 +96,15 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
     cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
   }
   it.quads.assign(rec.quads.begin(), rec.quads.end());
-  for (Quad& q : it.quads)
-    for (float& v : q.xy) v *= rp.quad_scale;  // float32 * float32, as numpy does
+  for (size_t k = 0; k < it.quads.size(); ++k)
+    for (float& v : it.quads[k].xy) {
+      v *= rp.quad_scale;  // float32 * float32, as numpy does
+      if (!std::isfinite(v)) {  // 3e38 is finite; upscaled, it is not: never stored as an infinity
+        it.status = Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
+                                             " has a coordinate that overflows float32 once resized");
+        return;
+      }
+    }
   if (o.codec == cache::PixelCodec::kJpeg) it.status = encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
 }
 

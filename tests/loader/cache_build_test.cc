@@ -120,6 +120,19 @@ TEST_F(CacheBuildTest, ExtremeAspectFoldersAndFifosAreQuarantinedWithTheirReason
   EXPECT_NE(all.find("is a FIFO"), std::string::npos) << all;
 }
 
+TEST_F(CacheBuildTest, ACoordinateThatOverflowsOnceResizedIsQuarantinedNotStoredAsInfinity) {
+  add_good(3);
+  add("far.jpg", encoded_image(".jpg", 64, 48));
+  ds_.samples.back().quads[0].xy[0] = 3e38f;  // finite in float32; times 2048 / 64 it is not
+  CacheBuildOptions o;
+  o.max_bad_share = 0.5;
+  auto r = build(o);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(r->samples, 3u);
+  ASSERT_EQ(r->quarantine.size(), 1u);
+  EXPECT_NE(r->quarantine[0].reason.find("overflows float32"), std::string::npos) << r->quarantine[0].reason;
+}
+
 TEST_F(CacheBuildTest, MoreBadImagesThanTheAllowedShareFailTheBuildAndWriteNothing) {
   add_good(7);
   for (int i = 0; i < 3; ++i) add("junk" + std::to_string(i) + ".jpg", {0xFF, 0xD8, 0xFF, 0x00, 0x01});
