@@ -138,7 +138,9 @@ TEST(DecodeFormatsTest, DamagedHeadersAreErrorsNeverCrashes) {
       const std::vector<uint8_t> b(good.begin(), good.begin() + cut);
       Image im;
       const Status s = d.decode(b, ext, 1, im);
-      if (s.ok()) EXPECT_TRUE(im.width() == 23 && im.height() == 17) << ext << " cut at " << cut;
+      if (s.ok()) {
+        EXPECT_TRUE(im.width() == 23 && im.height() == 17) << ext << " cut at " << cut;
+      }
     }
     for (int trial = 0; trial < 300; ++trial) {
       std::vector<uint8_t> b = good;
