@@ -54,6 +54,25 @@ bool cuts_a_word(const std::vector<WordHull>& words, double x0, double y0, doubl
   return false;
 }
 
+// The longest side any step may give the image. Sizes are computed in double and checked against
+// this before they become ints: an image of extreme aspect (3000x1 resized to a longer side of
+// 2048 is 2048x0; 1e8x1 upscaled to a shorter side of 1024 is 1e11 wide) is a bad sample, never
+// a division by zero or an int overflow.
+constexpr double kMaxSidePx = 1 << 30;
+
+// `w` x `h`, the size a step computed, as ints; kInvalidArgument naming the step when it is
+// empty or too large.
+Status step_size(const char* step, int src_w, int src_h, double w, double h, int* out_w, int* out_h) {
+  if (!(w >= 1 && h >= 1 && w <= kMaxSidePx && h <= kMaxSidePx))
+    return Status::invalid_argument("plan: a " + std::to_string(src_w) + "x" + std::to_string(src_h) +
+                                    " image is " + std::to_string(static_cast<int64_t>(std::min(w, 1e18))) + "x" +
+                                    std::to_string(static_cast<int64_t>(std::min(h, 1e18))) + " after " + step +
+                                    ": its aspect ratio is too extreme to train on");
+  *out_w = static_cast<int>(w);
+  *out_h = static_cast<int>(h);
+  return Status();
+}
+
 }  // namespace
 
 Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad> quads,
@@ -76,8 +95,9 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
   int w = src_w, h = src_h;
   if (o.image_size > 0 && !pre_resized) {
     const double r = static_cast<double>(o.image_size) / std::max(w, h);
-    const int nw = w > h ? o.image_size : static_cast<int>(w * r);
-    const int nh = w > h ? static_cast<int>(h * r) : o.image_size;
+    int nw = 0, nh = 0;
+    TF_RETURN_IF_ERROR(step_size("resize_img", src_w, src_h, w > h ? o.image_size : std::trunc(w * r),
+                                 w > h ? std::trunc(h * r) : o.image_size, &nw, &nh));
     if (o.vertices_f32) {
       const float rf = static_cast<float>(r);
       for (double& x : v) x = static_cast<float>(x) * rf;
@@ -92,7 +112,8 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
   // adjust_height: one draw; new_h = np.around(h * ratio) (half to even); y *= new_h / h.
   const double ratio_h = 1 + o.height_jitter * (rng.uniform() * 2 - 1);
   p.height_ratio = ratio_h;
-  const int new_h = static_cast<int>(std::nearbyint(h * ratio_h));
+  int new_h = 0, same_w = 0;
+  TF_RETURN_IF_ERROR(step_size("adjust_height", src_w, src_h, w, std::nearbyint(h * ratio_h), &same_w, &new_h));
   const double fy = static_cast<double>(new_h) / h;
   for (size_t k = 1; k < v.size(); k += 2) {
     if (o.vertices_f32) {
@@ -129,11 +150,11 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
   const int len = o.crop_size;
   int nw = w, nh = h;
   if (h >= w && w < len) {
-    nw = len;
-    nh = static_cast<int>(static_cast<double>(h) * len / w);
+    TF_RETURN_IF_ERROR(step_size("crop_img's upscale", src_w, src_h, len, std::trunc(static_cast<double>(h) * len / w),
+                                 &nw, &nh));
   } else if (h < w && h < len) {
-    nw = static_cast<int>(static_cast<double>(w) * len / h);
-    nh = len;
+    TF_RETURN_IF_ERROR(step_size("crop_img's upscale", src_w, src_h, std::trunc(static_cast<double>(w) * len / h), len,
+                                 &nw, &nh));
   }
   if (nw != w || nh != h) {
     const double rw = static_cast<double>(nw) / w, rh = static_cast<double>(nh) / h;

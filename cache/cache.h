@@ -59,19 +59,20 @@ struct CacheMeta {
 
 // Writes a cache file. A resource type owned by one thread. Nothing appears at the final path
 // until finish() succeeds; a writer destroyed before that removes its temporary file, and a
-// process killed before that leaves at most a temporary "<path>.tmp-<pid>" file, which never
-// opens as a cache (it has no footer) and which the next create() for the same path removes
-// once process <pid> is gone.
+// process killed before that leaves at most a temporary "<path>.tmp-<pid>-<16 random hex
+// digits>" file, created fresh (O_EXCL | O_NOFOLLOW), which never opens as a cache (it has no
+// footer) and which the next create() for the same path removes once process <pid> is gone.
+// Only a regular file at the final path is ever replaced (never a symlink, device or FIFO).
 class CacheWriter {
  public:
-  // Errors: kInvalidArgument (path exists and !overwrite), kIo.
+  // Errors: kInvalidArgument (path exists and !overwrite, or it is not a regular file), kIo.
   static Result<std::unique_ptr<CacheWriter>> create(const std::string& path, bool overwrite);
   ~CacheWriter();
   CacheWriter(const CacheWriter&) = delete;
   CacheWriter& operator=(const CacheWriter&) = delete;
 
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
-  // (inconsistent sizes), kIo.
+  // (inconsistent sizes, a transcription with a NUL byte), kIo.
   Status add(const SampleData& sample);
   // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
   // was added), the index and the footer, fsyncs, and renames into place.
@@ -115,9 +116,10 @@ struct SampleView {
 // cache holds it once.
 class CacheReader {
  public:
-  // Maps and validates header, footer, index bounds and the Meta record.
-  // Errors: kNotFound, kIo, kCorrupt (naming what is wrong and where),
-  //         kUnimplemented (a newer format version).
+  // Maps and validates header, footer, index bounds and the Meta record. Only a regular file is
+  // opened: a FIFO or device is refused without blocking.
+  // Errors: kNotFound, kInvalidArgument (not a regular file), kIo, kCorrupt (naming what is wrong
+  //         and where), kUnimplemented (a newer format version).
   static Result<std::shared_ptr<const CacheReader>> open(const std::string& path);
   ~CacheReader();
   CacheReader(const CacheReader&) = delete;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/file.h"
 #include "cache/cache.h"
 #include "cache/crc32c.h"
 #include "cache/detail/codec.h"
@@ -44,26 +45,17 @@ CacheReader::~CacheReader() = default;
 Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& path) {
   auto m = std::make_unique<Impl>();
   m->path = path;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return Status::not_found(path + ": no such cache file");
-    return Status::from_errno("cannot open " + path, errno);
+  // Only a regular file is a cache: a FIFO or a device is refused without blocking in open().
+  Result<ReadableFile> f0 = open_regular_file(path);
+  if (!f0.has_value()) {
+    if (f0.error().code() == Code::kNotFound) return Status::not_found(path + ": no such cache file");
+    return f0.error();
   }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status::from_errno("cannot stat " + path, err);
-  }
-  m->bytes = static_cast<size_t>(st.st_size);
-  if (m->bytes < sizeof(FileHeader) + sizeof(FileFooter)) {
-    ::close(fd);
+  m->bytes = static_cast<size_t>(f0->size);
+  if (m->bytes < sizeof(FileHeader) + sizeof(FileFooter))
     return m->corrupt("file of " + std::to_string(m->bytes) + " bytes is too short to be a textfeed cache");
-  }
-  void* p = ::mmap(nullptr, m->bytes, PROT_READ, MAP_SHARED, fd, 0);
-  const int map_err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) return Status::from_errno("cannot mmap " + path, map_err);
+  void* p = ::mmap(nullptr, m->bytes, PROT_READ, MAP_SHARED, f0->fd.get(), 0);
+  if (p == MAP_FAILED) return Status::from_errno("cannot mmap " + path, errno);
   m->base = static_cast<const uint8_t*>(p);
 
   FileHeader h;

@@ -15,6 +15,7 @@
 #include <kj/exception.h>
 #include <kj/io.h>
 
+#include "base/file.h"
 #include "base/log.h"
 #include "cache/cache.h"
 #include "cache/crc32c.h"
@@ -30,6 +31,7 @@ class FileSink final : public kj::OutputStream {
   explicit FileSink(int fd) : fd_(fd), buf_(kBufBytes) {}
 
   void write(const void* data, size_t size) override {
+    if (size == 0) return;  // data may be null then (an empty index): nothing to checksum or copy
     const uint8_t* p = static_cast<const uint8_t*>(data);
     crc_ = crc32c(p, size, crc_);
     offset_ += size;
@@ -87,8 +89,21 @@ class FileSink final : public kj::OutputStream {
   uint32_t crc_ = 0;
 };
 
-// Removes "<path>.tmp-<pid>" files whose process no longer exists: what a killed build leaves.
-// A live process's temporary (a build running now, or one of another user: EPERM) is kept.
+// The pid of a temporary name's tail "<pid>" (older builds) or "<pid>-<16 hex digits>"
+// (create_temp_beside), or 0 when the tail is neither.
+pid_t temp_owner(const std::string& tail) {
+  const size_t dash = tail.find('-');
+  const std::string digits = tail.substr(0, dash);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  if (dash != std::string::npos &&
+      (tail.size() - dash - 1 != 16 || tail.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos))
+    return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+// Removes the temporaries of `path` whose process no longer exists: what a killed build leaves.
+// A live process's temporary (a build running now, or one of another user: EPERM) is kept, and
+// only regular files are removed (a planted symlink or folder of that name is left alone).
 std::vector<std::string> remove_stale_temps(const std::string& path) {
   namespace fs = std::filesystem;
   std::vector<std::string> removed;
@@ -99,10 +114,10 @@ std::vector<std::string> remove_stale_temps(const std::string& path) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    const pid_t pid = temp_owner(name.substr(prefix.size()));
     if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
     std::error_code rm_ec;
     if (fs::remove(it->path(), rm_ec)) removed.push_back(it->path().string());
   }
@@ -116,7 +131,7 @@ std::string_view codec_name(PixelCodec codec) { return codec == PixelCodec::kJpe
 struct CacheWriter::Impl {
   std::string path, temp;
   bool overwrite = false;
-  int fd = -1;
+  FileDescriptor fd;
   std::unique_ptr<FileSink> sink;
   std::vector<IndexEntry> index;
   uint64_t words = 0, ignored = 0, pixel_bytes = 0, raw_pixel_bytes = 0;
@@ -124,7 +139,7 @@ struct CacheWriter::Impl {
   bool finished = false;
 
   ~Impl() {
-    if (fd >= 0) ::close(fd);
+    fd = FileDescriptor();
     if (!finished && !temp.empty()) ::unlink(temp.c_str());
   }
 };
@@ -133,20 +148,19 @@ CacheWriter::CacheWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CacheWriter::~CacheWriter() = default;
 
 Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path, bool overwrite) {
-  if (!overwrite && std::filesystem::exists(path))
-    return Status::invalid_argument(path + " exists; pass --force to replace it");
+  // Refused now, not after an hour of building: only a regular file is ever replaced.
+  TF_RETURN_IF_ERROR(check_replaceable(path, overwrite));
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->overwrite = overwrite;
   impl->removed_stale = remove_stale_temps(path);
   for (const std::string& t : impl->removed_stale) TF_LOG(Warning) << "removed " << t << ", left by an interrupted build";
-  impl->temp = path + ".tmp-" + std::to_string(::getpid());
-  impl->fd = ::open(impl->temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (impl->fd < 0) {
-    impl->temp.clear();
-    return Status::from_errno("cannot create " + path + ".tmp-*", errno);
-  }
-  impl->sink = std::make_unique<FileSink>(impl->fd);
+  // A fresh file of an unguessable name (O_EXCL | O_NOFOLLOW): a symlink planted at a predictable
+  // temporary name would otherwise have its target overwritten.
+  TF_ASSIGN_OR_RETURN(TempFile temp, create_temp_beside(path, 0644));
+  impl->temp = temp.path;
+  impl->fd = std::move(temp.fd);
+  impl->sink = std::make_unique<FileSink>(impl->fd.get());
   FileHeader h{};
   std::memcpy(h.magic, kHeaderMagic, 8);
   h.format_version = kFormatVersion;
@@ -168,6 +182,10 @@ Status CacheWriter::add(const SampleData& s) {
   if (s.labels.size() != s.quads.size() || s.texts.size() != s.quads.size())
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
                                     "' has unequal numbers of quads, labels and texts");
+  for (const std::string& t : s.texts)
+    if (t.find('\0') != std::string::npos)  // the record keeps transcriptions NUL-separated
+      return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
+                                      "' has a transcription with a NUL byte");
   if (s.width <= 0 || s.height <= 0)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
                                     std::to_string(s.width) + "x" + std::to_string(s.height) + ")");
@@ -221,22 +239,10 @@ Status CacheWriter::finish(CacheMeta meta) {
   } catch (const kj::Exception& ex) {
     return Status::io(m.temp + ": " + ex.getDescription().cStr());
   }
-  if (::fsync(m.fd) != 0) return Status::from_errno("fsync " + m.temp, errno);
-  ::close(m.fd);
-  m.fd = -1;
-  const unsigned flags = m.overwrite ? 0 : RENAME_NOREPLACE;
-  if (::renameat2(AT_FDCWD, m.temp.c_str(), AT_FDCWD, m.path.c_str(), flags) != 0) {
-    if (errno == EEXIST) return Status::invalid_argument(m.path + " appeared during the build; pass --force to replace it");
-    return Status::from_errno("rename " + m.temp + " -> " + m.path, errno);
-  }
+  if (::fsync(m.fd.get()) != 0) return Status::from_errno("fsync " + m.temp, errno);
+  TF_RETURN_IF_ERROR(m.fd.close().with_context(m.temp));
+  TF_RETURN_IF_ERROR(rename_into_place(m.temp, m.path, m.overwrite));
   m.finished = true;
-  // Make the rename itself durable.
-  const std::string dir = std::filesystem::absolute(m.path).parent_path().string();
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
   return Status();
 }
 

@@ -2,8 +2,10 @@
 #include "loader/cache_builder.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
+#include <exception>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_pipeline.h>
@@ -43,13 +45,17 @@ Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t
   out.resize(size + 8);
   unsigned char* dst = out.data();
   if (tjCompress2(w.compressor, img.data(), img.width(), 0, img.height(), TJPF_RGB, &dst, &size, TJSAMP_420,
-                  quality, TJFLAG_NOREALLOC) != 0)
-    return Status::internal(std::string("JPEG encode failed: ") + tjGetErrorStr2(w.compressor));
+                  quality, TJFLAG_NOREALLOC) != 0) {
+    Status s = Status::internal(std::string("JPEG encode failed: ") + tjGetErrorStr2(w.compressor));
+    tjDestroy(w.compressor);  // a handle that failed mid-way is not trusted with the next image
+    w.compressor = nullptr;
+    return s;
+  }
   out.resize(size);
   return Status();
 }
 
-void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
+void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
   const SampleRecord& rec = ds.samples[it.index];
   const std::string path = ds.image_path(it.index);
   it.status = read_file(path, it.file);
@@ -63,6 +69,12 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
   it.orig_height = info->height;
   const ResizePlan rp = o.image_size > 0 ? reference_resize(info->width, info->height, o.image_size)
                                          : ResizePlan{info->width, info->height, 1.0f};
+  if (rp.width < 1 || rp.height < 1) {  // e.g. 3000x1 to a longer side of 2048: 2048x0
+    it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
+                                         std::to_string(info->height) + " image resized to a longer side of " +
+                                         std::to_string(o.image_size) + " is empty: its aspect ratio is too extreme");
+    return;
+  }
   const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
                                                 static_cast<double>(rp.height) / info->height));
   it.status = w.decoder.decode_eighths(it.file, path, eighths, it.decoded);
@@ -84,9 +96,25 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
     cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
   }
   it.quads.assign(rec.quads.begin(), rec.quads.end());
-  for (Quad& q : it.quads)
-    for (float& v : q.xy) v *= rp.quad_scale;  // float32 * float32, as numpy does
+  for (size_t k = 0; k < it.quads.size(); ++k)
+    for (float& v : it.quads[k].xy) {
+      v *= rp.quad_scale;  // float32 * float32, as numpy does
+      if (!std::isfinite(v)) {  // 3e38 is finite; upscaled, it is not: never stored as an infinity
+        it.status = Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
+                                             " has a coordinate that overflows float32 once resized");
+        return;
+      }
+    }
   if (o.codec == cache::PixelCodec::kJpeg) it.status = encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
+}
+
+// One sample, never throwing: an exception in a parallel filter would end the whole build.
+void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
+  try {
+    process_unguarded(it, ds, o, w);
+  } catch (const std::exception& e) {
+    it.status = Status::internal(ds.image_path(it.index) + ": " + e.what());
+  }
 }
 
 }  // namespace
@@ -105,25 +133,105 @@ ResizePlan reference_resize(int width, int height, int image_size) {
   return p;
 }
 
-Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, tbb::task_arena& arena,
-                                const std::function<void(const BuildProgress&)>& progress) {
+namespace {
+
+// The serial end of the pipeline, in sample order: writes each good sample, quarantines each bad
+// one, reports progress, and stops the build once more inputs are bad than max_bad_share allows.
+class Collector {
+ public:
+  Collector(const Dataset& ds, const CacheBuildOptions& o, cache::CacheWriter& writer,
+            const std::function<void(const BuildProgress&)>& progress, std::function<double()> elapsed)
+      : ds_(ds), o_(o), writer_(writer), progress_(progress), elapsed_(std::move(elapsed)) {
+    prog_.total = ds.samples.size();
+    max_bad_ = static_cast<size_t>(std::floor(o.max_bad_share * static_cast<double>(ds.samples.size())));
+  }
+
+  void take(const Item& it) {
+    const SampleRecord& rec = ds_.samples[it.index];
+    if (!it.status.ok()) {
+      report_.quarantine.push_back({rec.image, it.status.message()});
+      if (report_.quarantine.size() > max_bad_ && error_.ok()) error_ = too_many_bad();
+    } else if (error_.ok()) {
+      error_ = writer_.add(sample_data(it, rec));
+    }
+    ++prog_.done;
+    prog_.quarantined = report_.quarantine.size();
+    prog_.bytes = writer_.bytes_written();
+    prog_.seconds = elapsed_();
+    if (progress_) progress_(prog_);
+  }
+  // The first write error, or the quarantine over its budget; the build stops at either.
+  const Status& error() const { return error_; }
+  size_t done() const { return prog_.done; }
+  BuildReport& report() { return report_; }
+
+ private:
+  cache::SampleData sample_data(const Item& it, const SampleRecord& rec) const {
+    cache::SampleData d;
+    d.name = rec.image;
+    d.orig_width = it.orig_width;
+    d.orig_height = it.orig_height;
+    d.width = it.stored.width();
+    d.height = it.stored.height();
+    d.codec = o_.codec;
+    d.pixels = o_.codec == cache::PixelCodec::kJpeg ? std::span<const uint8_t>(it.jpeg)
+                                                   : std::span<const uint8_t>(it.stored.data(), it.stored.size_bytes());
+    d.quads = it.quads;
+    d.labels = rec.labels;
+    d.texts = rec.texts;
+    return d;
+  }
+
+  Status too_many_bad() const {
+    const auto& q = report_.quarantine;
+    std::string m = std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
+                    std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
+                    std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
+                    "); nothing was written. First failures:";
+    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
+    return Status::corrupt(std::move(m));
+  }
+
+  const Dataset& ds_;
+  const CacheBuildOptions& o_;
+  cache::CacheWriter& writer_;
+  const std::function<void(const BuildProgress&)>& progress_;
+  std::function<double()> elapsed_;
+  size_t max_bad_ = 0;
+  BuildProgress prog_;
+  BuildReport report_;
+  Status error_;
+};
+
+Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
   if (o.image_size < 0) return Status::invalid_argument("image_size must be >= 0");
   if (o.codec == cache::PixelCodec::kJpeg && (o.jpeg_quality < 1 || o.jpeg_quality > 100))
     return Status::invalid_argument("JPEG quality must be in 1..100, got " + std::to_string(o.jpeg_quality));
+  if (!(o.max_bad_share >= 0 && o.max_bad_share <= 1))
+    return Status::invalid_argument("the share of bad inputs allowed must be in [0, 1], got " +
+                                    std::to_string(o.max_bad_share));
+  if (ds.samples.empty())
+    return Status::invalid_argument("dataset " + ds.root + " has no images; a cache of nothing is not written");
+  return Status();
+}
+
+}  // namespace
+
+Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, tbb::task_arena& arena,
+                                const std::function<void(const BuildProgress&)>& progress) {
+  TF_RETURN_IF_ERROR(check_options(ds, o));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
 
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const size_t n = ds.samples.size();
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
   // Item i uses pool slot i % tokens: with at most `tokens` items in flight and in-order output,
   // that slot's previous item has been written before item i is read.
   std::vector<Item> pool(tokens);
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(o.decode); });
-  BuildReport report;
-  BuildProgress prog;
-  prog.total = n;
-  Status write_error;
+  Collector out(ds, o, *writer, progress, elapsed);
+  bool cancelled = false;
   size_t next = 0;
 
   arena.execute([&] {
@@ -131,7 +239,8 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
         tokens,
         tbb::make_filter<void, Item*>(tbb::filter_mode::serial_in_order,
                                       [&](tbb::flow_control& fc) -> Item* {
-                                        if (next >= n || !write_error.ok()) {
+                                        cancelled = cancelled || (o.cancel && o.cancel->load());
+                                        if (next >= n || !out.error().ok() || cancelled) {
                                           fc.stop();
                                           return nullptr;
                                         }
@@ -144,34 +253,16 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
                                              process(*it, ds, o, workers.local());
                                              return it;
                                            }) &
-            tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order, [&](Item* it) {
-              const SampleRecord& rec = ds.samples[it->index];
-              if (!it->status.ok()) {
-                report.quarantine.push_back({rec.image, it->status.message()});
-              } else if (write_error.ok()) {
-                cache::SampleData d;
-                d.name = rec.image;
-                d.orig_width = it->orig_width;
-                d.orig_height = it->orig_height;
-                d.width = it->stored.width();
-                d.height = it->stored.height();
-                d.codec = o.codec;
-                d.pixels = o.codec == cache::PixelCodec::kJpeg
-                               ? std::span<const uint8_t>(it->jpeg)
-                               : std::span<const uint8_t>(it->stored.data(), it->stored.size_bytes());
-                d.quads = it->quads;
-                d.labels = rec.labels;
-                d.texts = rec.texts;
-                write_error = writer->add(d);
-              }
-              ++prog.done;
-              prog.quarantined = report.quarantine.size();
-              prog.bytes = writer->bytes_written();
-              prog.seconds = elapsed();
-              if (progress) progress(prog);
-            }));
+            tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order, [&](Item* it) { out.take(*it); }));
   });
-  TF_RETURN_IF_ERROR(write_error);
+  // Returning before finish() destroys the writer, which removes its temporary file.
+  if (cancelled)
+    return Status::cancelled("interrupted after " + std::to_string(out.done()) + " of " + std::to_string(n) +
+                             " images; nothing was written");
+  TF_RETURN_IF_ERROR(out.error());
+  BuildReport& report = out.report();
+  if (writer->num_samples() == 0)
+    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written");
 
   cache::CacheMeta meta;
   meta.profile = std::string(augment::profile_name(o.profile));
@@ -188,7 +279,7 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
   report.quarantined = report.quarantine.size();
   report.bytes = writer->bytes_written();
   report.seconds = elapsed();
-  return report;
+  return std::move(report);
 }
 
 }  // namespace textfeed::loader

@@ -4,6 +4,7 @@
 // Inputs that fail are quarantined (listed with file and reason) and the build goes on.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -23,8 +24,15 @@ struct CacheBuildOptions {
   int image_size = 2048;           // longer side of the stored pixels; 0 = keep the source size
   cache::PixelCodec codec = cache::PixelCodec::kRaw;
   int jpeg_quality = 95;           // 1..100, for kJpeg
-  bool force = false;              // replace an existing file at `out`
+  bool force = false;              // replace an existing regular file at `out`
   DecodeOptions decode;
+  // The build fails, writing nothing, as soon as more than this share of the dataset's images
+  // are quarantined: a mostly unreadable dataset (a wrong folder, a broken copy) is an error to
+  // report, not a cache to write. In [0, 1]; 1 accepts any number of bad images (but not all).
+  double max_bad_share = 0.05;
+  // Polled between samples (may be set from a signal handler): the build then stops, removes its
+  // temporary file and returns kCancelled. Must outlive the build; null: never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct BuildProgress {
@@ -53,8 +61,11 @@ struct ResizePlan {
 ResizePlan reference_resize(int width, int height, int image_size);
 
 // Builds the cache inside `arena` (its concurrency is the thread count). `progress` is called
-// from one thread at a time after every sample. Errors: kInvalidArgument (options, existing
-// output without force), kIo; per-sample failures are quarantined, not errors.
+// from one thread at a time after every sample. Per-sample failures are quarantined (listed in the
+// report and the cache's Meta) up to max_bad_share. Errors, after which nothing is left at `out`
+// nor beside it: kInvalidArgument (options, an empty dataset, an existing output without force,
+// an output that is not a regular file), kCorrupt (more images quarantined than max_bad_share
+// allows, naming the first ones, or none usable), kCancelled, kIo.
 Result<BuildReport> build_cache(const Dataset& dataset, const CacheBuildOptions& options,
                                 tbb::task_arena& arena,
                                 const std::function<void(const BuildProgress&)>& progress);

@@ -60,7 +60,10 @@ Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& optio
     const fs::path root = dir.filename() == "ufo" ? dir.parent_path() : dir;
     return read_ufo(root.string(), p.string(), options);
   }
-  if (!fs::is_directory(p, ec)) return Status::not_found(path + ": no such file or folder");
+  if (!fs::is_directory(p, ec)) {
+    if (fs::exists(p, ec)) return Status::invalid_argument(path + ": a dataset is a folder or a UFO .json file, and this is neither");
+    return Status::not_found(path + ": no such file or folder");
+  }
   if (fs::is_directory(p / options.gt_dir, ec)) return read_icdar15(p.string(), options);
   if (!fs::is_directory(p / "ufo", ec))
     return Status::invalid_argument(path + ": not a dataset (no " + options.gt_dir +

@@ -74,13 +74,19 @@ struct Dataset {
 
 // ICDAR-2015: root/images/<stem>.<jpg|png|...> paired BY NAME with root/gt/gt_<stem>.txt.
 // A gt file without an image, or an image without a gt file, is listed in `bad` (the image then
-// has no words only if its gt file is missing: it is kept with zero words). Unparsable lines are
-// listed in `bad` and skipped. Errors: kNotFound (no such folder), kInvalidArgument.
+// has no words only if its gt file is missing: it is kept with zero words). Unparsable lines
+// (coordinates that are not finite float32 numbers, NUL bytes) are listed in `bad` and skipped;
+// lines end at LF, CR LF or CR. A gt file that cannot be used whole (UTF-16/32, over 64 MiB,
+// over 65536 words, a folder or FIFO) leaves its image out, listed. Entries of images/ named like
+// images that are not regular files are listed. Errors: kNotFound (no such folder),
+// kInvalidArgument.
 Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& options);
 
 // UFO json `json_path` whose image names are relative to root/images (or root when there is no
-// images folder). Errors: kNotFound, kCorrupt (not valid json / wrong structure, with the byte
-// offset or key), kInvalidArgument (an image name that escapes the root).
+// images folder). Names that escape the root or name a folder, images with over 65536 words, and
+// words whose coordinates are not finite float32 numbers or whose transcription holds a NUL are
+// listed in `bad` and left out. Errors: kNotFound, kCorrupt (not valid json / wrong structure,
+// with the byte offset or key), kInvalidArgument (the json is not a regular file, or too large).
 Result<Dataset> read_ufo(const std::string& root, const std::string& json_path,
                          const ReaderOptions& options);
 

@@ -1,5 +1,6 @@
 // Decoder: TurboJPEG for JPEG (DCT scaling, CMYK conversion), OpenCV for the rest; sizes are read
-// from the header and checked against max_pixels before anything is allocated.
+// from the header (detail/image_header.h for the non-JPEG formats) and checked against max_pixels
+// before anything is allocated.
 #include "loader/decode.h"
 
 #include <turbojpeg.h>
@@ -14,6 +15,8 @@
 #include <opencv2/imgproc.hpp>
 #include <string>
 
+#include "base/file.h"
+#include "loader/detail/image_header.h"
 #include "loader/detail/jpeg_region.h"
 
 namespace textfeed::loader {
@@ -24,26 +27,24 @@ struct Decoder::Impl {
   std::vector<uint8_t> cmyk;  // CMYK samples before conversion, reused
   cv::Mat scratch;            // area-resized BGR before conversion, reused
 
-  ~Impl() {
+  ~Impl() { drop_handle(); }
+  void drop_handle() {
     if (tj) tjDestroy(tj);
+    tj = nullptr;
   }
+  Status ensure_handle(std::string_view name);
+  Status jpeg_failure(std::string_view name, const char* stage);
+  Result<ImageInfo> jpeg_info(std::span<const uint8_t> bytes, std::string_view name);
   Status decode_jpeg(std::span<const uint8_t> bytes, std::string_view name, const ImageInfo& info,
                      int eighths, Image& out);
-  Status decode_other(std::span<const uint8_t> bytes, std::string_view name, int eighths,
-                      Image& out);
+  Status decode_other(std::span<const uint8_t> bytes, std::string_view name, const ImageInfo& info,
+                      int eighths, Image& out);
 };
 
 namespace {
 
 bool is_jpeg(std::span<const uint8_t> b) {
   return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF;
-}
-bool is_png(std::span<const uint8_t> b) {
-  static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  return b.size() >= 8 && std::memcmp(b.data(), sig, 8) == 0;
-}
-uint32_t be32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3];
 }
 
 std::string msg(std::string_view name, const std::string& what) {
@@ -119,52 +120,57 @@ Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 const DecodeOptions& Decoder::options() const { return impl_->options; }
 
+Status Decoder::Impl::ensure_handle(std::string_view name) {
+  if (!tj) tj = tjInitDecompress();
+  if (!tj)
+    return Status::internal(msg(name, std::string("tjInitDecompress failed: ") + tjGetErrorStr2(nullptr)));
+  return Status();
+}
+
+// A failed header read leaves TurboJPEG's decompressor mid-header (libjpeg-turbo 2.1 does not
+// abort it), and the next image on the handle then fails with "two SOI markers": one bad file
+// would poison every later JPEG of this thread. A fresh handle after every failure costs
+// nothing on the good path.
+Status Decoder::Impl::jpeg_failure(std::string_view name, const char* stage) {
+  Status s = jpeg_error(tj, name, stage);
+  drop_handle();
+  return s;
+}
+
+Result<ImageInfo> Decoder::Impl::jpeg_info(std::span<const uint8_t> bytes, std::string_view name) {
+  TF_RETURN_IF_ERROR(ensure_handle(name));
+  int w = 0, h = 0, subsamp = 0, colorspace = 0;
+  if (tjDecompressHeader3(tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
+    return jpeg_failure(name, "bad JPEG header");
+  const int channels = colorspace == TJCS_GRAY ? 1 : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4 : 3;
+  return ImageInfo{w, h, channels, ImageCodec::kJpeg};
+}
+
 Result<ImageInfo> Decoder::read_info(std::span<const uint8_t> bytes, std::string_view name) {
-  ImageInfo info;
   if (!impl_) return Status::internal(msg(name, "use of a moved-from Decoder"));
   if (bytes.empty()) return Status::corrupt(msg(name, "empty file"));
+  ImageInfo info;
   if (is_jpeg(bytes)) {
-    if (!impl_->tj) impl_->tj = tjInitDecompress();
-    if (!impl_->tj)
-      return Status::internal(
-          msg(name, std::string("tjInitDecompress failed: ") + tjGetErrorStr2(nullptr)));
-    int w = 0, h = 0, subsamp = 0, colorspace = 0;
-    if (tjDecompressHeader3(impl_->tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) !=
-        0)
-      return jpeg_error(impl_->tj, name, "bad JPEG header");
-    info = {w, h,
-            colorspace == TJCS_GRAY                                ? 1
-            : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4
-                                                                   : 3,
-            ImageCodec::kJpeg};
-  } else if (is_png(bytes)) {
-    // IHDR is the first chunk: length(4) "IHDR"(4) width(4) height(4) depth(1) colour type(1).
-    if (bytes.size() < 33 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0)
-      return Status::corrupt(msg(name, "PNG without an IHDR chunk"));
-    const uint32_t w = be32(bytes.data() + 16), h = be32(bytes.data() + 20);
-    if (w > 0x7fffffff || h > 0x7fffffff)
-      return Status::corrupt(msg(name, "PNG size out of range"));
-    const uint8_t type = bytes[25];
-    info = {static_cast<int>(w), static_cast<int>(h), type == 0 || type == 4 ? 1 : 3,
-            ImageCodec::kPng};
+    TF_ASSIGN_OR_RETURN(info, impl_->jpeg_info(bytes, name));
   } else {
-    // Other formats: OpenCV reads the header while decoding, so max_pixels is checked after the
-    // decode; OpenCV's own limit (OPENCV_IO_MAX_IMAGE_PIXELS, 2^30 by default) bounds that.
-    info.codec = ImageCodec::kOther;
-    return info;
+    // Every other format OpenCV decodes for us: its size from the header too (or refused), so
+    // max_pixels is checked before any decoder allocates.
+    TF_ASSIGN_OR_RETURN(const internal::ImageHeader h, internal::read_image_header(bytes, name));
+    info = {h.width, h.height, h.channels,
+            h.format == internal::HeaderFormat::kPng ? ImageCodec::kPng : ImageCodec::kOther};
   }
   TF_RETURN_IF_ERROR(check_limits(info, name, impl_->options.max_pixels));
   return info;
 }
 
 void Decoder::scaled_size(const ImageInfo& info, int d, int* width, int* height) {
-  *width = (info.width + d - 1) / d;
-  *height = (info.height + d - 1) / d;
+  *width = static_cast<int>((int64_t{info.width} + d - 1) / d);
+  *height = static_cast<int>((int64_t{info.height} + d - 1) / d);
 }
 
 void Decoder::eighths_size(const ImageInfo& info, int e, int* width, int* height) {
-  *width = (info.width * e + 7) / 8;
-  *height = (info.height * e + 7) / 8;
+  *width = static_cast<int>((int64_t{info.width} * e + 7) / 8);
+  *height = static_cast<int>((int64_t{info.height} * e + 7) / 8);
 }
 
 Status Decoder::decode(std::span<const uint8_t> bytes, std::string_view name, int d, Image& out) {
@@ -180,7 +186,7 @@ Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view 
     return Status::invalid_argument(msg(name, "eighths must be in 1..8, got " + std::to_string(e)));
   TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
   if (info.codec == ImageCodec::kJpeg) return impl_->decode_jpeg(bytes, name, info, e, out);
-  return impl_->decode_other(bytes, name, e, out);
+  return impl_->decode_other(bytes, name, info, e, out);
 }
 
 Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes, std::string_view name, int e,
@@ -192,7 +198,7 @@ Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes, s
   eighths_size(info, e, &w, &h);
   if (info.codec != ImageCodec::kJpeg || info.channels == 4 || (x0 <= 0 && y0 <= 0 && x1 >= w && y1 >= h)) {
     TF_RETURN_IF_ERROR(info.codec == ImageCodec::kJpeg ? impl_->decode_jpeg(bytes, name, info, e, out)
-                                                       : impl_->decode_other(bytes, name, e, out));
+                                                       : impl_->decode_other(bytes, name, info, e, out));
     return Window{};
   }
   x0 = std::clamp(x0, 0, w - 1), y0 = std::clamp(y0, 0, h - 1);
@@ -211,16 +217,17 @@ Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_vi
   // STOPONWARNING: libjpeg treats truncated or damaged entropy data as a warning and pads the
   // image with grey; for training data that is a corrupt sample, not a picture.
   const int flags = TJFLAG_STOPONWARNING;
+  TF_RETURN_IF_ERROR(ensure_handle(name));
   if (info.channels != 4) {
     out.reset(h, w, 3);
     if (tjDecompress2(tj, bytes.data(), bytes.size(), out.data(), w, 0, h, TJPF_RGB, flags) != 0)
-      return jpeg_error(tj, name, "JPEG decode failed");
+      return jpeg_failure(name, "JPEG decode failed");
     return Status();
   }
   // TurboJPEG cannot convert CMYK or YCCK to RGB: take the CMYK samples and convert here.
   cmyk.resize(static_cast<size_t>(w) * h * 4);
   if (tjDecompress2(tj, bytes.data(), bytes.size(), cmyk.data(), w, 0, h, TJPF_CMYK, flags) != 0)
-    return jpeg_error(tj, name, "JPEG decode failed");
+    return jpeg_failure(name, "JPEG decode failed");
   out.reset(h, w, 3);
   const uint8_t* s = cmyk.data();
   uint8_t* o = out.data();
@@ -245,25 +252,27 @@ Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_vi
   return Status();
 }
 
-Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_view name, int e,
-                                   Image& out) {
+Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_view name, const ImageInfo& info,
+                                   int e, Image& out) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::invalid_argument(msg(name, "file over 2 GiB"));
-  // cv::imdecode reports most damage by returning an empty Mat, but some codecs throw.
+  // cv::imdecode reports most damage by returning an empty Mat, but some codecs throw. EXIF
+  // orientation is ignored, as for JPEGs (TurboJPEG) and PIL in the reference: the annotations
+  // are in the stored pixels' frame.
   cv::Mat bgr;
   try {
     bgr = cv::imdecode(
         cv::Mat(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<uint8_t*>(bytes.data())),
-        cv::IMREAD_COLOR);
+        cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   } catch (const cv::Exception& ex) {
     return Status::corrupt(msg(name, std::string("decode failed: ") + ex.what()));
   }
   if (bgr.empty())
-    return Status::corrupt(msg(name, "not a decodable image (unknown format or damaged data)"));
-  ImageInfo info;
-  info.width = bgr.cols;
-  info.height = bgr.rows;
-  TF_RETURN_IF_ERROR(check_limits(info, name, options.max_pixels));
+    return Status::corrupt(msg(name, "not a decodable image (damaged data)"));
+  if (bgr.cols != info.width || bgr.rows != info.height || bgr.type() != CV_8UC3)
+    return Status::corrupt(msg(name, "decoded to " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
+                                         " but its header says " + std::to_string(info.width) + "x" +
+                                         std::to_string(info.height)));
   int w, h;
   eighths_size(info, e, &w, &h);
   out.reset(h, w, 3);
@@ -287,25 +296,8 @@ int fast_dct_eighths(double scale) {
   return 8;
 }
 
-Status read_file(const std::string& path, std::vector<uint8_t>& out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    if (errno == ENOENT) return Status::not_found(path + ": no such file");
-    return Status::from_errno("cannot open " + path, errno);
-  }
-  std::fseek(f, 0, SEEK_END);
-  const long size = std::ftell(f);
-  std::fseek(f, 0, SEEK_SET);
-  if (size < 0) {
-    std::fclose(f);
-    return Status::io("cannot size " + path);
-  }
-  out.resize(static_cast<size_t>(size));
-  const size_t got = size ? std::fread(out.data(), 1, out.size(), f) : 0;
-  const bool err = std::ferror(f);
-  std::fclose(f);
-  if (err || got != out.size()) return Status::io("short read of " + path);
-  return Status();
+Status read_file(const std::string& path, std::vector<uint8_t>& out, uint64_t max_bytes) {
+  return read_regular_file(path, out, max_bytes);
 }
 
 }  // namespace textfeed::loader

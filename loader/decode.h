@@ -1,5 +1,6 @@
-// Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), other formats through
-// OpenCV. The header is read and the pixel limit checked before anything is allocated.
+// Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), PNG, BMP, TIFF, WebP, PNM/PAM
+// and Sun raster through OpenCV. For every format the header is read and the pixel limit checked
+// before anything is allocated; formats whose size cannot be read first are refused.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +41,10 @@ class Decoder {
   Decoder& operator=(const Decoder&) = delete;
 
   // Reads the size from the header only. `name` is used in messages (the file path).
-  // Errors: kCorrupt (unknown or damaged header), kInvalidArgument (over max_pixels).
+  // Errors: kCorrupt (unknown format, or a damaged header or one giving a 0 size),
+  // kUnimplemented (a format OpenCV knows but textfeed does not read: HDR, PFM, DICOM, JPEG 2000,
+  // OpenEXR, GIF, BigTIFF), kInvalidArgument (over max_pixels). After a failure the Decoder is
+  // as good as new (a damaged JPEG never spoils the next one).
   Result<ImageInfo> read_info(std::span<const uint8_t> bytes, std::string_view name);
 
   // Decodes to RGB uint8 at 1/scale_denom of full size (scale_denom in {1, 2, 4, 8}); JPEG uses
@@ -82,7 +86,13 @@ class Decoder {
 inline constexpr double kMaxDctUpscale = 1.05;
 int fast_dct_eighths(double scale);
 
-// Reads a whole file into `out` (resized, buffer reused). Errors: kNotFound, kIo.
-Status read_file(const std::string& path, std::vector<uint8_t>& out);
+// The largest image file read_file takes: far above any image within DecodeOptions::max_pixels
+// (1e8 pixels of uncompressed 16-bit RGB are 600 MB), far below what a worker should buffer.
+inline constexpr uint64_t kMaxImageFileBytes = uint64_t{1} << 30;
+
+// Reads a whole image file into `out` (resized, buffer reused). Only a regular file is an image:
+// a folder, FIFO, socket or device is refused without blocking (base/file.h).
+// Errors: kNotFound, kInvalidArgument (not a regular file, over max_bytes), kIo.
+Status read_file(const std::string& path, std::vector<uint8_t>& out, uint64_t max_bytes = kMaxImageFileBytes);
 
 }  // namespace textfeed::loader

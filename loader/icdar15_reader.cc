@@ -48,6 +48,9 @@ std::string parse_coordinates(std::string_view line, Quad* q, size_t* text_at) {
     if (!internal::parse_number(field, &v))
       return "coordinate " + std::to_string(k + 1) + " is not a finite number: '" +
              std::string(field.substr(0, 32)) + "'";
+    if (!internal::finite_as_float(v))
+      return "coordinate " + std::to_string(k + 1) + " is out of range of a 32-bit float: '" +
+             std::string(field.substr(0, 32)) + "'";
     q->xy[k] = static_cast<float>(v);
     pos = comma == std::string_view::npos ? line.size() : comma + 1;
   }
@@ -70,6 +73,10 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
       bad.push_back({shown, line_no, "empty line"});
       continue;
     }
+    if (line.find('\0') != std::string_view::npos) {  // binary junk; and the cache keeps texts NUL-separated
+      bad.push_back({shown, line_no, "line contains a NUL byte"});
+      continue;
+    }
     Quad q;
     size_t text_at = 0;
     std::string reason = parse_coordinates(line, &q, &text_at);
@@ -78,6 +85,9 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
       continue;
     }
     const std::string_view text = line.substr(text_at);
+    if (rec.quads.size() == internal::kMaxWordsPerImage)
+      return Status::invalid_argument(shown + " has more than " + std::to_string(internal::kMaxWordsPerImage) +
+                                      " words (line " + std::to_string(line_no) + ")");
     rec.quads.push_back(q);
     rec.labels.push_back(is_ignored_text(line, text, o.ignore_text) ? kLabelIgnored : kLabelValid);
     rec.texts.emplace_back(text);
@@ -101,13 +111,19 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
     if (!fs::is_directory(dir, ec))
       return Status::not_found("ICDAR-2015 dataset " + root.string() + ": no folder " +
                                dir.string());
+  std::vector<internal::NonRegularEntry> odd_images, odd_gt;
   TF_ASSIGN_OR_RETURN(const std::vector<std::string> image_files,
-                      internal::list_files(images.string()));
-  TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files, internal::list_files(gt.string()));
+                      internal::list_files(images.string(), &odd_images));
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files, internal::list_files(gt.string(), &odd_gt));
 
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kIcdar15;
+  // Entries named like images or gt files that are not regular files: said, not silently passed.
+  for (const internal::NonRegularEntry& e : odd_images)
+    if (is_image_extension(fs::path(e.name).extension().string()))
+      ds.bad.push_back({rel(o.images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
+
   std::map<std::string, std::string> image_by_stem;  // stem -> file name
   for (const std::string& name : image_files) {
     const fs::path p(name);
@@ -118,8 +134,12 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
           {rel(o.images_dir, name), 0,
            "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
   }
+  // A gt "file" that is a folder or a FIFO still pairs with its image, whose reading then fails
+  // naming it: the image is left out rather than kept with no words (all its text background).
+  std::vector<std::string> gt_names = gt_files;
+  for (const internal::NonRegularEntry& e : odd_gt) gt_names.push_back(e.name);
   std::map<std::string, std::string> gt_by_stem;  // image stem -> gt file name
-  for (const std::string& name : gt_files) {
+  for (const std::string& name : gt_names) {
     const fs::path p(name);
     if (p.extension() != ".txt") continue;
     if (name.rfind("gt_", 0) != 0) {

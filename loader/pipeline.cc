@@ -100,8 +100,9 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
     Status s = p.produce(index, t.seed, t.epoch, out);
     if (!s.ok()) {
       t.errors[row] = {index, index, s.code(), s.message()};
-      t.status[row] = options_.on_bad_sample == OnBadSample::kFail ? s : s.with_context("no readable replacement either");
+      t.status[row] = s;
       outcome = RowOutcome::kFailed;
+      std::string tried;  // every replacement that failed too, and why
       for (int attempt = 1; attempt <= kMaxReplacements && options_.on_bad_sample == OnBadSample::kSkip; ++attempt) {
         const uint32_t other = replacement(index, attempt, source_->size());
         if (other == index) continue;
@@ -109,14 +110,18 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
           outcome = RowOutcome::kCancelled;
           break;
         }
-        if (p.produce(other, t.seed, t.epoch, out).ok()) {
-          t.errors[row].replaced_by = other;
-          t.info.indices[row] = other;
-          t.status[row] = Status();
-          outcome = RowOutcome::kProduced;
-          break;
+        if (const Status again = p.produce(other, t.seed, t.epoch, out); !again.ok()) {
+          tried += "; " + again.message();
+          continue;
         }
+        t.errors[row].replaced_by = other;
+        t.info.indices[row] = other;
+        t.status[row] = Status();
+        outcome = RowOutcome::kProduced;
+        break;
       }
+      if (outcome == RowOutcome::kFailed && options_.on_bad_sample == OnBadSample::kSkip)
+        t.status[row] = Status(s.code(), s.message() + "; no readable replacement either" + tried);
     }
   }
   const StageTimes spent = minus(p.times(), before);

@@ -1,9 +1,10 @@
 // SampleProducer: plan -> decode at the needed scale -> warp -> photometric -> targets.
 #include "loader/producer.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <exception>
 
 #include "base/rng.h"
 
@@ -62,13 +63,21 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
 }
 
 Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
+  // The last line of defence: whatever a library throws for one sample stays that sample's error.
+  try {
+    return produce_unguarded(index, seed, epoch, out);
+  } catch (const std::exception& e) {
+    return Status::internal("sample " + std::to_string(index) + " (" + source_->name(index) + "): " + e.what());
+  }
+}
+
+Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
   Rng rng(seed, epoch, index);
   auto t = Clock::now();
   std::span<const Quad> quads;
   std::span<const unsigned char> labels;
   int width = 0, height = 0;
   bool pre_resized = false;
-  bool decoded_early = false;
   cache::SampleView view;
   std::string name;
   if (const cache::CacheReader* c = source_->cache()) {
@@ -87,15 +96,8 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
     TF_ASSIGN_OR_RETURN(ImageInfo info, decoder_.read_info(file_, name));
     quads = rec.quads;
     labels = rec.labels;
-    width = info.width;
+    width = info.width;  // read_info gives every format's size, or fails
     height = info.height;
-    if (width == 0) {
-      // A format whose header TurboJPEG/our PNG reader cannot size: decode it whole now.
-      TF_RETURN_IF_ERROR(decoder_.decode(file_, name, 1, decoded_));
-      width = decoded_.width();
-      height = decoded_.height();
-      decoded_early = true;
-    }
   }
   times_.read += since(t);
 
@@ -110,8 +112,6 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   std::copy(plan_.matrix, plan_.matrix + 6, matrix);
   if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
     pixels_ = view.image();
-  } else if (decoded_early) {
-    pixels_ = decoded_.view();
   } else {
     const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
     eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));

@@ -49,9 +49,11 @@ class SampleProducer {
   SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
                  const DecodeOptions& decode = {});
 
-  // Writes sample `index` augmented with Rng(seed, epoch, index) into `out`.
-  // Errors: those of reading/decoding the image (kNotFound, kCorrupt, ... naming the file);
-  // the outputs are then unspecified.
+  // Writes sample `index` augmented with Rng(seed, epoch, index) into `out`. Never throws: it
+  // runs inside parallel bodies, where an exception would fail a whole batch for one sample.
+  // Errors: those of reading/decoding the image (kNotFound, kCorrupt, ... naming the file),
+  // kInvalidArgument (an image too degenerate to plan), kInternal (a library threw, e.g. out of
+  // memory, naming the sample); the outputs are then unspecified.
   Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
 
   const StageTimes& times() const { return times_; }
@@ -62,7 +64,7 @@ class SampleProducer {
   ImageView last_crop() const { return crop_.view(); }
 
  private:
-  Status load_pixels(uint32_t index, int* width, int* height);
+  Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
 
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;

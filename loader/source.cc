@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "base/file.h"
 #include "cache/format.h"
 
 namespace textfeed::loader {
@@ -65,9 +66,11 @@ uint64_t cache_fingerprint(const cache::CacheReader& c) {
 
 bool looks_like_cache(const std::string& path) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) return true;
-  std::ifstream in(path, std::ios::binary);
+  // Only a regular file can be a cache; a FIFO must not block this peek.
+  Result<ReadableFile> f = open_regular_file(path);
   char magic[8] = {};
-  return in.read(magic, 8) && std::memcmp(magic, cache::kHeaderMagic, 8) == 0;
+  return f.has_value() && f->size >= 8 && read_exactly(*f, path, magic, 8).ok() &&
+         std::memcmp(magic, cache::kHeaderMagic, 8) == 0;
 }
 }  // namespace
 

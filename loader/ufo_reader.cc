@@ -14,6 +14,7 @@
 #include <simdjson.h>
 
 #include "augment/polygon.h"
+#include "base/file.h"
 #include "loader/detail/json_syntax.h"
 #include "loader/detail/text.h"
 
@@ -68,6 +69,8 @@ std::string read_points(simdjson::dom::object word, std::vector<cv::Point2f>* pt
     for (element c : xy)
       if (c.get_double().get(v[k++])) return "a point coordinate is not a number";
     if (!std::isfinite(v[0]) || !std::isfinite(v[1])) return "a point is not finite";
+    if (!internal::finite_as_float(v[0]) || !internal::finite_as_float(v[1]))
+      return "a point coordinate is out of range of a 32-bit float";
     pts->emplace_back(static_cast<float>(v[0]), static_cast<float>(v[1]));
   }
   return {};
@@ -121,6 +124,10 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   if (o.ignore_under_area > 0 && area < o.ignore_under_area) label = kLabelIgnored;
   std::string_view text;
   if (word["transcription"].get_string().get(text)) text = {};
+  if (text.find('\0') != std::string_view::npos) {  // a \u0000 escape; the cache keeps texts NUL-separated
+    *why = "'transcription' contains a NUL character";
+    return WordOutcome::kBad;
+  }
   rec.quads.push_back(q);
   rec.labels.push_back(label);
   rec.texts.emplace_back(text);
@@ -154,8 +161,13 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     cx.ds.bad.push_back({cx.shown, 0, path.error().message() + "; left out"});
     return;
   }
+  const fs::path normal = fs::path(name).lexically_normal();
+  if (!normal.has_filename() || normal.filename() == "." || normal.filename() == "..") {
+    cx.ds.bad.push_back({cx.shown, 0, what + " names a folder, not an image file; left out"});
+    return;
+  }
   SampleRecord rec;
-  rec.image = (cx.image_dir / fs::path(name).lexically_normal()).string();
+  rec.image = (cx.image_dir / normal).string();
   if (!cx.seen.insert(rec.image).second) {
     cx.ds.bad.push_back({cx.shown, 0, what + " appears twice; the second is left out"});
     return;
@@ -171,8 +183,11 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
   simdjson::dom::object words;
   if (info["words"].get_object().get(words)) {
     cx.ds.bad.push_back({cx.shown, 0, what + " has no 'words' object; kept with no words"});
+  } else if (const size_t n = words.size(); n > internal::kMaxWordsPerImage) {
+    cx.ds.bad.push_back({cx.shown, 0, what + " has " + std::to_string(n) + " words, more than the limit of " +
+                                          std::to_string(internal::kMaxWordsPerImage) + "; left out"});
+    return;
   } else {
-    const size_t n = words.size();
     rec.quads.reserve(n);
     rec.labels.reserve(n);
     rec.texts.reserve(n);
@@ -209,6 +224,19 @@ std::string shown_path(const fs::path& root, const std::string& json_path) {
   return rel.string();
 }
 
+// The file whole, padded for simdjson: only a regular file (a FIFO named x.json must not block).
+Result<simdjson::padded_string> load_json(const std::string& path) {
+  Result<ReadableFile> f = open_regular_file(path);
+  if (!f.has_value()) return f.error().with_context("UFO file");
+  if (f->size > simdjson::SIMDJSON_MAXSIZE_BYTES)
+    return Status::invalid_argument(path + ": a UFO file of " + std::to_string(f->size) + " bytes is over simdjson's " +
+                                    std::to_string(simdjson::SIMDJSON_MAXSIZE_BYTES) + "-byte limit");
+  simdjson::padded_string json(static_cast<size_t>(f->size));
+  if (json.data() == nullptr) return Status::io(path + ": cannot allocate " + std::to_string(f->size) + " bytes");
+  TF_RETURN_IF_ERROR(read_exactly(*f, path, json.data(), json.size()));
+  return json;
+}
+
 }  // namespace
 
 Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_path,
@@ -218,14 +246,10 @@ Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_pat
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
   if (!fs::is_directory(root, ec))
     return Status::not_found("UFO dataset root " + root.string() + " is not a folder");
-  if (!fs::is_regular_file(json_path, ec))
-    return Status::not_found("UFO file " + json_path + ": no such file");
   const fs::path image_dir =
       fs::is_directory(root / o.images_dir, ec) ? fs::path(o.images_dir) : fs::path();
 
-  simdjson::padded_string json;
-  if (auto err = simdjson::padded_string::load(json_path).get(json))
-    return Status::io("cannot read " + json_path + ": " + simdjson::error_message(err));
+  TF_ASSIGN_OR_RETURN(simdjson::padded_string json, load_json(json_path));
   const std::string_view body(json.data(), json.size());
   const size_t bom = internal::strip_bom(body).size() == body.size() ? 0 : 3;  // UP: utf-8-sig
   simdjson::dom::parser parser;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@
 #include "client/remote_feed.h"
 #include "loader/arena.h"
 #include "loader/cache_builder.h"
+#include "base/printable.h"
 #include "loader/pipeline.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
@@ -54,7 +57,8 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     if (!b.has_value()) fail("bench", b.error().to_string());
     if (!*b) fail("bench", "no batch within 10 minutes");
     for (const auto& e : (*b)->errors)
-      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by, e.message.c_str());
+      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
+                   printable(e.message).c_str());
     const size_t rows = (*b)->indices.size();
     f.release((*b)->slot);
     return rows;
@@ -87,11 +91,12 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     j["samples_per_s"] = {{"min", mn(rates)}, {"median", median(rates)}, {"max", mx(rates)}};
     j["payload_gb_per_s"] = {{"min", mn(gbps)}, {"median", median(gbps)}, {"max", mx(gbps)}};
     j["client_cpu_ms_per_sample"] = {{"min", mn(cpu_ms)}, {"median", median(cpu_ms)}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return;
   }
-  std::printf("source        %s via %s\nprofile       %s, batch %d, %d repeats of >= %d samples\n", what.c_str(),
-              st.transport.c_str(), a.profile.c_str(), f.layout().batch_size, a.repeat, a.samples);
+  std::printf("source        %s via %s\nprofile       %s, batch %d, %d repeats of >= %d samples\n",
+              printable(what).c_str(), printable(st.transport).c_str(), a.profile.c_str(), f.layout().batch_size,
+              a.repeat, a.samples);
   std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(rates), median(rates), mx(rates));
   std::printf("payload GB/s  min %.2f  median %.2f  max %.2f  (%.1f MB per sample)\n", mn(gbps), median(gbps),
               mx(gbps), row_bytes / 1e6);
@@ -132,27 +137,34 @@ void run(const BenchArgs& a) {
 
   tbb::task_arena arena(loader::resolve_worker_threads(a.threads));
   std::string source_path = a.dataset;
-  std::string temp_cache;
+  std::optional<ScratchFolder> temp;  // the temporary cache's private folder, removed on every exit
   auto probe = loader::SampleSource::open(a.dataset, {});
   if (!probe.has_value()) fail("bench", probe.error().to_string(), 2);
   if (a.from == "cache" && !(*probe)->is_cache()) {
     // Build a cache of the dataset first (not timed), then bench reading from it.
-    source_path = a.cache_path.empty() ? (std::filesystem::temp_directory_path() /
-                                          ("textfeed-bench-" + std::to_string(::getpid()) + ".tfc")).string()
-                                       : a.cache_path;
-    if (a.cache_path.empty()) temp_cache = source_path;
+    if (a.cache_path.empty()) {
+      auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
+      if (!folder.has_value()) fail("bench", folder.error().to_string());
+      temp.emplace(std::move(*folder));
+    }
+    source_path = temp ? temp->path() + "/bench.tfc" : a.cache_path;
     loader::CacheBuildOptions co;
     co.out = source_path;
     co.profile = po.augment.profile;
     co.image_size = po.augment.image_size;
     co.force = true;
-    std::fprintf(stderr, "bench: building cache %s ...\n", source_path.c_str());
+    std::fprintf(stderr, "bench: building cache %s ...\n", printable(source_path).c_str());
     auto rep = loader::build_cache(*(*probe)->dataset(), co, arena, nullptr);
     if (!rep.has_value()) fail("bench", rep.error().to_string());
   } else if (a.from == "dataset" && (*probe)->is_cache()) {
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
   }
-  auto source = source_path == a.dataset ? *probe : *loader::SampleSource::open(source_path, {});
+  std::shared_ptr<const loader::SampleSource> source = *probe;
+  if (source_path != a.dataset) {
+    auto built = loader::SampleSource::open(source_path, {});
+    if (!built.has_value()) fail("bench", built.error().to_string());
+    source = *built;
+  }
 
   if (a.prefetch > 0) {
     // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
@@ -163,7 +175,6 @@ void run(const BenchArgs& a) {
     auto feed = client::EmbeddedFeed::open(source, eo);
     if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
     bench_feed(**feed, a, source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
-    if (!temp_cache.empty()) std::filesystem::remove(temp_cache);
     return;
   }
   auto pipeline = loader::BatchPipeline::create(source, po);
@@ -177,7 +188,8 @@ void run(const BenchArgs& a) {
   auto next_batch = [&]() -> size_t {
     if (Status s = p.fill(epoch, batch, slot.data(), info, arena); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
-      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by, e.message.c_str());
+      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
+                   printable(e.message).c_str());
     if (++batch == per_epoch) batch = 0, ++epoch;
     return info.indices.size();
   };
@@ -203,7 +215,6 @@ void run(const BenchArgs& a) {
                         per(after.photometric, stages_before.photometric),
                         per(after.targets, stages_before.targets)};
   const char* names[6] = {"read", "decode", "plan", "warp", "photometric", "targets"};
-  if (!temp_cache.empty()) std::filesystem::remove(temp_cache);
 
   if (a.json) {
     nlohmann::ordered_json j;
@@ -219,11 +230,11 @@ void run(const BenchArgs& a) {
     nlohmann::ordered_json s;
     for (int i = 0; i < 6; ++i) s[names[i]] = st[i];
     j["stage_ms_per_sample"] = s;
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return;
   }
   std::printf("source        %s\nprofile       %s, batch %d, %d thread(s), %d repeats of >= %d samples\n",
-              source->describe().c_str(), a.profile.c_str(), a.batch_size, a.threads, a.repeat, a.samples);
+              printable(source->describe()).c_str(), a.profile.c_str(), a.batch_size, a.threads, a.repeat, a.samples);
   std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", *std::min_element(rates.begin(), rates.end()),
               median(rates), *std::max_element(rates.begin(), rates.end()));
   std::printf("CPU ms/sample min %.2f  median %.2f\n", *std::min_element(cpu_ms.begin(), cpu_ms.end()), median(cpu_ms));

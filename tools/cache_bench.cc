@@ -23,6 +23,7 @@
 #include "loader/cache_builder.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
@@ -111,8 +112,12 @@ void run(const BenchArgs& a) {
   const int threads = a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency();
   const Rate decode = decode_rate(*ds, files, image_size);
 
-  const std::string dir = a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir;
-  const std::string path = dir + "/textfeed-cache-bench-" + std::to_string(::getpid()) + ".tfc";
+  // A private folder for the temporary caches: nothing planted in a shared /tmp stands in for them,
+  // and they go with it on every exit.
+  auto scratch = ScratchFolder::create(a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir,
+                                       "textfeed-cache-bench-");
+  if (!scratch.has_value()) fail("cache bench", scratch.error().to_string(), 2);
+  const std::string path = scratch->path() + "/bench.tfc";
   loader::CacheBuildOptions o;
   o.out = path;
   o.profile = *profile;
@@ -155,7 +160,7 @@ void run(const BenchArgs& a) {
   j["serial_write"] = {{"samples_per_s", write.per_s}, {"add_ms", write.add_ms}, {"add_cpu_ms", write.add_cpu_ms},
                        {"finish_ms", write.finish_ms}, {"threads_it_can_feed", write.per_s / decode.per_s}};
   j["read_us_per_sample"] = {{"first_with_checksum", first_us}, {"later", later_us}};
-  std::printf("%s\n", j.dump(2).c_str());
+  std::printf("%s\n", json_text(j).c_str());
 }
 
 }  // namespace

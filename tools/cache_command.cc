@@ -1,6 +1,11 @@
 // textfeed cache build | inspect | verify: the memory-mapped sample cache (docs/cache_format.md).
+#include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -9,10 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/tbb/task_arena.h>
 
+#include "base/printable.h"
 #include "cache/cache.h"
 #include "loader/arena.h"
 #include "loader/cache_builder.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 
 namespace textfeed::tools {
 
@@ -24,7 +31,40 @@ namespace {
 struct BuildArgs {
   std::string dataset, out, profile = "upstage", codec = "raw";
   int image_size = -1, quality = 95, threads = 0;
+  double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false;
+};
+
+// SIGINT, SIGTERM and SIGHUP during a build. The handler only records the signal (a lock-free
+// atomic store and a sig_atomic_t are all a handler may touch); the build polls the flag between
+// samples, stops, and removes its temporary file, and the command exits with 128 + the signal.
+std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_stop_signal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  g_stop.store(true);
+}
+
+// Installs on_stop_signal while it lives; the previous handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &sa, &previous_[i]);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
 };
 
 std::string human_bytes(double b) {
@@ -81,21 +121,30 @@ void run_build(const BuildArgs& a) {
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.jpeg_quality = a.quality;
   o.force = a.force;
+  o.max_bad_share = a.max_bad;
+  o.cancel = &g_stop;
   auto ds = loader::open_dataset(a.dataset, {});
   if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
   for (const loader::BadRecord& b : ds->bad)
-    std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", b.file.c_str(),
-                 b.line ? (":" + std::to_string(b.line)).c_str() : "", b.reason.c_str());
+    std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", printable(b.file).c_str(),
+                 b.line ? (":" + std::to_string(b.line)).c_str() : "", printable(b.reason).c_str());
   const int threads = loader::resolve_worker_threads(a.threads);
   tbb::task_arena arena(threads);
   std::fprintf(stderr, "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
-               ds->samples.size(), ds->root.c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(), threads);
+               ds->samples.size(), printable(ds->root).c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(),
+               threads);
   ProgressPrinter printer;
-  auto report = loader::build_cache(*ds, o, arena, [&](const loader::BuildProgress& p) { printer(p); });
+  auto report = [&] {
+    StopSignals stop;
+    return loader::build_cache(*ds, o, arena, [&](const loader::BuildProgress& p) { printer(p); });
+  }();
+  if (!report.has_value() && report.error().code() == Code::kCancelled && g_stop_signal != 0)
+    fail("cache build", std::string(strsignal(g_stop_signal)) + ": " + report.error().message(),
+         128 + g_stop_signal);
   if (!report.has_value()) fail("cache build", report.error().to_string());
   for (const cache::QuarantineEntry& q : report->quarantine)
-    std::fprintf(stderr, "cache build: quarantined %s: %s\n", q.file.c_str(), q.reason.c_str());
-  std::printf("wrote %s: %zu samples, %zu quarantined, %s in %.1f s (%.1f img/s)\n", a.out.c_str(),
+    std::fprintf(stderr, "cache build: quarantined %s: %s\n", printable(q.file).c_str(), printable(q.reason).c_str());
+  std::printf("wrote %s: %zu samples, %zu quarantined, %s in %.1f s (%.1f img/s)\n", printable(a.out).c_str(),
               report->samples, report->quarantined, human_bytes(static_cast<double>(report->bytes)).c_str(),
               report->seconds, report->seconds > 0 ? report->samples / report->seconds : 0.0);
 }
@@ -129,14 +178,14 @@ void run_inspect(const std::string& path, bool json) {
     j["build_seconds"] = m.build_seconds;
     j["quarantine"] = nlohmann::json::array();
     for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return;
   }
   char when[64] = "?";
   const time_t t = static_cast<time_t>(m.build_unix_seconds);
   std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
   std::printf("cache         %s\nsamples       %zu\nfile size     %s (%s per sample)\npixels        %s, codec %s",
-              path.c_str(), r->size(), human_bytes(static_cast<double>(r->file_bytes())).c_str(),
+              printable(path).c_str(), r->size(), human_bytes(static_cast<double>(r->file_bytes())).c_str(),
               human_bytes(r->size() ? static_cast<double>(r->file_bytes()) / r->size() : 0).c_str(),
               human_bytes(static_cast<double>(m.pixel_bytes)).c_str(), std::string(cache::codec_name(m.codec)).c_str());
   if (m.codec == cache::PixelCodec::kJpeg) {
@@ -147,10 +196,11 @@ void run_inspect(const std::string& path, bool json) {
   }
   std::printf("\nprofile       %s, image_size %d\nwords         %llu (%llu ignored)\ndataset       %s (%s)\n"
               "built         %s in %.1f s\nquarantined   %zu\n",
-              m.profile.c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
-              static_cast<unsigned long long>(m.num_ignored), m.dataset_root.c_str(), m.dataset_format.c_str(),
-              when, m.build_seconds, m.quarantine.size());
-  for (const auto& q : m.quarantine) std::printf("  %s: %s\n", q.file.c_str(), q.reason.c_str());
+              printable(m.profile).c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
+              static_cast<unsigned long long>(m.num_ignored), printable(m.dataset_root).c_str(),
+              printable(m.dataset_format).c_str(), when, m.build_seconds, m.quarantine.size());
+  for (const auto& q : m.quarantine)
+    std::printf("  %s: %s\n", printable(q.file).c_str(), printable(q.reason).c_str());
 }
 
 void run_verify(const std::string& path) {
@@ -159,12 +209,12 @@ void run_verify(const std::string& path) {
   for (size_t i = 0; i < r->size(); ++i) {
     Status s = r->verify_sample(i);
     if (!s.ok()) {
-      std::fprintf(stderr, "cache verify: %s\n", s.message().c_str());
+      std::fprintf(stderr, "cache verify: %s\n", printable(s.message()).c_str());
       ++bad;
     }
   }
   if (bad) fail("cache verify", std::to_string(bad) + " of " + std::to_string(r->size()) + " samples are corrupt", 1);
-  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n", path.c_str(), r->size());
+  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n", printable(path).c_str(), r->size());
 }
 
 }  // namespace
@@ -177,7 +227,9 @@ void add_cache_command(CLI::App& app) {
   auto b = std::make_shared<BuildArgs>();
   CLI::App* build = cmd->add_subcommand(
       "build", "Decode and resize every image of a dataset once, into one cache file. Random augmentation "
-               "stays online: every epoch still sees fresh crops.");
+               "stays online: every epoch still sees fresh crops. Unreadable images are quarantined (listed) up to "
+               "--max-bad. Interrupted by SIGINT, SIGTERM or SIGHUP, the build stops, removes its temporary file "
+               "and exits with 128 + the signal number.");
   build->add_option("--dataset", b->dataset, "ICDAR-2015 folder, folder with ufo/*.json, or a UFO .json")->required();
   build->add_option("--out", b->out, "cache file to write (appears only when complete)")->required();
   build->add_option("--profile", b->profile, "upstage (resize longer side to 2048) | sakura (no resize)")
@@ -189,7 +241,12 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 95)")->check(CLI::Range(1, 100));
   build->add_option("--threads", b->threads,
                     "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: all cores)");
-  build->add_flag("--force", b->force, "replace an existing cache at --out");
+  build->add_option("--max-bad", b->max_bad,
+                    "largest share of the dataset's images that may be unreadable (quarantined); past it the "
+                    "build fails with exit status 1 and writes nothing (default 0.05; 1 = no limit)")
+      ->check(CLI::Range(0.0, 1.0));
+  build->add_flag("--force", b->force, "replace an existing cache at --out (a regular file only: never a "
+                                       "symlink, device or FIFO)");
   build->callback([b] { run_build(*b); });
 
   auto path = std::make_shared<std::string>();

@@ -21,7 +21,8 @@ void add_keygen_command(CLI::App& app);
 // the commands that move batches: serve, pull.
 void keep_large_allocations_in_heap();
 
-// Prints "textfeed <command>: <message>" to stderr and throws CLI::RuntimeError(exit_code).
+// Prints "textfeed <command>: <message>" to stderr, the message escaped by printable(), and
+// throws CLI::RuntimeError(exit_code).
 [[noreturn]] void fail(const std::string& command, const std::string& message, int exit_code = 1);
 
 }  // namespace textfeed::tools

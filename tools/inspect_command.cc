@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/printable.h"
 #include "loader/dataset.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
@@ -117,13 +119,13 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   j["bad_records"] = nlohmann::ordered_json::array();
   for (const loader::BadRecord& b : ds.bad)
     j["bad_records"].push_back({{"file", b.file}, {"line", b.line}, {"reason", b.reason}});
-  std::cout << j.dump(2) << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("format                %s\n",
               ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15");
-  std::printf("root                  %s\n", ds.root.c_str());
+  std::printf("root                  %s\n", printable(ds.root).c_str());
   std::printf("images                %zu\n", ds.samples.size());
   std::printf("words                 %zu\n", s.words);
   std::printf("  valid               %zu\n", s.words - s.ignored);
@@ -133,8 +135,10 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
   for (int b = 0; b < kBins; ++b) std::printf("%s%s: %zu", b ? ", " : "", kBinNames[b], s.hist[b]);
   std::printf("\nbad records           %zu\n", ds.bad.size());
   for (const loader::BadRecord& b : ds.bad) {
+    // File names and reasons (which quote gt text) come from files: escaped, they cannot move
+    // the cursor or forge lines.
     const std::string where = b.line ? b.file + ":" + std::to_string(b.line) : b.file;
-    std::printf("  %s: %s\n", where.c_str(), b.reason.c_str());
+    std::printf("  %s: %s\n", printable(where).c_str(), printable(b.reason).c_str());
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/printable.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {
@@ -16,7 +17,8 @@ void keep_large_allocations_in_heap() {
 }
 
 void fail(const std::string& command, const std::string& message, int exit_code) {
-  std::fprintf(stderr, "textfeed %s: %s\n", command.c_str(), message.c_str());
+  // Messages carry paths, gt text and names from files: escaped, they cannot drive the terminal.
+  std::fprintf(stderr, "textfeed %s: %s\n", command.c_str(), printable(message).c_str());
   throw CLI::RuntimeError(exit_code);
 }
 

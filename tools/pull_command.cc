@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/printable.h"
 #include "client/remote_feed.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
@@ -61,12 +62,13 @@ void run(const PullArgs& a) {
     samples += batch->indices.size();
     for (const client::TensorInfo& t : f.layout().tensors) bytes += t.sample_bytes * batch->indices.size();
     for (const client::FeedSampleError& e : batch->errors)
-      std::fprintf(stderr, "pull: sample %u replaced by %u: %s\n", e.index, e.replaced_by, e.message.c_str());
+      std::fprintf(stderr, "pull: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
+                   printable(e.message).c_str());
     f.release(batch->slot);
   }
   const double secs = duration<double>(steady_clock::now() - t0).count();
   std::printf("pulled %d batches (%zu samples, %.1f MB) from '%s' at %s over %s: %.1f samples/s, %.1f MB/s\n",
-              a.batches, samples, bytes / 1e6, a.dataset.c_str(), a.endpoint.c_str(),
+              a.batches, samples, bytes / 1e6, printable(a.dataset).c_str(), printable(a.endpoint).c_str(),
               f.shared_memory() ? "shared memory" : "frames", samples / secs, bytes / 1e6 / secs);
 }
 

@@ -10,8 +10,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/printable.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
@@ -42,7 +44,7 @@ void run(const ShowArgs& a) {
   for (int i = 0; i < n; ++i) {
     const loader::SampleOutputs outs{view(image, 3 * c, c), view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};
     if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, outs); !s.ok()) {
-      std::fprintf(stderr, "show: sample %d: %s\n", i, s.to_string().c_str());
+      std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
       continue;
     }
     // Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG.
@@ -86,8 +88,14 @@ void run(const ShowArgs& a) {
       cv::polylines(bgr, q, true, plan.labels[w] ? cv::Scalar(255, 80, 0) : cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
     }
     const std::string file = (std::filesystem::path(a.out) / ("sample_" + std::to_string(i) + ".png")).string();
-    cv::imwrite(file, bgr);
-    std::printf("%s: %s, %zu words, crop at (%d, %d) after %d tries%s\n", file.c_str(), (*source)->name(i).c_str(),
+    // Encoded here and written as a fresh file: never through a symlink planted at the name.
+    std::vector<uint8_t> png;
+    if (!cv::imencode(".png", bgr, png)) fail("show", "cannot encode " + file);
+    const Status written = write_file_atomically(
+        file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true, /*durable=*/false);
+    if (!written.ok()) fail("show", written.to_string());
+    std::printf("%s: %s, %zu words, crop at (%d, %d) after %d tries%s\n", printable(file).c_str(),
+                printable((*source)->name(i)).c_str(),
                 plan.labels.size(), plan.crop_x, plan.crop_y, plan.tries, plan.fallback ? " (fallback)" : "");
   }
 }

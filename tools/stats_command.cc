@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/printable.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 #include "transport/connection.h"
 
 namespace textfeed::tools {
@@ -71,16 +73,16 @@ void run(const StatsArgs& a) {
   auto s = (*c)->stats(co.timeout);
   if (!s.has_value()) fail("stats", s.error().to_string());
   if (a.json) {
-    std::cout << to_json(*s, a.endpoint).dump(2) << "\n";
+    std::cout << json_text(to_json(*s, a.endpoint)) << "\n";
     return;
   }
   std::printf("textfeed serve at %s: up %.1f s, %u worker threads, %u client(s), %u fill(s) running\n",
-              a.endpoint.c_str(), s->uptime_seconds, s->threads, s->clients, s->queue_depth);
+              printable(a.endpoint).c_str(), s->uptime_seconds, s->threads, s->clients, s->queue_depth);
   std::printf("total: %.1f samples/s now, %llu samples delivered, %llu skipped\n", s->samples_per_second,
               static_cast<unsigned long long>(s->samples), static_cast<unsigned long long>(s->skipped_samples));
   std::printf("stage ms/sample (summed over threads):");
   for (size_t i = 0; i < s->stage_names.size() && i < s->stage_ms.size(); ++i)
-    std::printf("  %s %.2f", s->stage_names[i].c_str(), s->stage_ms[i]);
+    std::printf("  %s %.2f", printable(s->stage_names[i]).c_str(), s->stage_ms[i]);
   std::printf("\n");
   if (s->streams.empty()) {
     std::printf("no open streams\n");
@@ -92,7 +94,7 @@ void run(const StatsArgs& a) {
     const std::string rank = std::to_string(t.rank) + "/" + std::to_string(t.world_size);
     const std::string pos = std::to_string(t.epoch) + ":" + std::to_string(t.next_batch);
     std::printf("%-16llu %-22.22s %-10.10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
-                static_cast<unsigned long long>(t.stream_id), t.client.c_str(), t.dataset.c_str(),
+                static_cast<unsigned long long>(t.stream_id), printable(t.client).c_str(), printable(t.dataset).c_str(),
                 rank.c_str(), t.transport == transport::WireTransport::kSharedMemory ? "shm" : "frames", pos.c_str(),
                 static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.samples),
                 t.samples_per_second, t.in_flight, t.credits_outstanding,

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "base/printable.h"
 #include "loader/arena.h"
 #include "tools/commands.h"
+#include "tools/output.h"
 #include "tools/synth_render.h"
 
 namespace textfeed::tools {
@@ -39,12 +40,12 @@ struct Written {
   std::string error;  // empty when both files were written
 };
 
-// Writes `bytes` to `path`; an empty string on success, else the reason.
+// Writes `bytes` to `path` as a fresh file (with --force into a used folder, a symlink planted at
+// the name is refused, never written through); an empty string on success, else the reason.
 std::string write_file(const fs::path& path, const void* bytes, size_t size) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(size));
-  f.close();
-  return f ? std::string() : "cannot write " + path.string();
+  const Status s = write_file_atomically(path.string(), std::string_view(static_cast<const char*>(bytes), size),
+                                         0644, /*overwrite=*/true, /*durable=*/false);
+  return s.ok() ? std::string() : s.message();
 }
 
 // ICDAR-2015 ground truth: UTF-8 BOM, CRLF, "x1,y1,...,x4,y4,text", ### when illegible.
@@ -147,12 +148,12 @@ void run(const SynthArgs& a) {
   });
   for (const Written& w : images)
     if (!w.error.empty()) fail("synth", w.error);
-  const std::string json = ufo_json(images).dump() + "\n";
+  const std::string json = json_text(ufo_json(images), -1) + "\n";
   const std::string err =
       write_file(fs::path(a.out) / "ufo" / "train.json", json.data(), json.size());
   if (!err.empty()) fail("synth", err);
   std::printf("wrote %d %s images to %s (images/, gt/, ufo/train.json)\n", a.count,
-              a.profile.c_str(), a.out.c_str());
+              a.profile.c_str(), printable(a.out).c_str());
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -62,7 +64,15 @@ augment::GeometryPlan run_plan(const augment::AugmentOptions& o, int w, int h, c
   std::vector<Quad> quads(n);
   std::vector<unsigned char> lab(n);
   for (size_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 8; ++k) quads[i].xy[k] = static_cast<float>(vertices.data()[8 * i + k]);
+    for (int k = 0; k < 8; ++k) {
+      // The readers' rule: a coordinate must be finite as the float32 it becomes (NaN, inf, 1e39
+      // would otherwise reach the plan as NaN or infinities and come back as impossible vertices).
+      const double v = vertices.data()[8 * i + k];
+      if (!(std::abs(v) <= static_cast<double>(std::numeric_limits<float>::max())))
+        throw_status(Status::invalid_argument("vertices[" + std::to_string(i) + ", " + std::to_string(k) +
+                                              "] = " + std::to_string(v) + " is not a finite float32 coordinate"));
+      quads[i].xy[k] = static_cast<float>(v);
+    }
     lab[i] = labels.data()[i] != 0;
   }
   augment::GeometryPlan p;
@@ -145,6 +155,12 @@ void register_geometry(py::module_& m) {
       [](const U8Array& image, const DArray& matrix, int crop_size) {
         if (image.ndim() != 3 || image.shape(2) != 3 || matrix.size() != 6)
           throw_status(Status::invalid_argument("warp_crop: image (H, W, 3) uint8 and matrix (2, 3)"));
+        if (crop_size < 1 || crop_size > 16384)
+          throw_status(Status::invalid_argument("warp_crop: crop_size must be in 1..16384, got " +
+                                                std::to_string(crop_size)));
+        for (py::ssize_t i = 0; i < 6; ++i)
+          if (!std::isfinite(matrix.data()[i]))
+            throw_status(Status::invalid_argument("warp_crop: the matrix must be finite"));
         const int h = static_cast<int>(image.shape(0)), w = static_cast<int>(image.shape(1));
         py::array_t<uint8_t> out({crop_size, crop_size, 3});
         const ImageView src{image.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};

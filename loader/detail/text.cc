@@ -6,8 +6,9 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <limits>
+
+#include "base/file.h"
 
 namespace textfeed::loader::internal {
 
@@ -24,12 +25,11 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
   size_t start = 0;
   while (start < text.size()) {
-    size_t end = text.find('\n', start);
+    size_t end = text.find_first_of("\r\n", start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
+    lines.push_back(text.substr(start, end - start));
     start = end + 1;
+    if (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n') ++start;  // CR LF
   }
   return lines;
 }
@@ -48,19 +48,23 @@ bool parse_number(std::string_view f, double* out) {
   return true;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (errno == ENOENT) return Status::not_found(path + ": no such file");
-    return Status::from_errno("cannot open " + path, errno);
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::io("cannot read " + path);
-  return ss.str();
+bool finite_as_float(double v) {
+  return std::isfinite(v) && std::abs(v) <= static_cast<double>(std::numeric_limits<float>::max());
 }
 
-Result<std::vector<std::string>> list_files(const std::string& dir) {
+Result<std::string> read_text_file(const std::string& path) {
+  std::string text;
+  TF_RETURN_IF_ERROR(read_regular_file(path, text, kMaxAnnotationFileBytes));
+  const auto starts = [&](std::string_view bom) { return std::string_view(text).substr(0, bom.size()) == bom; };
+  // UTF-32 first: its little-endian mark begins with UTF-16's.
+  if (starts(std::string_view("\xFF\xFE\0\0", 4)) || starts(std::string_view("\0\0\xFE\xFF", 4)))
+    return Status::invalid_argument(path + " is UTF-32 text (it starts with a UTF-32 byte-order mark); save it as UTF-8");
+  if (starts("\xFF\xFE") || starts("\xFE\xFF"))
+    return Status::invalid_argument(path + " is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8");
+  return text;
+}
+
+Result<std::vector<std::string>> list_files(const std::string& dir, std::vector<NonRegularEntry>* others) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) {
@@ -72,12 +76,26 @@ Result<std::vector<std::string>> list_files(const std::string& dir) {
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) break;
     std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
     std::error_code type_ec;
-    if (name.empty() || name[0] == '.' || !it->is_regular_file(type_ec)) continue;
-    names.push_back(std::move(name));
+    const fs::file_status st = it->status(type_ec);  // symlinks followed
+    if (fs::is_regular_file(st)) {
+      names.push_back(std::move(name));
+    } else if (others) {
+      const char* kind = fs::is_directory(st) ? "a folder"
+                         : fs::is_fifo(st)    ? "a FIFO"
+                         : fs::is_socket(st)  ? "a socket"
+                         : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                         : st.type() == fs::file_type::not_found ? "a broken symlink"
+                                                                 : "not a regular file";
+      others->push_back({std::move(name), kind});
+    }
   }
   if (ec) return Status::io("cannot list " + dir + ": " + ec.message());
   std::sort(names.begin(), names.end());
+  if (others)
+    std::sort(others->begin(), others->end(),
+              [](const NonRegularEntry& a, const NonRegularEntry& b) { return a.name < b.name; });
   return names;
 }
 

@@ -201,3 +201,65 @@ TEST(PlanTest, PixelMatrixFollowsTheVerticesWithinTheConventionGap) {
 
 }  // namespace
 }  // namespace textfeed::augment
+
+namespace textfeed::augment {
+namespace {
+
+// Images of extreme aspect: the reference's arithmetic gives an empty side (3000x1 resized to
+// 2048 wide is 2048x0; a height jitter can round a 1 px image to 0) or one past int (1e8x1
+// upscaled to a 1024 px shorter side). Each is an error naming the step, never a division by zero
+// or an out-of-range conversion (UBSan: "inf is outside the range of int").
+TEST(PlanTest, ExtremeAspectRatiosAreRefusedNamingTheStep) {
+  const std::vector<Quad> none;
+  const std::vector<unsigned char> no_labels;
+  struct Case {
+    Profile profile;
+    int w, h;
+    bool pre_resized;
+    const char* step;
+  };
+  for (const Case& c : {Case{Profile::kUpstage, 3000, 1, false, "resize_img"},
+                        Case{Profile::kUpstage, 1, 3000, false, "resize_img"},
+                        Case{Profile::kSakura, 100'000'000, 1, false, "upscale"},
+                        Case{Profile::kSakura, 1, 100'000'000, false, "upscale"}}) {
+    AugmentOptions o = profile_defaults(c.profile);
+    GeometryPlan p;
+    Rng rng(1, 0, 0);
+    const Status s = plan_geometry(p, c.w, c.h, none, no_labels, o, rng, c.pre_resized);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << c.w << "x" << c.h << ": " << s.to_string();
+    EXPECT_NE(s.message().find(c.step), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(std::to_string(c.w) + "x" + std::to_string(c.h)), std::string::npos) << s.message();
+  }
+  // A 1 px high image whose height jitter rounds it to 0.
+  AugmentOptions o = profile_defaults(Profile::kSakura);
+  o.height_jitter = 0.9;
+  bool refused = false;
+  for (uint64_t seed = 0; seed < 64 && !refused; ++seed) {
+    GeometryPlan p;
+    Rng rng(seed, 0, 0);
+    const Status s = plan_geometry(p, 500, 1, none, no_labels, o, rng);
+    if (!s.ok()) {
+      EXPECT_NE(s.message().find("adjust_height"), std::string::npos) << s.message();
+      refused = true;
+    } else {
+      EXPECT_GE(p.adjusted.height, 1);
+    }
+  }
+  EXPECT_TRUE(refused);
+}
+
+TEST(PlanTest, NarrowButTrainableImagesStillPlan) {
+  const std::vector<Quad> none;
+  const std::vector<unsigned char> no_labels;
+  for (auto [w, h] : {std::pair{2048, 1}, std::pair{1, 2048}, std::pair{4096, 2}}) {
+    AugmentOptions o = profile_defaults(Profile::kUpstage);
+    GeometryPlan p;
+    Rng rng(3, 0, 0);
+    ASSERT_TRUE(plan_geometry(p, w, h, none, no_labels, o, rng).ok()) << w << "x" << h;
+    EXPECT_GE(p.upscaled.width, o.crop_size);
+    EXPECT_GE(p.upscaled.height, o.crop_size);
+  }
+}
+
+}  // namespace
+}  // namespace textfeed::augment
