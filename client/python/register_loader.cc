@@ -146,7 +146,14 @@ class PyFeed {
     const client::FeedBatch& b = **r;
     // The lease owns the slot from here on: whatever raises below (a conversion, a full memory)
     // drops it, and dropping it gives the slot back.
-    py::object lease = py::cast(std::make_unique<SlotLease>(state_, b.slot, layout_.slot_bytes));
+    std::unique_ptr<SlotLease> owner;
+    try {
+      owner = std::make_unique<SlotLease>(state_, b.slot, layout_.slot_bytes);
+    } catch (...) {  // not even the lease could be made: give the slot back here
+      state_->release(b.slot);
+      throw;
+    }
+    py::object lease = py::cast(std::move(owner));
     py::list errors;
     for (const client::FeedSampleError& e : b.errors)
       errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));

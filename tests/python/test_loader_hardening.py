@@ -38,12 +38,13 @@ def loader(endpoint=None, **kw):
 def run_child(code, *args, timeout=120):
     """Runs `code` in a fresh interpreter; (returncode, stdout, stderr), or a failure on timeout."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # A session of its own, so that a timeout ends its forks too (they hold the pipes open).
     proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         pytest.fail(f"the child did not finish in {timeout} s\nstdout: {out}\nstderr: {err[-3000:]}")
     return proc.returncode, out, err

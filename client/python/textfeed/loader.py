@@ -11,6 +11,7 @@ CUDA when it is there), valid for as long as you keep any of them.
 from __future__ import annotations
 
 import collections
+import functools
 import gc
 import logging
 import numbers
@@ -103,6 +104,70 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
     return rank, world_size
 
 
+def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
+                        drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any) -> Dict[str, Any]:
+    """The keywords of the pipeline and the sampler, checked, as the _core.open_* functions take them."""
+    return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
+                profile=_args.choice("profile", profile, PROFILES),
+                seed=_args.integer("seed", seed, 0, MAX_SEED),
+                rank=_args.optional_integer("rank", rank, 0, MAX_WORLD_SIZE - 1),
+                world_size=_args.optional_integer("world_size", world_size, 1, MAX_WORLD_SIZE),
+                shuffle=_args.boolean("shuffle", shuffle), drop_last=_args.boolean("drop_last", drop_last),
+                dtype=_args.choice("dtype", dtype, tuple(_DTYPES)),
+                prefetch=_args.integer("prefetch", prefetch, 2, 64),
+                on_bad_sample=_args.choice("on_bad_sample", on_bad_sample, ON_BAD_SAMPLE))
+
+
+def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options: Dict[str, Any]) -> Dict[str, str]:
+    """The augmentation options changed from the profile, as the text C++ parses (and validates)."""
+    known = {n.strip() for n in _core.option_names().split(",")}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise errors.ArgumentTypeError(f"Loader() got unknown augmentation option(s) {unknown}; "
+                                       f"known: {sorted(known)}")
+    overrides = {k: _args.option_value(k, v) for k, v in options.items()}
+    for name, value in (("image_size", image_size), ("crop_size", crop_size)):
+        if value is not None:
+            overrides[name] = str(_args.integer(name, value, 1, 1 << 20))
+    if map_scale is not None:
+        overrides["map_scale"] = repr(_args.real("map_scale", map_scale, 0, 1, lo_open=True))
+    return overrides
+
+
+def _thread_count(threads: Any) -> int:
+    """None or an int that C++'s one bound (MAX_WORKER_THREADS) accepts; 0 for one per core."""
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise errors.ArgumentTypeError(f"threads must be an int or None, got {type(threads).__name__} {threads!r:.80}")
+    _core.check_worker_threads(int(threads))  # the message of every entry point, from C++
+    return int(threads)
+
+
+def _remote_opener(endpoint: Optional[str], dataset: Any, transport: Any, timeout: Any, daemon_timeout: Any,
+                   reconnect_timeout: Any, server_key: Any, client_key: Any) -> Any:
+    """_core.open_remote with the remote-only arguments checked and bound."""
+    limit = _core.MAX_TIMEOUT_SECONDS
+    return functools.partial(
+        _core.open_remote, endpoint=endpoint, dataset=dataset,
+        transport=_args.choice("transport", transport, TRANSPORTS),
+        timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
+        daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
+        reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
+        curve_server_key=b"" if server_key is None else _args.path("curve_server_key", server_key),
+        curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key))
+
+
+def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
+    """rank and world_size, from torch.distributed where not given, checked together."""
+    rank, world_size = _distributed_defaults(rank, world_size)
+    rank = _args.integer("rank", rank, 0, MAX_WORLD_SIZE - 1)
+    world_size = _args.integer("world_size", world_size, 1, MAX_WORLD_SIZE)
+    if rank >= world_size:
+        raise errors.InvalidArgumentError(f"rank must be in 0..world_size-1, got rank {rank} of {world_size}")
+    return rank, world_size
+
+
 def _fingerprint_text(value: Optional[int]) -> Optional[str]:
     return None if value is None else f"{value:016x}"
 
@@ -168,66 +233,31 @@ class Loader:
         self._pinned = False
         if endpoint is not None:
             endpoint = _args.text("endpoint", endpoint)
-            dataset = _args.text("dataset", dataset)
-        else:
-            dataset = _args.path("dataset", dataset)
-        batch_size = _args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE)
-        profile = _args.choice("profile", profile, PROFILES)
-        seed = _args.integer("seed", seed, 0, MAX_SEED)
-        rank = _args.optional_integer("rank", rank, 0, MAX_WORLD_SIZE - 1)
-        world_size = _args.optional_integer("world_size", world_size, 1, MAX_WORLD_SIZE)
-        shuffle, drop_last = _args.boolean("shuffle", shuffle), _args.boolean("drop_last", drop_last)
-        dtype = _args.choice("dtype", dtype, tuple(_DTYPES))
+        common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
+                                     world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
+                                     prefetch=prefetch, on_bad_sample=on_bad_sample)
+        common["overrides"] = _augment_overrides(image_size, crop_size, map_scale, options)
         pin_memory = _args.boolean("pin_memory", pin_memory)
-        prefetch = _args.integer("prefetch", prefetch, 2, 64)
-        if threads is not None:
-            if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
-                raise errors.ArgumentTypeError(f"threads must be an int or None, got {type(threads).__name__} "
-                                               f"{threads!r:.80}")
-            _core.check_worker_threads(int(threads))  # the bound of every entry point, from C++
-        on_bad_sample = _args.choice("on_bad_sample", on_bad_sample, ON_BAD_SAMPLE)
-        transport = _args.choice("transport", transport, TRANSPORTS)
-        limit = _core.MAX_TIMEOUT_SECONDS
-        timeout = _args.real("timeout", timeout, 0, limit, lo_open=True)
-        daemon_timeout = _args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True)
-        reconnect_timeout = _args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True)
-        keys = [b"" if k is None else _args.path(name, k)
-                for name, k in (("curve_server_key", curve_server_key), ("curve_client_key", curve_client_key))]
-        known = {n.strip() for n in _core.option_names().split(",")}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise errors.ArgumentTypeError(f"Loader() got unknown augmentation option(s) {unknown}; "
-                                           f"known: {sorted(known)}")
-        overrides = {k: _args.option_value(k, v) for k, v in options.items()}
-        for name, value in (("image_size", image_size), ("crop_size", crop_size)):
-            if value is not None:
-                overrides[name] = str(_args.integer(name, value, 1, 1 << 20))
-        if map_scale is not None:
-            overrides["map_scale"] = repr(_args.real("map_scale", map_scale, 0, 1, lo_open=True))
-        rank, world_size = _distributed_defaults(rank, world_size)
-        rank = _args.integer("rank", rank, 0, MAX_WORLD_SIZE - 1)
-        world_size = _args.integer("world_size", world_size, 1, MAX_WORLD_SIZE)
-        if rank >= world_size:
-            raise errors.InvalidArgumentError(f"rank must be in 0..world_size-1, got rank {rank} of {world_size}")
-        self._seed, self._batch_size = seed, batch_size
-        self._rank, self._world_size = rank, world_size
-        self._shuffle, self._drop_last, self._profile = shuffle, drop_last, profile
+        # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
+        dataset = _args.path("dataset", dataset) if endpoint is None else _args.text("dataset", dataset)
+        threads = _thread_count(threads)
+        opener = _remote_opener(endpoint, dataset, transport, timeout, daemon_timeout, reconnect_timeout,
+                                curve_server_key, curve_client_key)
+        if endpoint is None:
+            opener = functools.partial(_core.open_embedded, dataset=dataset, threads=threads)
+        common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
+        self._seed, self._batch_size = common["seed"], common["batch_size"]
+        self._rank, self._world_size = common["rank"], common["world_size"]
+        self._shuffle, self._drop_last, self._profile = common["shuffle"], common["drop_last"], common["profile"]
         self._endpoint, self._dataset = endpoint, dataset
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
         self._generation = 0  # of the newest iterator; an older one raises when advanced
         self._fences: Deque[Tuple[Any, List[int]]] = collections.deque()
-        common = dict(profile=profile, overrides=overrides, seed=seed, batch_size=batch_size, rank=rank,
-                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
-                      on_bad_sample=on_bad_sample, prefetch=prefetch, epoch=0, batch=0)
-        if endpoint is None:
-            feed = _core.open_embedded(dataset=dataset, threads=int(threads or 0), **common)
-        else:
-            name = f"{socket.gethostname()} pid {os.getpid()} rank {rank}/{world_size}"
-            feed = _core.open_remote(endpoint=endpoint, dataset=dataset, transport=transport,
-                                     client_name=name, timeout_s=timeout, daemon_timeout_s=daemon_timeout,
-                                     reconnect_timeout_s=reconnect_timeout, curve_server_key=keys[0],
-                                     curve_client_key=keys[1], **common)
+        if endpoint is not None:
+            opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
+                                                           f"{self._rank}/{self._world_size}")
+        feed = opener(epoch=0, batch=0, **common)
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
