@@ -100,7 +100,8 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
     Status s = p.produce(index, t.seed, t.epoch, out);
     if (!s.ok()) {
       t.errors[row] = {index, index, s.code(), s.message()};
-      t.status[row] = options_.on_bad_sample == OnBadSample::kFail ? s : s.with_context("no readable replacement either");
+      const bool fail = options_.on_bad_sample == OnBadSample::kFail;
+      t.status[row] = fail ? s : s.with_context("no readable replacement either");
       outcome = RowOutcome::kFailed;
       for (int attempt = 1; attempt <= kMaxReplacements && options_.on_bad_sample == OnBadSample::kSkip; ++attempt) {
         const uint32_t other = replacement(index, attempt, source_->size());
@@ -152,8 +153,9 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
     if (result.ok() && !status[row].ok()) result = status[row];
   }
   if (const size_t n = cancelled.load(); n > 0)
-    result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) + ": cancelled with " +
-                               std::to_string(n) + " of " + std::to_string(count) + " samples not produced");
+    result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) +
+                               ": cancelled with " + std::to_string(n) + " of " + std::to_string(count) +
+                               " samples not produced");
   std::lock_guard<std::mutex> lock(mu_);
   counters_.bad_samples += bad;
   if (result.ok()) ++counters_.batches;
