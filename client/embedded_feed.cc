@@ -12,6 +12,7 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   f.batches_per_epoch = pipeline.sampler().batches_per_epoch();
   f.dataset_size = pipeline.source().size();
   f.batch_size = l.batch_size;
+  f.dataset_fingerprint = pipeline.source().fingerprint();
   return f;
 }
 
@@ -19,6 +20,7 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
                                                          const EmbeddedOptions& options) {
   if (options.prefetch == 0 || options.prefetch > 64)
     return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
+  TF_RETURN_IF_ERROR(loader::check_worker_threads(options.threads));
   loader::disable_library_threads();
   std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());
   f->options_ = options;
@@ -30,7 +32,7 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
     return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
                                     std::to_string(f->layout_.batches_per_epoch) + " batches");
   TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
-  f->arena_ = std::make_unique<loader::WorkerArena>(options.threads);
+  TF_ASSIGN_OR_RETURN(f->arena_, loader::WorkerArena::create(options.threads));
   f->epoch_ = options.epoch;
   f->batch_ = options.batch;
   f->stream_ = loader::BatchStream::over(f->pipeline_, f->arena_->arena(), options.epoch, options.batch, nullptr);
@@ -39,9 +41,19 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
   return f;
 }
 
+// The stream's destructor cancels its fills: this waits for the sample each worker is on, not for
+// whole batches.
 EmbeddedFeed::~EmbeddedFeed() { stream_.reset(); }
 
+void EmbeddedFeed::cancel() {
+  // The flag first: a top_up() that misses it starts fills under the stream's current token,
+  // which the stream's cancel() below then cancels too.
+  cancelled_.store(true);
+  stream_->cancel();
+}
+
 void EmbeddedFeed::top_up() {
+  if (cancelled_.load()) return;
   std::vector<uint32_t> slots;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -54,6 +66,7 @@ void EmbeddedFeed::top_up() {
 }
 
 Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
+  if (cancelled_.load()) return Status::cancelled("this feed was closed");
   top_up();
   if (stream_->in_flight() == 0)
     return Status::overloaded("all " + std::to_string(ring_->count()) +
@@ -69,6 +82,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds ti
     dropped.push_back(r->slot);
     std::lock_guard<std::mutex> lock(mu_);
     for (const loader::Slot& s : dropped) free_.push_back(s.id);
+    if (cancelled_.load()) return Status::cancelled("this feed was closed");
     return r->status;
   }
   {

@@ -2,6 +2,7 @@
 // oneTBB arena fill up to `prefetch` batches ahead, each straight into a slot of its ring.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -16,7 +17,7 @@ namespace textfeed::client {
 
 struct EmbeddedOptions {
   loader::PipelineOptions pipeline;  // augmentation, sampler (seed, batch size, ranks), bad samples
-  int threads = 0;                   // worker threads; 0 = one per core
+  int threads = 0;                   // worker threads: 0 = one per core, else 1..loader::kMaxWorkerThreads
   uint32_t prefetch = 4;             // batches filled ahead, at most
   uint32_t held_slots = 0;           // slots beyond `prefetch` in the ring (for batches the caller
                                      // holds); with 0, a held batch takes one of the prefetch slots
@@ -25,7 +26,8 @@ struct EmbeddedOptions {
 
 class EmbeddedFeed final : public Feed {
  public:
-  // Allocates the ring and starts filling. Errors: the pipeline's (kInvalidArgument), kIo.
+  // Allocates the ring and starts filling. Errors: the pipeline's (kInvalidArgument), kInvalidArgument
+  // (prefetch, threads), kUnavailable (the worker threads cannot be started), kIo.
   static Result<std::unique_ptr<EmbeddedFeed>> open(std::shared_ptr<const loader::SampleSource> source,
                                                     const EmbeddedOptions& options);
   ~EmbeddedFeed() override;
@@ -34,6 +36,7 @@ class EmbeddedFeed final : public Feed {
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   FeedStats stats() const override;
+  void cancel() override;
 
  private:
   EmbeddedFeed() = default;
@@ -43,6 +46,7 @@ class EmbeddedFeed final : public Feed {
   std::unique_ptr<loader::WorkerArena> arena_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
   std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and arena_: destroyed first
+  std::atomic<bool> cancelled_{false};  // set once by cancel(), from any thread
   mutable std::mutex mu_;
   std::vector<uint32_t> free_;  // guarded by mu_: slots nobody uses
   uint32_t held_ = 0;           // guarded by mu_: slots the caller holds

@@ -33,6 +33,9 @@ struct FeedLayout {
   uint64_t batches_per_epoch = 0;
   uint64_t dataset_size = 0;
   int batch_size = 0;
+  // loader::SampleSource::fingerprint() of the dataset, when the feed knows it (an EmbeddedFeed
+  // does; a RemoteFeed does once the daemon sends it): a checkpoint names its dataset with it.
+  std::optional<uint64_t> dataset_fingerprint;
 };
 
 struct FeedSampleError {
@@ -61,7 +64,8 @@ struct FeedStats {
   std::string transport;       // "embedded", "shared memory", "frames"
 };
 
-// Thread-safety: next(), seek(), stats() from one consumer thread; release() from any thread.
+// Thread-safety: next(), seek(), stats() from one consumer thread; release() and cancel() from any
+// thread.
 class Feed {
  public:
   virtual ~Feed() = default;
@@ -82,6 +86,11 @@ class Feed {
   uint64_t next_epoch() const { return epoch_; }
   uint64_t next_batch() const { return batch_; }
   virtual FeedStats stats() const = 0;
+  // Stops producing for good: fills in flight end after the sample each worker is on, and next()
+  // returns kCancelled from then on (a waiting next() returns soon). Any thread may call it, also
+  // while another waits in next(); the destructor of an EmbeddedFeed does it before it waits.
+  // The default does nothing (a feed whose destructor is prompt anyway).
+  virtual void cancel() {}
 
  protected:
   // Moves the position past batch `batch` of `epoch` (the one next() is returning).

@@ -70,8 +70,9 @@ class WorkerArena {
     rlimit limit{};
     if (::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
         static_cast<rlim_t>(n) >= limit.rlim_cur)
-      return Status::unavailable("cannot start " + std::to_string(n) + " worker threads: this process may run at most " +
-                                 std::to_string(limit.rlim_cur) + " (ulimit -u); ask for fewer threads");
+      return Status::unavailable("cannot start " + std::to_string(n) +
+                                 " worker threads: this process may run at most " + std::to_string(limit.rlim_cur) +
+                                 " (ulimit -u); ask for fewer threads");
     try {
       auto arena = std::make_unique<WorkerArena>(n);
       arena->arena_->initialize();  // oneTBB's own set-up, here where a failure can be reported

@@ -157,8 +157,9 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
     if (result.ok() && !status[row].ok()) result = status[row];
   }
   if (const size_t n = cancelled.load(); n > 0)
-    result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) + ": cancelled with " +
-                               std::to_string(n) + " of " + std::to_string(count) + " samples not produced");
+    result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) +
+                               ": cancelled with " + std::to_string(n) + " of " + std::to_string(count) +
+                               " samples not produced");
   std::lock_guard<std::mutex> lock(mu_);
   counters_.bad_samples += bad;
   if (result.ok()) ++counters_.batches;

@@ -4,13 +4,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "augment/profile.h"
+#include "base/printable.h"
 #include "client/embedded_feed.h"
 #include "client/python/register.h"
 #include "client/remote_feed.h"
@@ -23,23 +28,63 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A Loader's seconds (timeout, daemon_timeout, reconnect_timeout) are at most a day: a daemon
+// silent that long is gone, and a bigger number is a unit mistake (ms given as s) that would hang
+// a job for weeks. A day in milliseconds fits every clock arithmetic the feeds do.
+constexpr double kMaxTimeoutSeconds = 86400;
+
+// In a child made by fork(), a feed's threads (its arena's workers, a RemoteFeed's I/O thread) do
+// not exist, and its mutexes may be held forever by threads that were mid-call at the fork;
+// destroying it there would wait for them, and destroying a shared ring would remove the parent's
+// shared-memory object. What a child drops is kept here instead and never destroyed: one
+// deliberate leak per feed inherited across a fork (the object is never deleted, on purpose).
+void abandon(std::shared_ptr<const void> what) {
+  static auto& kept = *new std::vector<std::shared_ptr<const void>>();
+  if (what) kept.push_back(std::move(what));
+}
+
 // What a Feed's Python object and its leases share. The feed goes at close(); the ring stays
 // while any lease (any tensor) still points into it.
 struct FeedState {
+  const pid_t owner = ::getpid();
   std::mutex mu;
+  std::mutex consumer;                        // held (without the GIL) around the feed's consumer
+                                              // calls: next, seek, stats, position
   std::shared_ptr<client::Feed> feed;         // guarded by mu; null once closed
   std::shared_ptr<const client::SlotRing> ring;
   bool defer = false;                         // guarded by mu: releases wait for take_pending()
   std::vector<uint32_t> pending;              // guarded by mu
   py::object ring_guard;                      // a Python object to keep while the ring lives
 
+  bool forked() const { return ::getpid() != owner; }
+  Status forked_status() const {
+    return Status::cancelled("this Loader was created in process " + std::to_string(owner) + "; this is process " +
+                             std::to_string(::getpid()) + ", a fork of it, where its worker threads do not exist: "
+                             "create a new Loader after the fork");
+  }
+
   ~FeedState() {
+    if (forked()) {
+      abandon(std::move(feed));
+      abandon(std::move(ring));
+      if (ring_guard) (void)ring_guard.release();  // no CUDA call in a forked child
+      return;
+    }
+    if (feed) {  // dropped without close(): end the feed without holding the GIL
+      feed->cancel();
+      if (PyGILState_Check()) {
+        py::gil_scoped_release nogil;
+        feed.reset();
+      }
+      feed.reset();
+    }
     if (ring_guard) {
       py::gil_scoped_acquire gil;
       ring_guard = py::object();  // e.g. unregisters CUDA pinning, before the ring is unmapped
     }
   }
   void release(uint32_t slot) {
+    if (forked()) return;  // the slots are the parent's
     std::shared_ptr<client::Feed> f;
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -71,6 +116,10 @@ class SlotLease {
   size_t bytes_;
 };
 
+// Text from a feed (sample errors name files, whose names may be any bytes; a daemon's strings)
+// as a Python str: never a UnicodeDecodeError.
+py::str text(std::string_view s) { return py::str(valid_utf8(s)); }
+
 class PyFeed {
  public:
   explicit PyFeed(std::unique_ptr<client::Feed> feed) : state_(std::make_shared<FeedState>()) {
@@ -80,44 +129,46 @@ class PyFeed {
   }
 
   std::shared_ptr<client::Feed> feed() const {
+    if (state_->forked()) throw_status(state_->forked_status());
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (!state_->feed) throw_status(Status::cancelled("this loader is closed"));
+    if (!state_->feed) throw_status(closed_status());
     return state_->feed;
   }
 
-  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors): the
-  // lease is made here, so that no interruption can leave a delivered slot without an owner.
-  py::object next(int timeout_ms) {
-    std::shared_ptr<client::Feed> f = feed();
-    Result<std::optional<client::FeedBatch>> r = Status();
-    {
-      py::gil_scoped_release nogil;
-      r = f->next(std::chrono::milliseconds(timeout_ms));
-    }
-    if (!r.has_value()) throw_status(r.error());
+  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors).
+  py::object next(int64_t timeout_ms) {
+    if (timeout_ms < 0 || timeout_ms > static_cast<int64_t>(kMaxTimeoutSeconds * 1000))
+      throw_status(Status::invalid_argument("timeout_ms " + std::to_string(timeout_ms) + " is not in 0..86400000"));
+    Result<std::optional<client::FeedBatch>> r =
+        call([&](client::Feed& f) { return f.next(std::chrono::milliseconds(timeout_ms)); });
+    if (!r.has_value()) throw_status(closed() && r.error().code() == Code::kCancelled ? closed_status() : r.error());
     if (!*r) return py::none();
     const client::FeedBatch& b = **r;
+    // The lease owns the slot from here on: whatever raises below (a conversion, a full memory)
+    // drops it, and dropping it gives the slot back.
+    std::unique_ptr<SlotLease> owner;
+    try {
+      owner = std::make_unique<SlotLease>(state_, b.slot, layout_.slot_bytes);
+    } catch (...) {  // not even the lease could be made: give the slot back here
+      state_->release(b.slot);
+      throw;
+    }
+    py::object lease = py::cast(std::move(owner));
     py::list errors;
     for (const client::FeedSampleError& e : b.errors)
-      errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), e.message));
-    return py::make_tuple(py::cast(std::make_unique<SlotLease>(state_, b.slot, layout_.slot_bytes)), b.epoch, b.batch,
-                          b.indices, errors);
+      errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
+    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors);
   }
 
   void seek(uint64_t epoch, uint64_t batch) {
-    std::shared_ptr<client::Feed> f = feed();
-    Status s;
-    {
-      py::gil_scoped_release nogil;
-      s = f->seek(epoch, batch);
-    }
+    const Status s = call([&](client::Feed& f) { return f.seek(epoch, batch); });
     if (!s.ok()) throw_status(s);
   }
 
   py::dict layout() const {
     py::list tensors;
     for (const client::TensorInfo& t : layout_.tensors)
-      tensors.append(py::make_tuple(t.name, t.dtype == DType::kU8 ? "uint8" : "float32",
+      tensors.append(py::make_tuple(text(t.name), t.dtype == DType::kU8 ? "uint8" : "float32",
                                     std::vector<int64_t>(t.shape.begin(), t.shape.end()), t.offset_bytes,
                                     t.sample_bytes));
     py::dict d;
@@ -126,11 +177,13 @@ class PyFeed {
     d["batches_per_epoch"] = layout_.batches_per_epoch;
     d["dataset_size"] = layout_.dataset_size;
     d["batch_size"] = layout_.batch_size;
+    d["dataset_fingerprint"] = layout_.dataset_fingerprint ? py::object(py::int_(*layout_.dataset_fingerprint))
+                                                           : py::object(py::none());
     return d;
   }
 
-  py::dict stats() const {
-    const client::FeedStats s = feed()->stats();
+  py::dict stats() {
+    const client::FeedStats s = call([](client::Feed& f) { return f.stats(); });
     py::dict d;
     d["batches"] = s.batches;
     d["samples"] = s.samples;
@@ -140,34 +193,43 @@ class PyFeed {
     d["in_flight"] = s.in_flight;
     d["held_slots"] = s.held_slots;
     d["reconnects"] = s.reconnects;
-    d["transport"] = s.transport;
+    d["transport"] = text(s.transport);
     py::dict stages;
-    for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[py::str(s.stage_names[i])] = s.stage_ms[i];
+    for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[text(s.stage_names[i])] = s.stage_ms[i];
     d["stage_ms_per_sample"] = stages;
     return d;
   }
 
-  py::tuple position() const {
-    std::shared_ptr<client::Feed> f = feed();
-    return py::make_tuple(f->next_epoch(), f->next_batch());
+  py::tuple position() {
+    const auto p = call([](client::Feed& f) { return std::pair(f.next_epoch(), f.next_batch()); });
+    return py::make_tuple(p.first, p.second);
   }
 
+  // Cancels what the feed is filling (another thread waiting in next() then raises
+  // CancelledError) and ends it without the GIL, waiting only for the sample each worker is on.
+  // In a forked child it touches nothing of the parent's feed (see abandon()).
   void close() {
+    if (state_->forked()) return;
     std::shared_ptr<client::Feed> f;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       f = std::move(state_->feed);
       state_->pending.clear();
     }
+    if (!f) return;
     py::gil_scoped_release nogil;
-    f.reset();  // a remote feed closes its stream and stops its thread here
+    f->cancel();
+    f.reset();  // unless a next() still holds it: then it ends there, also without the GIL
   }
   bool closed() const {
+    if (state_->forked()) return true;
     std::lock_guard<std::mutex> lock(state_->mu);
     return !state_->feed;
   }
+  bool forked() const { return state_->forked(); }
 
   void defer_releases(bool on) {
+    if (state_->forked()) return;
     std::vector<uint32_t> flush;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
@@ -177,19 +239,26 @@ class PyFeed {
     release_slots(flush);
   }
   std::vector<uint32_t> take_pending() {
+    if (state_->forked()) return {};
     std::lock_guard<std::mutex> lock(state_->mu);
     std::vector<uint32_t> out;
     out.swap(state_->pending);
     return out;
   }
   void release_slots(const std::vector<uint32_t>& slots) {
+    if (state_->forked()) return;
     std::shared_ptr<client::Feed> f;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       f = state_->feed;
     }
-    if (f)
-      for (uint32_t s : slots) f->release(s);
+    if (!f) return;
+    for (uint32_t s : slots)
+      if (s < state_->ring->count()) f->release(s);
+    if (f.use_count() == 1) {  // close() came meanwhile: end the feed without the GIL
+      py::gil_scoped_release nogil;
+      f.reset();
+    }
   }
 
   uintptr_t ring_address() const { return reinterpret_cast<uintptr_t>(state_->ring->base()); }
@@ -197,9 +266,39 @@ class PyFeed {
   void set_ring_guard(py::object guard) { state_->ring_guard = std::move(guard); }
 
  private:
+  static Status closed_status() { return Status::cancelled("this Loader is closed"); }
+
+  // Runs fn(feed) without the GIL and under the consumer lock, so that Python threads never call
+  // the feed's consumer side at once; this call's reference is dropped there too, so that a feed
+  // closed meanwhile ends without the GIL.
+  template <class Fn>
+  std::invoke_result_t<Fn&, client::Feed&> call(Fn&& fn) {
+    std::shared_ptr<client::Feed> f = feed();
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(state_->consumer);
+    auto result = fn(*f);
+    f.reset();
+    return result;
+  }
+
   std::shared_ptr<FeedState> state_;
   client::FeedLayout layout_;
 };
+
+// A path, name or key file given as text must hold no NUL byte: C++ would stop reading it there
+// and open another file than the one named.
+void check_text(const char* name, const std::string& value) {
+  if (value.find('\0') != std::string::npos)
+    throw_status(Status::invalid_argument(std::string(name) + " contains a NUL byte"));
+}
+
+std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > kMaxTimeoutSeconds)
+    throw_status(Status::invalid_argument(std::string(name) + " must be a finite number of seconds in (0, " +
+                                          std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "], got " +
+                                          std::to_string(seconds)));
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
 
 loader::PipelineOptions pipeline_options(const std::string& profile, const std::map<std::string, std::string>& overrides,
                                          uint64_t seed, int batch_size, int rank, int world_size, bool shuffle,
@@ -219,6 +318,9 @@ std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::str
                                       int batch_size, int rank, int world_size, bool shuffle, bool drop_last,
                                       const std::string& dtype, const std::string& on_bad_sample, int threads,
                                       uint32_t prefetch, uint64_t epoch, uint64_t batch) {
+  check_text("dataset", dataset);
+  // Before the dataset is read (which may take a while), so that a bad count fails at once.
+  if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
   client::EmbeddedOptions o;
   o.pipeline = pipeline_options(profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last, dtype,
                                 on_bad_sample);
@@ -243,6 +345,10 @@ std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::stri
                                     const std::string& transport, const std::string& client_name, double timeout_s,
                                     double daemon_timeout_s, double reconnect_timeout_s,
                                     const std::string& server_key_file, const std::string& client_key_file) {
+  check_text("endpoint", endpoint);
+  check_text("dataset", dataset);
+  check_text("curve_server_key", server_key_file);
+  check_text("curve_client_key", client_key_file);
   // Validated here too, so that a bad option fails before any connection is made.
   (void)pipeline_options(profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last, dtype,
                          on_bad_sample);
@@ -267,9 +373,9 @@ std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::stri
   if (!how.has_value()) throw_status(how.error());
   o.transport = *how;
   o.prefetch = prefetch;
-  o.connect.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  o.daemon_timeout = std::chrono::milliseconds(static_cast<int64_t>(daemon_timeout_s * 1000));
-  o.reconnect_timeout = std::chrono::milliseconds(static_cast<int64_t>(reconnect_timeout_s * 1000));
+  o.connect.timeout = timeout_ms("timeout", timeout_s);
+  o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
+  o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
   if (!server_key_file.empty() || !client_key_file.empty()) {
     if (server_key_file.empty() || client_key_file.empty())
       throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
@@ -310,6 +416,7 @@ void register_loader(py::module_& m) {
       .def("position", &PyFeed::position)
       .def("close", &PyFeed::close)
       .def_property_readonly("closed", &PyFeed::closed)
+      .def_property_readonly("forked", &PyFeed::forked, "whether this process is a fork of the one that opened it")
       .def("defer_releases", &PyFeed::defer_releases, py::arg("on"))
       .def("take_pending", &PyFeed::take_pending)
       .def("release_slots", &PyFeed::release_slots, py::arg("slots"))
@@ -327,6 +434,19 @@ void register_loader(py::module_& m) {
         py::arg("batch"), py::arg("transport"), py::arg("client_name"), py::arg("timeout_s"),
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),
         py::arg("curve_client_key"), "A stream from `textfeed serve` at `endpoint`.");
+  m.attr("MAX_WORKER_THREADS") = loader::kMaxWorkerThreads;
+  m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
+  m.attr("MAX_TIMEOUT_SECONDS") = kMaxTimeoutSeconds;
+  m.def(
+      "check_worker_threads",
+      [](const py::int_& threads) {
+        // Any Python int: one beyond 64 bits is out of range all the same.
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(threads.ptr(), &overflow);
+        if (overflow != 0) throw_status(loader::worker_threads_error(py::str(threads.ptr()).cast<std::string>()));
+        if (Status s = loader::check_worker_threads(v); !s.ok()) throw_status(s);
+      },
+      py::arg("threads"), "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
   m.def("option_names", [] { return std::string(augment::option_names()); },
         "The augmentation options a Loader accepts as keywords, comma-separated.");
 }

@@ -19,17 +19,16 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
         "Build with `make` and run with PYTHONPATH=<build>/python, using /usr/bin/python3."
     ) from e
 
-from . import errors
+from . import _core, errors
+from ._checked import east_targets, find_min_rect_angle, shrink_poly, typed
 from .loader import Batch, Loader, SampleError
-from ._core import (
-    east_targets,
-    find_min_rect_angle,
-    photometric,
-    replay_geometry,
-    sample_params,
-    shrink_poly,
-    warp_crop,
-)
+
+# Every argument of a public function is checked; wrong types raise errors.ArgumentTypeError.
+photometric = typed(_core.photometric)
+replay_geometry = typed(_core.replay_geometry)
+sample_params = typed(_core.sample_params)
+warp_crop = typed(_core.warp_crop)
+del typed
 
 __version__ = _core.__version__
 __all__ = [

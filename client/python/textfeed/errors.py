@@ -3,6 +3,7 @@
 __all__ = [
     "TextfeedError",
     "InvalidArgumentError",
+    "ArgumentTypeError",
     "NotFoundError",
     "CorruptSampleError",
     "TextfeedIOError",
@@ -21,6 +22,10 @@ class TextfeedError(Exception):
 
 class InvalidArgumentError(TextfeedError, ValueError):
     """The caller's input is wrong (options, paths, shapes)."""
+
+
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (a bool where an int belongs, bytes where a path does)."""
 
 
 class NotFoundError(TextfeedError, FileNotFoundError):

@@ -11,23 +11,32 @@ CUDA when it is there), valid for as long as you keep any of them.
 from __future__ import annotations
 
 import collections
+import functools
 import gc
 import logging
+import numbers
 import os
 import socket
+from collections.abc import Mapping
 from typing import Any, Deque, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import torch
 
-from . import _core, errors
+from . import _args, _core, errors
 
 __all__ = ["Batch", "Loader", "SampleError"]
 
 logger = logging.getLogger("textfeed")
 
 PROFILES = ("upstage", "sakura")
+TRANSPORTS = ("auto", "shm", "frames")
+ON_BAD_SAMPLE = ("skip", "fail")
 _DTYPES = {"float32": torch.float32, "uint8": torch.uint8}
-_STATE_VERSION = 1
+_STATE_VERSION = 2  # 2: the state names its dataset (dataset_fingerprint)
+MAX_BATCH_SIZE = _core.MAX_BATCH_SIZE  # as the daemon's
+MAX_WORLD_SIZE = 2**20
+MAX_EPOCH = 2**63 - 1
+MAX_SEED = 2**64 - 1
 _WAIT_SLICE_MS = 100  # next() waits in slices like this, so Ctrl-C is seen between them
 _said_no_cuda = False
 
@@ -84,12 +93,6 @@ class _PinnedRing:
         self._cudart.cudaHostUnregister(self.address)
 
 
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
     import torch.distributed as dist
 
@@ -101,86 +104,160 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
     return rank, world_size
 
 
+def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
+                        drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any) -> Dict[str, Any]:
+    """The keywords of the pipeline and the sampler, checked, as the _core.open_* functions take them."""
+    return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
+                profile=_args.choice("profile", profile, PROFILES),
+                seed=_args.integer("seed", seed, 0, MAX_SEED),
+                rank=_args.optional_integer("rank", rank, 0, MAX_WORLD_SIZE - 1),
+                world_size=_args.optional_integer("world_size", world_size, 1, MAX_WORLD_SIZE),
+                shuffle=_args.boolean("shuffle", shuffle), drop_last=_args.boolean("drop_last", drop_last),
+                dtype=_args.choice("dtype", dtype, tuple(_DTYPES)),
+                prefetch=_args.integer("prefetch", prefetch, 2, 64),
+                on_bad_sample=_args.choice("on_bad_sample", on_bad_sample, ON_BAD_SAMPLE))
+
+
+def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options: Dict[str, Any]) -> Dict[str, str]:
+    """The augmentation options changed from the profile, as the text C++ parses (and validates)."""
+    known = {n.strip() for n in _core.option_names().split(",")}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise errors.ArgumentTypeError(f"Loader() got unknown augmentation option(s) {unknown}; "
+                                       f"known: {sorted(known)}")
+    overrides = {k: _args.option_value(k, v) for k, v in options.items()}
+    for name, value in (("image_size", image_size), ("crop_size", crop_size)):
+        if value is not None:
+            overrides[name] = str(_args.integer(name, value, 1, 1 << 20))
+    if map_scale is not None:
+        overrides["map_scale"] = repr(_args.real("map_scale", map_scale, 0, 1, lo_open=True))
+    return overrides
+
+
+def _thread_count(threads: Any) -> int:
+    """None or an int that C++'s one bound (MAX_WORKER_THREADS) accepts; 0 for one per core."""
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise errors.ArgumentTypeError(f"threads must be an int or None, got {type(threads).__name__} {threads!r:.80}")
+    _core.check_worker_threads(int(threads))  # the message of every entry point, from C++
+    return int(threads)
+
+
+def _remote_opener(endpoint: Optional[str], dataset: Any, transport: Any, timeout: Any, daemon_timeout: Any,
+                   reconnect_timeout: Any, server_key: Any, client_key: Any) -> Any:
+    """_core.open_remote with the remote-only arguments checked and bound."""
+    limit = _core.MAX_TIMEOUT_SECONDS
+    return functools.partial(
+        _core.open_remote, endpoint=endpoint, dataset=dataset,
+        transport=_args.choice("transport", transport, TRANSPORTS),
+        timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
+        daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
+        reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
+        curve_server_key=b"" if server_key is None else _args.path("curve_server_key", server_key),
+        curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key))
+
+
+def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
+    """rank and world_size, from torch.distributed where not given, checked together."""
+    rank, world_size = _distributed_defaults(rank, world_size)
+    rank = _args.integer("rank", rank, 0, MAX_WORLD_SIZE - 1)
+    world_size = _args.integer("world_size", world_size, 1, MAX_WORLD_SIZE)
+    if rank >= world_size:
+        raise errors.InvalidArgumentError(f"rank must be in 0..world_size-1, got rank {rank} of {world_size}")
+    return rank, world_size
+
+
+def _fingerprint_text(value: Optional[int]) -> Optional[str]:
+    return None if value is None else f"{value:016x}"
+
+
 class Loader:
     """Batches of augmented EAST samples and their targets, in place of ``torch.utils.data.DataLoader``.
+
+    Every argument is checked before anything starts: a wrong type raises
+    :class:`textfeed.errors.ArgumentTypeError` (a ``TypeError``), a wrong value
+    :class:`textfeed.errors.InvalidArgumentError` (a ``ValueError``), naming the argument. ints are
+    ints (never bools), numbers are finite.
 
     Args:
         endpoint: ``textfeed serve``'s endpoint (``ipc:///tmp/textfeed.sock``, ``tcp://host:port``);
             None runs the pipeline in this process (``dataset`` is then a path).
         dataset: with an endpoint, a dataset NAME the daemon serves; else a dataset folder
-            (ICDAR-2015), a UFO ``.json`` or a cache file from ``textfeed cache build``.
-        batch_size: samples per batch.
+            (ICDAR-2015), a UFO ``.json`` or a cache file from ``textfeed cache build``, as a str or
+            ``os.PathLike``.
+        batch_size: samples per batch, 1..4096.
         profile: ``"upstage"`` (Upstage/boostcamp baseline) or ``"sakura"`` (SakuraRiven/EAST).
-        seed: every random draw of sample i in epoch e comes from (seed, e, i).
+        seed: every random draw of sample i in epoch e comes from (seed, e, i); 0..2**64-1.
         rank, world_size: this process's shard (``DistributedSampler`` semantics); default to
-            ``torch.distributed`` when it is initialized, else 0 and 1.
+            ``torch.distributed`` when it is initialized, else 0 and 1. 0 <= rank < world_size <= 2**20.
         shuffle: a new permutation per epoch; drop_last: drop the uneven tail and the short batch.
         dtype: ``"float32"`` (normalized, as the references) or ``"uint8"`` (normalize on the GPU).
         pin_memory: page-lock the slots for CUDA when CUDA is available. A slot is refilled only
             after the copies queued from its tensors on the current CUDA stream and device have run
             (copies on other streams must be synchronized by the caller before dropping them).
         prefetch: slots in the ring, allocated once: batches produced ahead plus the ones you
-            still hold (a ``for`` loop holds one while it asks for the next). At least 2.
-        threads: embedded mode's worker threads (default: one per core).
+            still hold (a ``for`` loop holds one while it asks for the next). 2..64.
+        threads: embedded mode's worker threads: None or 0 for one per core, else
+            1..``textfeed._core.MAX_WORKER_THREADS`` (1024; the bound of every textfeed command).
         on_bad_sample: ``"skip"`` (write a deterministic replacement, report it) or ``"fail"``.
         transport: remote mode: ``"auto"`` (shared memory on this host), ``"shm"``, ``"frames"``.
         timeout: seconds to wait for the daemon's first answer.
         daemon_timeout, reconnect_timeout: seconds of silence after which the daemon is gone, and
-            how long to try to reconnect (resuming at the first batch not delivered).
+            how long to try to reconnect (resuming at the first batch not delivered). Every timeout
+            is a finite number of seconds > 0 and at most a day (86400).
         curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
             (``textfeed._core.option_names()`` lists them; unknown names raise TypeError).
+
+    Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
+    iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
+    CancelledError if advanced again. The Loader belongs to the process that made it: after
+    ``os.fork()`` the child must make its own (the inherited one raises, and close() there only
+    lets go of it). close() may come from another thread: an iteration waiting for a batch then
+    raises CancelledError.
     """
 
-    def __init__(self, endpoint: Optional[str] = None, *, dataset: str, batch_size: int,
+    def __init__(self, endpoint: Optional[str] = None, *, dataset: Any, batch_size: int,
                  profile: str = "upstage", seed: int = 0, rank: Optional[int] = None,
                  world_size: Optional[int] = None, shuffle: bool = True, drop_last: bool = False,
                  dtype: str = "float32", pin_memory: bool = True, prefetch: int = 4,
                  threads: Optional[int] = None, on_bad_sample: str = "skip", transport: str = "auto",
                  timeout: float = 10.0, daemon_timeout: float = 10.0, reconnect_timeout: float = 60.0,
-                 curve_server_key: Optional[str] = None, curve_client_key: Optional[str] = None,
+                 curve_server_key: Optional[Any] = None, curve_client_key: Optional[Any] = None,
                  image_size: Optional[int] = None, crop_size: Optional[int] = None,
                  map_scale: Optional[float] = None, **options: Any) -> None:
-        self._feed: Optional[Any] = None  # set last: close() and __del__ work on a half-made Loader
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise errors.InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
-        if profile not in PROFILES:
-            raise errors.InvalidArgumentError(f"profile must be one of {PROFILES}, got {profile!r}")
-        if dtype not in _DTYPES:
-            raise errors.InvalidArgumentError(f"dtype must be one of {tuple(_DTYPES)}, got {dtype!r}")
-        if not isinstance(prefetch, int) or not 2 <= prefetch <= 64:
-            raise errors.InvalidArgumentError(f"prefetch must be an int in 2..64, got {prefetch!r}")
-        if on_bad_sample not in ("skip", "fail"):
-            raise errors.InvalidArgumentError(f"on_bad_sample must be 'skip' or 'fail', got {on_bad_sample!r}")
-        known = {n.strip() for n in _core.option_names().split(",")}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise TypeError(f"Loader() got unknown augmentation option(s) {unknown}; known: {sorted(known)}")
-        overrides = {k: _option_text(v) for k, v in options.items()}
-        for name, value in (("image_size", image_size), ("crop_size", crop_size), ("map_scale", map_scale)):
-            if value is not None:
-                overrides[name] = _option_text(value)
-        rank, world_size = _distributed_defaults(rank, world_size)
-        self._seed, self._batch_size = seed, batch_size
-        self._rank, self._world_size = rank, world_size
-        self._shuffle, self._drop_last, self._profile = shuffle, drop_last, profile
+        # First: close() and __del__ work on a Loader whose __init__ raised.
+        self._pid = os.getpid()
+        self._feed: Optional[Any] = None
+        self._pinned = False
+        if endpoint is not None:
+            endpoint = _args.text("endpoint", endpoint)
+        common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
+                                     world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
+                                     prefetch=prefetch, on_bad_sample=on_bad_sample)
+        common["overrides"] = _augment_overrides(image_size, crop_size, map_scale, options)
+        pin_memory = _args.boolean("pin_memory", pin_memory)
+        # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
+        dataset = _args.path("dataset", dataset) if endpoint is None else _args.text("dataset", dataset)
+        threads = _thread_count(threads)
+        opener = _remote_opener(endpoint, dataset, transport, timeout, daemon_timeout, reconnect_timeout,
+                                curve_server_key, curve_client_key)
+        if endpoint is None:
+            opener = functools.partial(_core.open_embedded, dataset=dataset, threads=threads)
+        common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
+        self._seed, self._batch_size = common["seed"], common["batch_size"]
+        self._rank, self._world_size = common["rank"], common["world_size"]
+        self._shuffle, self._drop_last, self._profile = common["shuffle"], common["drop_last"], common["profile"]
         self._endpoint, self._dataset = endpoint, dataset
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
+        self._generation = 0  # of the newest iterator; an older one raises when advanced
         self._fences: Deque[Tuple[Any, List[int]]] = collections.deque()
-        self._pinned = False
-        common = dict(profile=profile, overrides=overrides, seed=seed, batch_size=batch_size, rank=rank,
-                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
-                      on_bad_sample=on_bad_sample, prefetch=prefetch, epoch=0, batch=0)
-        if endpoint is None:
-            feed = _core.open_embedded(dataset=str(dataset), threads=threads or 0, **common)
-        else:
-            name = f"{socket.gethostname()} pid {os.getpid()} rank {rank}/{world_size}"
-            feed = _core.open_remote(endpoint=endpoint, dataset=str(dataset), transport=transport,
-                                     client_name=name, timeout_s=timeout, daemon_timeout_s=daemon_timeout,
-                                     reconnect_timeout_s=reconnect_timeout,
-                                     curve_server_key=str(curve_server_key or ""),
-                                     curve_client_key=str(curve_client_key or ""), **common)
+        if endpoint is not None:
+            opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
+                                                           f"{self._rank}/{self._world_size}")
+        feed = opener(epoch=0, batch=0, **common)
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
@@ -190,6 +267,8 @@ class Loader:
             self._views.append((torch_dtype, per_row, offset, tuple(shape[1:])))
         self._batches_per_epoch = int(layout["batches_per_epoch"])
         self._dataset_size = int(layout["dataset_size"])
+        # None for a daemon that does not send it yet: load_state_dict then checks the size only.
+        self._fingerprint = _fingerprint_text(layout.get("dataset_fingerprint"))
         self._feed = feed
         if pin_memory:
             self._pin()
@@ -201,56 +280,52 @@ class Loader:
         return self._batches_per_epoch
 
     def set_epoch(self, epoch: int) -> None:
-        """The epoch the next iteration runs (as ``DistributedSampler.set_epoch``). Without it, each
-        iteration runs the epoch after the previous one's (epoch 0 first), as ``RandomSampler`` draws a
-        new order each time."""
-        self._epoch, self._next, self._placed = int(epoch), 0, True
+        """The epoch the next iteration runs (as ``DistributedSampler.set_epoch``), 0..2**63-1.
+        Without it, each iteration runs the epoch after the previous one's (epoch 0 first), as
+        ``RandomSampler`` draws a new order each time. Called during an iteration, it applies to the
+        next one; the running one finishes its epoch."""
+        self._check_process()
+        self._epoch, self._next, self._placed = _args.integer("epoch", epoch, 0, MAX_EPOCH), 0, True
 
     def __iter__(self) -> Iterator[Batch]:
         """The batches of one epoch: the one set_epoch() named, or where load_state_dict() resumes, or
-        else the epoch after the previous iteration's."""
-        feed = self._live_feed()
+        else the epoch after the previous iteration's. Supersedes any earlier iterator."""
+        self._check_process()
+        self._live_feed()
         if not self._placed:
             self._epoch, self._next = self._epoch + 1, 0
+            if self._epoch > MAX_EPOCH:
+                raise errors.InvalidArgumentError(f"epoch {self._epoch} is past the last one, {MAX_EPOCH}")
         self._placed = False
-        epoch, start = self._epoch, self._next
-        feed.seek(epoch, start)  # free when the batches produced ahead are the ones wanted
-        for k in range(start, self._batches_per_epoch):
-            batch = self._take(feed)
-            if (batch.epoch, batch.batch) != (epoch, k):
-                raise errors.InternalError(f"expected epoch {epoch} batch {k}, got epoch {batch.epoch} "
-                                           f"batch {batch.batch}")
-            self._epoch, self._next = epoch, k + 1
-            yield batch
-        self._epoch, self._next, self._placed = epoch + 1, 0, True
+        self._generation += 1
+        return self._iterate(self._generation, self._epoch, self._next)
 
     def state_dict(self) -> Dict[str, Any]:
-        """Where the iteration stands: a Loader given this resumes with exactly the next batch."""
+        """Where the iteration stands: a Loader given this resumes with exactly the next batch. Names
+        the setup and the dataset (``dataset_fingerprint``, a hash of its index), so that it is
+        refused by a Loader of another one."""
+        self._check_process()
         return {"version": _STATE_VERSION, "epoch": self._epoch, "batch": self._next, "seed": self._seed,
                 "batch_size": self._batch_size, "rank": self._rank, "world_size": self._world_size,
                 "shuffle": self._shuffle, "drop_last": self._drop_last, "profile": self._profile,
-                "dataset_size": self._dataset_size}
+                "dataset_size": self._dataset_size, "dataset_fingerprint": self._fingerprint}
 
-    def load_state_dict(self, state: Dict[str, Any]) -> None:
+    def load_state_dict(self, state: Mapping) -> None:
         """Resumes at the position of :meth:`state_dict`; the next iteration yields the remaining
-        batches of that epoch. Raises InvalidArgumentError if the state belongs to another setup."""
-        if state.get("version") != _STATE_VERSION:
-            raise errors.InvalidArgumentError(f"state version {state.get('version')!r} is not {_STATE_VERSION}")
-        mine = self.state_dict()
-        for key in ("seed", "batch_size", "world_size", "shuffle", "drop_last", "profile", "dataset_size"):
-            if state.get(key) != mine[key]:
-                raise errors.InvalidArgumentError(
-                    f"the state was saved with {key}={state.get(key)!r}; this Loader has {mine[key]!r}")
-        batch = int(state["batch"])
-        if not 0 <= batch <= self._batches_per_epoch:
-            raise errors.InvalidArgumentError(f"batch {batch} is outside an epoch of {self._batches_per_epoch}")
-        self._epoch, self._next, self._placed = int(state["epoch"]), batch, True
+        batches of that epoch. Every field is checked (type, range, and that it matches this Loader:
+        version, seed, batch_size, world_size, shuffle, drop_last, profile, dataset_size,
+        dataset_fingerprint); a mismatch raises InvalidArgumentError naming the field. The rank may
+        differ (every rank is at the same position, so rank 0's checkpoint resumes them all)."""
+        self._check_process()
+        epoch, batch = self._checked_position(state)
+        self._epoch, self._next, self._placed = epoch, batch, True
         if self._next == self._batches_per_epoch:
             self._epoch, self._next = self._epoch + 1, 0
 
     def stats(self) -> Dict[str, Any]:
         """Batches and samples delivered, samples/s, seconds spent waiting, slots in flight and held,
         skipped samples, reconnects; in embedded mode also ms per sample for each pipeline stage."""
+        self._check_process()
         s = dict(self._live_feed().stats())
         s["samples_per_second"] = s["samples"] / s["elapsed_seconds"] if s["elapsed_seconds"] > 0 else 0.0
         s["mode"] = "embedded" if self._endpoint is None else "remote"
@@ -258,9 +333,11 @@ class Loader:
         return s
 
     def close(self) -> None:
-        """Stops producing (closes the daemon stream). Tensors already handed out stay valid."""
-        feed, self._feed = self._feed, None
-        if feed is not None:
+        """Stops producing (closes the daemon stream), waiting only for the sample each worker is on.
+        Tensors already handed out stay valid. Any thread may call it; an iteration waiting for a
+        batch then raises CancelledError. In a forked child it only lets go of the parent's Loader."""
+        feed, self._feed = getattr(self, "_feed", None), None
+        if feed is not None and os.getpid() == getattr(self, "_pid", None):
             feed.close()
 
     def __enter__(self) -> "Loader":
@@ -274,10 +351,86 @@ class Loader:
 
     # ------------------------------------------------------------------ internals
 
+    def _check_process(self) -> None:
+        if os.getpid() != self._pid:
+            raise errors.CancelledError(
+                f"this Loader was created in process {self._pid}; this is process {os.getpid()}, a fork of it, "
+                "where its worker threads do not exist: create a new Loader after the fork")
+
     def _live_feed(self) -> Any:
-        if self._feed is None:
+        self._check_process()
+        feed = self._feed
+        if feed is None:
             raise errors.CancelledError("this Loader is closed")
-        return self._feed
+        return feed
+
+    def _iterate(self, generation: int, epoch: int, start: int) -> Iterator[Batch]:
+        for k in range(start, self._batches_per_epoch):
+            if generation != self._generation:
+                raise errors.CancelledError("this iterator was superseded by a newer iter() of its Loader: one "
+                                            "iteration runs at a time")
+            feed = self._live_feed()
+            if k == start:
+                feed.seek(epoch, start)  # free when the batches produced ahead are the ones wanted
+            batch = self._take(feed)
+            if (batch.epoch, batch.batch) != (epoch, k):
+                raise errors.InternalError(f"expected epoch {epoch} batch {k}, got epoch {batch.epoch} "
+                                           f"batch {batch.batch}")
+            if not self._placed:  # set_epoch() / load_state_dict() meanwhile placed the next iteration
+                self._epoch, self._next = epoch, k + 1
+            yield batch
+        if generation == self._generation and not self._placed:
+            self._epoch, self._next, self._placed = epoch + 1, 0, True
+
+    def _checked_position(self, state: Any) -> Tuple[int, int]:
+        """(epoch, batch) of a state from state_dict(), every field checked against this Loader."""
+        if not isinstance(state, Mapping):
+            raise errors.ArgumentTypeError(f"state must be a dict from Loader.state_dict(), got "
+                                           f"{type(state).__name__}")
+        mine = self.state_dict()
+        missing = [k for k in mine if k not in state]
+        unknown = sorted(repr(k) for k in state if k not in mine)
+        if unknown:
+            raise errors.InvalidArgumentError(f"the state has unknown field(s) {', '.join(unknown)}")
+        if "version" not in missing:
+            version = _args.integer("state['version']", state["version"], 0, 2**31)
+            if version != _STATE_VERSION:
+                raise errors.InvalidArgumentError(f"state['version'] is {version}; this textfeed reads version "
+                                                  f"{_STATE_VERSION} (a state saved by another textfeed version)")
+        if missing:
+            raise errors.InvalidArgumentError(f"the state lacks field(s) {', '.join(map(repr, missing))}")
+        checks = {"seed": lambda v: _args.integer("state['seed']", v, 0, MAX_SEED),
+                  "batch_size": lambda v: _args.integer("state['batch_size']", v, 1, MAX_BATCH_SIZE),
+                  "world_size": lambda v: _args.integer("state['world_size']", v, 1, MAX_WORLD_SIZE),
+                  "shuffle": lambda v: _args.boolean("state['shuffle']", v),
+                  "drop_last": lambda v: _args.boolean("state['drop_last']", v),
+                  "profile": lambda v: _args.text("state['profile']", v, 64),
+                  "dataset_size": lambda v: _args.integer("state['dataset_size']", v, 1, 2**63)}
+        for key, check in checks.items():
+            theirs = check(state[key])
+            if theirs != mine[key]:
+                raise errors.InvalidArgumentError(f"state['{key}'] is {theirs!r} but this Loader has {key}="
+                                                  f"{mine[key]!r}: the state belongs to another setup")
+        _args.integer("state['rank']", state["rank"], 0, self._world_size - 1)
+        self._check_fingerprint(state["dataset_fingerprint"])
+        epoch = _args.integer("state['epoch']", state["epoch"], 0, MAX_EPOCH)
+        batch = _args.integer("state['batch']", state["batch"], 0, self._batches_per_epoch)
+        return epoch, batch
+
+    def _check_fingerprint(self, theirs: Any) -> None:
+        if theirs is not None:
+            theirs = _args.text("state['dataset_fingerprint']", theirs, 16)
+            if len(theirs) != 16 or any(c not in "0123456789abcdef" for c in theirs):
+                raise errors.InvalidArgumentError(f"state['dataset_fingerprint'] must be 16 hex digits or None, got "
+                                                  f"{theirs!r}")
+        if self._fingerprint is None:
+            return  # a daemon that does not send it: the size check above is all there is
+        if theirs is None:
+            raise errors.InvalidArgumentError("state['dataset_fingerprint'] is None (saved by a Loader that did not "
+                                              "know its dataset), so it cannot be checked against this dataset")
+        if theirs != self._fingerprint:
+            raise errors.InvalidArgumentError(f"state['dataset_fingerprint'] is {theirs!r} but this Loader's dataset "
+                                              f"is {self._fingerprint!r}: the state belongs to another dataset")
 
     def _pin(self) -> None:
         global _said_no_cuda
@@ -292,7 +445,7 @@ class Loader:
         feed.defer_releases(True)
         self._pinned = True
 
-    def _recycle(self, wait: bool = False) -> None:
+    def _recycle(self, feed: Any, wait: bool = False) -> None:
         """Hands slots whose tensors are gone back to the ring (after their CUDA copies, if pinned).
 
         A fence is an event recorded on the current stream of the current device after the slots'
@@ -301,7 +454,6 @@ class Loader:
         """
         if not self._pinned:
             return
-        feed = self._feed
         pending = feed.take_pending()
         if pending:
             event = torch.cuda.Event()
@@ -316,22 +468,29 @@ class Loader:
     def _take(self, feed: Any) -> Batch:
         retried = False
         while True:
-            self._recycle()
+            self._recycle(feed)
             try:
                 got = feed.next(_WAIT_SLICE_MS)
             except errors.OverloadedError:
                 if retried:
                     raise
                 gc.collect()  # tensors in reference cycles may be all that holds the slots
-                self._recycle(wait=True)
+                self._recycle(feed, wait=True)
                 retried = True
                 continue
             if got is not None:
                 break
         lease, epoch, index, indices, errs = got
+        del got  # the lease alone holds the slot now
         rows = len(indices)
-        batch = Batch(torch.frombuffer(lease, dtype=dtype, count=rows * per_row, offset=offset).view(rows, *row)
-                      for dtype, per_row, offset, row in self._views)
+        try:
+            batch = Batch(torch.frombuffer(lease, dtype=dtype, count=rows * per_row, offset=offset).view(rows, *row)
+                          for dtype, per_row, offset, row in self._views)
+        except BaseException:
+            # A traceback keeps this frame, and so its locals, alive for as long as the exception is
+            # kept (pytest, a logger, sys.last_traceback): the slot must not stay with it.
+            del lease
+            raise
         batch.epoch, batch.batch, batch.indices = epoch, index, list(indices)
         batch.errors = [SampleError(*e) for e in errs]
         for e in batch.errors:

@@ -1,0 +1,93 @@
+"""The per-sample functions of textfeed._core with their arguments checked first.
+
+east_targets, shrink_poly and find_min_rect_angle check every argument here and name the one that
+is wrong (ArgumentTypeError for a type, InvalidArgumentError for a value: non-finite coordinates,
+bad shapes). The geometry functions keep the checks of their bindings; a call with arguments of the
+wrong types raises ArgumentTypeError (a TypeError, as before) instead of a bare TypeError.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import _args, _core, errors
+
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _finite_array(name: str, value: Any, dtype: type, shape_text: str) -> np.ndarray:
+    """``value`` as a C-contiguous array of ``dtype``; numbers only, all finite."""
+    if value is None or isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+        raise errors.ArgumentTypeError(f"{name} must be an array of numbers {shape_text}, got {type(value).__name__}")
+    try:
+        array = np.ascontiguousarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise errors.ArgumentTypeError(f"{name} must be an array of numbers {shape_text}: {e}") from None
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise errors.InvalidArgumentError(f"{name} holds a NaN or infinite value")
+    return array
+
+
+def _optional_text(name: str, value: Any) -> Optional[str]:
+    return None if value is None else _args.text(name, value, 64)
+
+
+def east_targets(vertices: Any, labels: Any, crop_size: int, map_scale: float, profile: str = "upstage", *,
+                 fill_rule: Optional[str] = None, overlap: Optional[str] = None,
+                 ignored_targets: Optional[str] = None, roi_resize: Optional[str] = None,
+                 fix_orientation: Optional[bool] = None, clamp_geo: Optional[float] = None,
+                 angle_error: Optional[str] = None) -> dict:
+    vertices = _finite_array("vertices", vertices, np.float64, "of shape (n, 8)")
+    labels = _finite_array("labels", labels, np.int64, "of shape (n,)")
+    return _core.east_targets(
+        vertices, labels, _args.integer("crop_size", crop_size, *_INT32),
+        _args.real("map_scale", map_scale, 0, 1, lo_open=True), _args.choice("profile", profile, ("upstage", "sakura")),
+        fill_rule=_optional_text("fill_rule", fill_rule), overlap=_optional_text("overlap", overlap),
+        ignored_targets=_optional_text("ignored_targets", ignored_targets),
+        roi_resize=_optional_text("roi_resize", roi_resize),
+        fix_orientation=None if fix_orientation is None else _args.boolean("fix_orientation", fix_orientation),
+        clamp_geo=None if clamp_geo is None else _args.real("clamp_geo", clamp_geo, -math.inf, math.inf),
+        angle_error=_optional_text("angle_error", angle_error))
+
+
+east_targets.__doc__ = _core.east_targets.__doc__
+
+
+def _quad(value: Any) -> np.ndarray:
+    quad = _finite_array("quad", value, np.float64, "of 8 coordinates")
+    if quad.size != 8:
+        raise errors.InvalidArgumentError(f"quad must hold 8 coordinates (x1, y1, ..., x4, y4), got {quad.size}")
+    return quad.reshape(8)
+
+
+def shrink_poly(quad: Any) -> np.ndarray:
+    return _core.shrink_poly(_quad(quad))
+
+
+shrink_poly.__doc__ = _core.shrink_poly.__doc__
+
+
+def find_min_rect_angle(quad: Any, metric: str = "sr") -> float:
+    return _core.find_min_rect_angle(_quad(quad), _args.choice("metric", metric, ("sr", "up")))
+
+
+find_min_rect_angle.__doc__ = _core.find_min_rect_angle.__doc__
+
+
+def typed(function: Callable) -> Callable:
+    """``function`` (a binding) raising ArgumentTypeError where the binding refuses the types."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kw: Any) -> Any:
+        try:
+            return function(*args, **kw)
+        except TypeError as e:
+            if isinstance(e, errors.TextfeedError) or "incompatible function arguments" not in str(e):
+                raise
+            raise errors.ArgumentTypeError(str(e)) from None
+
+    return call
