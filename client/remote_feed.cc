@@ -42,6 +42,7 @@ FeedLayout layout_of(const transport::StreamOpened& o) {
   f.batches_per_epoch = o.batches_per_epoch;
   f.dataset_size = o.dataset_size;
   f.batch_size = o.tensors.empty() || o.tensors[0].shape.empty() ? 0 : static_cast<int>(o.tensors[0].shape[0]);
+  if (o.dataset_fingerprint != 0) f.dataset_fingerprint = o.dataset_fingerprint;
   return f;
 }
 }  // namespace
@@ -146,6 +147,9 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io.conn->open(request));
     if (opened.slot_bytes != layout_.slot_bytes || opened.batches_per_epoch != layout_.batches_per_epoch)
       return Status::invalid_argument("the daemon's batches changed shape since the stream was first opened");
+    if (layout_.dataset_fingerprint && opened.dataset_fingerprint != *layout_.dataset_fingerprint)
+      return Status::invalid_argument("the daemon's dataset '" + options_.request.dataset +
+                                      "' is not the one this stream was first opened on (it restarted with another?)");
     io.stream_id = opened.stream_id;
     if (shm_) {
       // A reconnect (after a stall the daemon took for a death, or a restart) hands the same memory
@@ -324,8 +328,19 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
   if (io.conn) (void)io.conn->close(io.stream_id, 2s);
 }
 
+void RemoteFeed::cancel() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = Status::cancelled("this feed was closed");
+    stop_ = true;
+    cv_.notify_all();
+  }
+  signal_fd(wake_fd_);
+}
+
 Result<std::optional<FeedBatch>> RemoteFeed::next(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
+  if (error_.code() == Code::kCancelled) return error_;
   if (ready_.empty() && error_.ok() && held_ >= ring_->count())
     return Status::overloaded("all " + std::to_string(ring_->count()) +
                               " batch slots are held by earlier batches: drop (or copy) their tensors");
@@ -357,8 +372,8 @@ void RemoteFeed::release(uint32_t slot) {
 
 Status RemoteFeed::seek(uint64_t epoch, uint64_t batch) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
   if (!error_.ok()) return error_;
+  if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
   seek_to_ = {epoch, batch};
   const uint64_t ticket = ++seek_requested_;
   signal_fd(wake_fd_);

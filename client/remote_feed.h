@@ -57,6 +57,9 @@ class RemoteFeed final : public Feed {
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   FeedStats stats() const override;
+  // Stops the I/O thread's work for good (it closes the stream and ends); next() and seek() return
+  // kCancelled from then on, a waiting one at once.
+  void cancel() override;
   // The transport in use.
   bool shared_memory() const { return shm_; }
 

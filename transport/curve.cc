@@ -7,10 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <zmq.h>
+
+#include "base/file.h"
 
 namespace textfeed::transport {
 
@@ -19,25 +20,28 @@ namespace {
 constexpr std::string_view kZ85Alphabet =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
+// Writes `text` into a fresh file beside `path` (mode `mode` from its creation, never through a
+// symlink) and renames it over `path`, which must be absent or (with `overwrite`) a regular file.
 Status write_file(const std::string& path, const std::string& text, mode_t mode, bool overwrite) {
-  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
-  const int fd = ::open(path.c_str(), flags, mode);
-  if (fd < 0) {
-    if (errno == EEXIST) return Status::invalid_argument(path + " exists (use --force to replace it)");
-    return Status::from_errno("cannot write " + path, errno);
-  }
-  ::fchmod(fd, mode);  // also when an existing file was truncated
-  const ssize_t n = ::write(fd, text.data(), text.size());
+  TF_RETURN_IF_ERROR(check_replaceable(path, overwrite));
+  TF_ASSIGN_OR_RETURN(TempFile temp, create_temp_beside(path, mode));
+  const ssize_t n = ::write(temp.fd.get(), text.data(), text.size());
   const int e = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) return Status::from_errno("cannot write " + path, e);
-  return Status();
+  Status closed = temp.fd.close();
+  if (n != static_cast<ssize_t>(text.size()) || !closed.ok()) {
+    ::unlink(temp.path.c_str());
+    return n != static_cast<ssize_t>(text.size()) ? Status::from_errno("cannot write " + path, e) : closed;
+  }
+  Status renamed = rename_into_place(temp.path, path, overwrite);
+  if (!renamed.ok()) ::unlink(temp.path.c_str());
+  return renamed;
 }
 
 // The value of "<field> = <key>" in a key file, or a bare key on a line of its own.
 Result<std::string> find_key(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) return errno == ENOENT ? Status::not_found("no key file " + path) : Status::from_errno("cannot read " + path, errno);
+  std::string text;  // a key file is a few lines: anything larger, or not a regular file, is not one
+  TF_RETURN_IF_ERROR(read_regular_file(path, text, 64 << 10));
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -30,8 +30,10 @@ struct CurveClientOptions {
 
 // A new random key pair. Errors: kUnimplemented (libzmq built without CURVE).
 Result<CurveKeyPair> generate_curve_keypair();
-// Writes "<base>.key" (mode 0600: public and secret) and "<base>.pub" (public only).
-// Errors: kInvalidArgument (a file exists and !overwrite), kIo.
+// Writes "<base>.key" (mode 0600 from its creation: public and secret) and "<base>.pub" (public
+// only), each as a fresh file renamed into place: never through a symlink, and over nothing but a
+// regular file (with `overwrite`). Errors: kInvalidArgument (a file exists and !overwrite, or is
+// not a regular file), kIo.
 Status write_curve_key_files(const std::string& base, const CurveKeyPair& keys, bool overwrite);
 // Reads a ".key" file (both keys; the public key is checked against the secret one).
 // Errors: kNotFound, kIo, kInvalidArgument (no valid key in it, or the pair does not match).

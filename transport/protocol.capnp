@@ -141,6 +141,8 @@ struct StreamOpened {
   maxCredits @5 :UInt32;        # frames: batches the daemon accepts in flight for this stream
   memoryToken @6 :Data;         # sharedMemory: 16 random bytes that tie the descriptor the client
                                 # hands over (see AttachMemory) to this stream; valid once
+  datasetFingerprint @7 :UInt64;# a hash of the dataset's sample index (names, sizes, words): a
+                                # client's checkpoint names the dataset it was taken on; 0 = unknown
 }
 
 struct Credit {

@@ -43,21 +43,9 @@ MemoryToken new_memory_token() {
   return t;
 }
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
 Result<std::unique_ptr<ShmRegion>> ShmRegion::create(size_t bytes) {
   if (bytes == 0) return Status::invalid_argument("shared memory of 0 bytes");
-  UniqueFd fd(::memfd_create("textfeed-slots", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  FileDescriptor fd(::memfd_create("textfeed-slots", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd.valid()) return Status::from_errno("memfd_create", errno);
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0)
     return Status::from_errno("sizing shared memory to " + std::to_string(bytes) + " bytes", errno);
@@ -70,7 +58,7 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::create(size_t bytes) {
   return std::unique_ptr<ShmRegion>(new ShmRegion(static_cast<uint8_t*>(p), bytes, std::move(fd)));
 }
 
-Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(UniqueFd fd, size_t min_bytes) {
+Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(FileDescriptor fd, size_t min_bytes) {
   if (min_bytes == 0) return Status::invalid_argument("a mapping of 0 bytes");
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Status::from_errno("fstat of the client's memory", errno);
@@ -89,7 +77,7 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(UniqueFd fd, size_t m
   // Only what was asked for: a larger file does not make us map (and populate) more.
   void* p = ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("mapping the client's memory", errno);
-  return std::unique_ptr<ShmRegion>(new ShmRegion(static_cast<uint8_t*>(p), min_bytes, UniqueFd()));
+  return std::unique_ptr<ShmRegion>(new ShmRegion(static_cast<uint8_t*>(p), min_bytes, FileDescriptor()));
 }
 
 ShmRegion::~ShmRegion() { ::munmap(data_, size_); }
@@ -102,7 +90,7 @@ Result<std::unique_ptr<MemoryInbox>> MemoryInbox::bind(const std::string& path) 
       return Status::invalid_argument(path + " exists and is not a socket of this user: refusing to replace it");
     ::unlink(path.c_str());  // a dead daemon's: the caller holds the endpoint's lock
   }
-  UniqueFd s(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  FileDescriptor s(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!s.valid()) return Status::from_errno("socket", errno);
   const int on = 1;
   if (::setsockopt(s.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0)
@@ -135,7 +123,7 @@ std::vector<MemoryInbox::Delivery> MemoryInbox::receive(size_t max, size_t* refu
     msg.msg_controllen = sizeof(control);
     const ssize_t got = ::recvmsg(socket_.get(), &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (got < 0) break;  // EAGAIN: nothing more waits (other errors: the next poll says)
-    std::vector<UniqueFd> fds;
+    std::vector<FileDescriptor> fds;
     bool from_self = false;
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET) continue;
@@ -166,7 +154,7 @@ std::vector<MemoryInbox::Delivery> MemoryInbox::receive(size_t max, size_t* refu
 
 Status send_memory(const std::string& path, const MemoryToken& token, int fd, int timeout_ms) {
   TF_ASSIGN_OR_RETURN(const sockaddr_un address, unix_address(path));
-  UniqueFd s(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  FileDescriptor s(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!s.valid()) return Status::from_errno("socket", errno);
   // Connected, so that poll() tells when the daemon's queue has room again.
   if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {

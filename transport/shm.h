@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "base/status.h"
 
 namespace textfeed::transport {
@@ -25,30 +26,6 @@ using MemoryToken = std::array<uint8_t, kMemoryTokenBytes>;
 
 // A fresh random token (std::random_device).
 MemoryToken new_memory_token();
-
-// Owns one file descriptor; closes it when destroyed. A move-only resource type.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  // Gives up ownership.
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // A mapping of a sealed memory file. A resource type: owns the mapping (and, for the creator, the
 // descriptor). Plain memory: concurrent writes to disjoint ranges are fine; the owner synchronizes
@@ -61,7 +38,7 @@ class ShmRegion {
   // Daemon: maps the first `min_bytes` of a descriptor a client handed over, after checking that
   // it is a memory file (tmpfs, not hugetlbfs) sealed against shrinking and at least that large;
   // the descriptor is closed either way. Errors: kInvalidArgument naming what is wrong, kIo.
-  static Result<std::unique_ptr<ShmRegion>> map_received(UniqueFd fd, size_t min_bytes);
+  static Result<std::unique_ptr<ShmRegion>> map_received(FileDescriptor fd, size_t min_bytes);
   ~ShmRegion();
   ShmRegion(const ShmRegion&) = delete;
   ShmRegion& operator=(const ShmRegion&) = delete;
@@ -72,10 +49,10 @@ class ShmRegion {
   int fd() const { return fd_.get(); }
 
  private:
-  ShmRegion(uint8_t* data, size_t size, UniqueFd fd) : data_(data), size_(size), fd_(std::move(fd)) {}
+  ShmRegion(uint8_t* data, size_t size, FileDescriptor fd) : data_(data), size_(size), fd_(std::move(fd)) {}
   uint8_t* data_;
   size_t size_;
-  UniqueFd fd_;
+  FileDescriptor fd_;
 };
 
 // The daemon's end of the hand-over: a datagram Unix socket at a path (mode 0600, created under
@@ -85,7 +62,7 @@ class MemoryInbox {
  public:
   struct Delivery {
     MemoryToken token{};
-    UniqueFd fd;
+    FileDescriptor fd;
   };
   // Binds `path` (a stale socket there is replaced: the caller holds the endpoint's lock).
   // Errors: kInvalidArgument (path too long for a Unix socket, something else than a socket at
@@ -105,9 +82,9 @@ class MemoryInbox {
   std::vector<Delivery> receive(size_t max, size_t* refused);
 
  private:
-  MemoryInbox(std::string path, UniqueFd socket) : path_(std::move(path)), socket_(std::move(socket)) {}
+  MemoryInbox(std::string path, FileDescriptor socket) : path_(std::move(path)), socket_(std::move(socket)) {}
   std::string path_;
-  UniqueFd socket_;
+  FileDescriptor socket_;
 };
 
 // The client's end: sends `fd` with `token` to the inbox at `path`, waiting at most `timeout_ms`

@@ -67,6 +67,7 @@ struct StreamOpened {
   std::vector<TensorDescriptor> tensors;
   uint32_t max_credits = 0;
   std::vector<uint8_t> memory_token;  // sharedMemory streams: kMemoryTokenBytes (transport/shm.h)
+  uint64_t dataset_fingerprint = 0;
 };
 struct Credit {
   uint64_t stream_id = 0;

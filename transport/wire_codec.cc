@@ -158,6 +158,7 @@ struct Encoder {
     set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
     b.setMaxCredits(m.max_credits);
     b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
+    b.setDatasetFingerprint(m.dataset_fingerprint);
   }
   void operator()(const Credit& m) {
     auto b = e.initCredit();
@@ -314,7 +315,7 @@ Message decode_envelope(w::Envelope::Reader e) {
       const auto token = r.getMemoryToken();
       return StreamOpened{r.getStreamId(),          r.getBatchesPerEpoch(),       r.getDatasetSize(),
                           r.getSlotBytes(),         get_tensors(r.getTensors()), r.getMaxCredits(),
-                          {token.begin(), token.end()}};
+                          {token.begin(), token.end()}, r.getDatasetFingerprint()};
     }
     case w::Envelope::CREDIT: {
       auto r = e.getCredit();

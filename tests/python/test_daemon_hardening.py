@@ -191,3 +191,28 @@ def test_the_drain_timeout_is_honoured_while_fills_run(tmp_path, tmp_daemon):
     assert "drain timeout: cancelling" in text, text
     # One sample of these pages costs well under a second; the cancelled batches, several seconds.
     assert took < 3.0, f"the daemon took {took:.1f} s to stop with --drain-timeout 0.2\n{text}"
+
+
+def test_a_remote_checkpoint_names_the_daemons_dataset(tmp_path, tmp_daemon):
+    # Issue 11 #15, remote side: the daemon sends its dataset's fingerprint, so a checkpoint taken
+    # on one dataset is refused by a loader on another of the same size.
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(SAMPLE, other)
+    gt = other / "gt" / "gt_img_1.txt"
+    text = gt.read_bytes()
+    first_comma = text.index(b",")
+    gt.write_bytes(text[:first_comma - 1] + b"9" + text[first_comma:])  # one coordinate moved
+    daemon = tmp_daemon("--dataset", f"other={other}")
+    args = dict(batch_size=3, profile="sakura", seed=1, prefetch=2)
+    with textfeed.Loader(dataset=str(SAMPLE), threads=2, **args) as embedded:
+        local_state = embedded.state_dict()
+    with textfeed.Loader(daemon.endpoint, dataset="icdar", **args) as remote:
+        state = remote.state_dict()
+        assert state["dataset_fingerprint"] == local_state["dataset_fingerprint"]
+        remote.load_state_dict(local_state)
+    with textfeed.Loader(daemon.endpoint, dataset="other", **args) as remote:
+        assert remote.state_dict()["dataset_size"] == state["dataset_size"]
+        with pytest.raises(textfeed.errors.InvalidArgumentError, match="dataset_fingerprint"):
+            remote.load_state_dict(state)

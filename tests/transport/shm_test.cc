@@ -57,33 +57,33 @@ TEST(ShmTest, ASealedRegionCannotShrinkOrGrow) {
 TEST(ShmTest, TheDaemonMapsOnlySealedMemoryFilesLargeEnough) {
   auto r = ShmRegion::create(64 << 10);
   ASSERT_TRUE(r.has_value());
-  auto mapped = ShmRegion::map_received(UniqueFd(::dup((*r)->fd())), 64 << 10);
+  auto mapped = ShmRegion::map_received(FileDescriptor(::dup((*r)->fd())), 64 << 10);
   ASSERT_TRUE(mapped.has_value()) << mapped.error().to_string();
   (*mapped)->data()[100] = 42;
   EXPECT_EQ((*r)->data()[100], 42) << "the same memory";
 
-  auto small = ShmRegion::map_received(UniqueFd(::dup((*r)->fd())), 128 << 10);
+  auto small = ShmRegion::map_received(FileDescriptor(::dup((*r)->fd())), 128 << 10);
   EXPECT_EQ(small.status().code(), Code::kInvalidArgument);
 
   const int unsealed = ::memfd_create("unsealed", MFD_CLOEXEC);
   ASSERT_EQ(::ftruncate(unsealed, 64 << 10), 0);
-  auto open = ShmRegion::map_received(UniqueFd(unsealed), 4096);
+  auto open = ShmRegion::map_received(FileDescriptor(unsealed), 4096);
   EXPECT_EQ(open.status().code(), Code::kInvalidArgument);
   EXPECT_NE(open.status().message().find("F_SEAL_SHRINK"), std::string::npos) << open.status().message();
 
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   ::close(pipe_fds[1]);
-  EXPECT_EQ(ShmRegion::map_received(UniqueFd(pipe_fds[0]), 4096).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(pipe_fds[0]), 4096).status().code(), Code::kInvalidArgument);
 
   const std::string file = scratch_path("file");
   const int f = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(f, 0);
   ASSERT_EQ(::ftruncate(f, 64 << 10), 0);
   ::unlink(file.c_str());
-  EXPECT_EQ(ShmRegion::map_received(UniqueFd(f), 4096).status().code(), Code::kInvalidArgument)
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(f), 4096).status().code(), Code::kInvalidArgument)
       << "a file on disk is not a memory file";
-  EXPECT_EQ(ShmRegion::map_received(UniqueFd(::open("/dev/null", O_RDWR | O_CLOEXEC)), 4096).status().code(),
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::open("/dev/null", O_RDWR | O_CLOEXEC)), 4096).status().code(),
             Code::kInvalidArgument);
 }
 

@@ -62,8 +62,9 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
-  if (o.batch_size == 0 || o.batch_size > 4096)
-    return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1..4096");
+  if (o.batch_size == 0 || o.batch_size > static_cast<uint32_t>(loader::kMaxBatchSize))
+    return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1.." +
+                                    std::to_string(loader::kMaxBatchSize));
   if (o.world_size == 0 || o.world_size > 65536 || o.rank >= o.world_size)
     return Status::invalid_argument("rank " + std::to_string(o.rank) + " of world_size " +
                                     std::to_string(o.world_size) + ": need 0 <= rank < world_size <= 65536");
@@ -137,6 +138,7 @@ StreamOpened ServerStream::opened() const {
                  pipeline_->source().size(), l.slot_bytes,
                  descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
   if (token_) o.memory_token.assign(token_->begin(), token_->end());
+  o.dataset_fingerprint = pipeline_->source().fingerprint();
   return o;
 }
 
@@ -144,7 +146,7 @@ const MemoryToken* ServerStream::awaiting_memory() const {
   return token_ && !deposited_.valid() && !shm_ ? &*token_ : nullptr;
 }
 
-void ServerStream::deposit(UniqueFd fd) { deposited_ = std::move(fd); }
+void ServerStream::deposit(FileDescriptor fd) { deposited_ = std::move(fd); }
 
 Status ServerStream::attach(const AttachMemory& m) {
   if (config_.request.transport != WireTransport::kSharedMemory)

@@ -71,7 +71,7 @@ class ServerStream {
   // nullptr once a descriptor came (or for a frames stream).
   const MemoryToken* awaiting_memory() const;
   // Keeps the descriptor that came with this stream's token, for attach().
-  void deposit(UniqueFd fd);
+  void deposit(FileDescriptor fd);
   // sharedMemory streams: maps the deposited descriptor as the client's slots. Errors:
   // kInvalidArgument (no descriptor came, not a sealed memory file, too small, bad slot sizes),
   // kIo.
@@ -116,7 +116,7 @@ class ServerStream {
   enum class SlotOwner : unsigned char { kClient, kCredited, kDaemon };
   std::unique_ptr<ShmRegion> shm_;
   std::optional<MemoryToken> token_;  // until a descriptor comes
-  UniqueFd deposited_;                // until attach() maps it
+  FileDescriptor deposited_;                // until attach() maps it
   uint64_t slot_stride_ = 0;
   std::vector<SlotOwner> owner_;
   std::deque<uint32_t> credited_;
