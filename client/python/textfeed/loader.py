@@ -2,7 +2,7 @@
 
 Without an endpoint the C++ pipeline runs inside this process on a pool of worker threads
 (embedded mode); with one, batches come from ``textfeed serve`` (one stream per DDP rank), written
-straight into this process's shared memory when the daemon is on the same host. Either way the
+straight into this process's shared memory over the daemon's ipc endpoint. Either way the
 batches are the same bytes for the same seed, and each is a tuple of torch tensors
 ``(img, gt_score_map, gt_geo_map, roi_mask)`` in a ring of slots allocated once (page-locked for
 CUDA when it is there), valid for as long as you keep any of them.
@@ -201,7 +201,8 @@ class Loader:
         threads: embedded mode's worker threads: None or 0 for one per core, else
             1..``textfeed._core.MAX_WORKER_THREADS`` (1024; the bound of every textfeed command).
         on_bad_sample: ``"skip"`` (write a deterministic replacement, report it) or ``"fail"``.
-        transport: remote mode: ``"auto"`` (shared memory on this host), ``"shm"``, ``"frames"``.
+        transport: remote mode: ``"auto"`` (shared memory when the daemon offers it: its ipc://
+            endpoint; frames over tcp), ``"shm"`` (insist), ``"frames"``.
         timeout: seconds to wait for the daemon's first answer.
         daemon_timeout, reconnect_timeout: seconds of silence after which the daemon is gone, and
             how long to try to reconnect (resuming at the first batch not delivered). Every timeout
