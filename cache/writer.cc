@@ -30,6 +30,7 @@ class FileSink final : public kj::OutputStream {
   explicit FileSink(int fd) : fd_(fd), buf_(kBufBytes) {}
 
   void write(const void* data, size_t size) override {
+    if (size == 0) return;  // an empty index comes as (nullptr, 0), which memcpy must not get
     const uint8_t* p = static_cast<const uint8_t*>(data);
     crc_ = crc32c(p, size, crc_);
     offset_ += size;
