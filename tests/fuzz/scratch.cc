@@ -1,0 +1,63 @@
+// The fuzz targets' per-process scratch folder and file writing.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "base/log.h"
+#include "tests/fuzz/fuzz_targets.h"
+
+namespace textfeed::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch_parent() {
+  std::error_code ec;
+  if (const char* t = std::getenv("TMPDIR"); t && *t && fs::is_directory(t, ec)) return t;
+  if (fs::is_directory("/dev/shm", ec)) return "/dev/shm";  // memory: no disk writes per input
+  return "/tmp";
+}
+
+// Owns the folder: made empty on construction, removed when the process exits normally. A
+// crashed fuzzer leaves it behind; its name carries the pid, so it never collides.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(scratch_parent() / ("textfeed-fuzz-" + std::to_string(::getpid()))) {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    fs::create_directories(path_, ec);
+    TF_CHECK(!ec) << "cannot create the fuzz scratch folder " << path_.string() << ": "
+                  << ec.message();
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_string_; }
+
+ private:
+  fs::path path_;
+  std::string path_string_ = path_.string();
+};
+
+}  // namespace
+
+const std::string& scratch_dir() {
+  static const ScratchDir dir;
+  return dir.path();
+}
+
+void write_file(const std::string& path, std::span<const uint8_t> bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  TF_CHECK(f != nullptr) << "cannot write " << path;
+  const size_t put = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
+  const bool closed = std::fclose(f) == 0;
+  TF_CHECK(put == bytes.size() && closed) << "short write to " << path;
+}
+
+}  // namespace textfeed::fuzz
