@@ -5,7 +5,7 @@ PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-cpp test-python demo clean fuzz
+.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz
 
 all: build
 
@@ -35,6 +35,13 @@ demo: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan presets of
+# CMakePresets.json: -O1, test binaries only, findings abort). CI runs it after `make test`.
+test-asan: deps
+	cmake --preset asan-ubsan $(CMAKE_ARGS)
+	cmake --build build-asan -j $(JOBS) --target textfeed_tests
+	ctest --preset asan-ubsan -j $(JOBS)
 
 # Builds the libFuzzer targets (the fuzz preset: clang, build-fuzz/) and runs each for
 # FUZZ_SECONDS, printing executions per target; fails on any crash, leak, timeout or OOM.
