@@ -41,6 +41,11 @@ inline constexpr Target kTargets[] = {
     {"cache", cache_one_input},     {"wire", wire_one_input},
 };
 
+// Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input
+// is a finding (a daemon decoding millions of images would run out). What the first input of a
+// process opens for good (library initialization) sets the baseline.
+void run_checking_descriptors(TargetFn run, std::span<const uint8_t> input);
+
 // A per-process scratch folder (in $TMPDIR, else /dev/shm, else /tmp), created on first use and
 // removed at normal exit. Targets that need files write them here.
 const std::string& scratch_dir();

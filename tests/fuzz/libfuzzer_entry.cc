@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  textfeed::fuzz::TEXTFEED_FUZZ_TARGET(std::span<const uint8_t>(data, size));
+  textfeed::fuzz::run_checking_descriptors(textfeed::fuzz::TEXTFEED_FUZZ_TARGET,
+                                           std::span<const uint8_t>(data, size));
   return 0;
 }

@@ -50,7 +50,7 @@ void replay(const Target& target, const std::vector<fs::path>& files) {
     std::printf("[ replay   ] %s\n", fs::relative(file, kFuzzDir).c_str());
     std::fflush(stdout);
     const std::vector<uint8_t> bytes = read_bytes(file);
-    target.run(bytes);
+    run_checking_descriptors(target.run, bytes);
   }
 }
 

@@ -1,4 +1,5 @@
-// The fuzz targets' per-process scratch folder and file writing.
+// What every fuzz target shares: the per-process scratch folder, file writing, and the check
+// for leaked file descriptors.
 #include <unistd.h>
 
 #include <cstdio>
@@ -45,11 +46,32 @@ class ScratchDir {
   std::string path_string_ = path_.string();
 };
 
+size_t open_descriptors() {
+  size_t n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  TF_CHECK(!ec) << "cannot list /proc/self/fd: " << ec.message();
+  return n;
+}
+
 }  // namespace
 
 const std::string& scratch_dir() {
   static const ScratchDir dir;
   return dir.path();
+}
+
+void run_checking_descriptors(TargetFn run, std::span<const uint8_t> input) {
+  static size_t baseline = 0;
+  static bool first = true;
+  run(input);
+  const size_t open = open_descriptors();
+  if (first) {
+    baseline = open;
+    first = false;
+  }
+  TF_CHECK(open <= baseline) << "the input left " << open - baseline
+                             << " file descriptor(s) open (see /proc/self/fd)";
 }
 
 void write_file(const std::string& path, std::span<const uint8_t> bytes) {
