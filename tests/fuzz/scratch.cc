@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "base/log.h"
 #include "tests/fuzz/fuzz_targets.h"
@@ -46,12 +49,18 @@ class ScratchDir {
   std::string path_string_ = path_.string();
 };
 
-size_t open_descriptors() {
-  size_t n = 0;
+// What /proc/self/fd lists: descriptor number -> what it refers to.
+std::map<std::string, std::string> open_descriptors() {
+  std::map<std::string, std::string> fds;
   std::error_code ec;
-  for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code link_ec;
+    const std::string target = fs::read_symlink(it->path(), link_ec).string();
+    if (target.rfind("/proc/", 0) == 0) continue;  // the listing's own descriptor
+    fds[it->path().filename().string()] = target;
+  }
   TF_CHECK(!ec) << "cannot list /proc/self/fd: " << ec.message();
-  return n;
+  return fds;
 }
 
 }  // namespace
@@ -62,16 +71,17 @@ const std::string& scratch_dir() {
 }
 
 void run_checking_descriptors(TargetFn run, std::span<const uint8_t> input) {
-  static size_t baseline = 0;
+  // Only what opens during the run counts: between runs, the sanitizers' symbolizer may start
+  // and keep pipes. The first run of a process may open for good (library initialization).
   static bool first = true;
+  const std::map<std::string, std::string> before = open_descriptors();
   run(input);
-  const size_t open = open_descriptors();
-  if (first) {
-    baseline = open;
-    first = false;
-  }
-  TF_CHECK(open <= baseline) << "the input left " << open - baseline
-                             << " file descriptor(s) open (see /proc/self/fd)";
+  const std::map<std::string, std::string> after = open_descriptors();
+  if (std::exchange(first, false)) return;
+  std::string leaked;
+  for (const auto& [fd, target] : after)
+    if (!before.count(fd)) leaked += " " + fd + " -> " + target + ";";
+  TF_CHECK(after.size() <= before.size()) << "the input left file descriptors open:" << leaked;
 }
 
 void write_file(const std::string& path, std::span<const uint8_t> bytes) {
