@@ -51,12 +51,13 @@ class ScratchDir {
 
 // What /proc/self/fd lists: descriptor number -> what it refers to.
 std::map<std::string, std::string> open_descriptors() {
+  static const std::string own_listing = "/proc/" + std::to_string(::getpid()) + "/fd";
   std::map<std::string, std::string> fds;
   std::error_code ec;
   for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code link_ec;
     const std::string target = fs::read_symlink(it->path(), link_ec).string();
-    if (target.rfind("/proc/", 0) == 0) continue;  // the listing's own descriptor
+    if (target == own_listing) continue;
     fds[it->path().filename().string()] = target;
   }
   TF_CHECK(!ec) << "cannot list /proc/self/fd: " << ec.message();
