@@ -2,8 +2,9 @@
 # Regenerates the seed corpora under tests/fuzz/corpus/ with the project's own tools: a small
 # `textfeed synth` dataset (ICDAR gt files, UFO json), caches built from it by `textfeed cache
 # build`, every wire message kind (textfeed_fuzz_wire_seeds), and small images of each format
-# and JPEG flavour the decoder handles. Hand-written edge cases (tests/fuzz/corpus/*/edge-*)
-# are kept. The caches carry the build time and folder, so their bytes differ between runs.
+# and JPEG flavour the decoder handles. Hand-written edge cases (corpus/*/edge-*) and inputs the
+# fuzzers found that add coverage (corpus/*/found-*: `-merge=1` of a long run's corpus, a few KB
+# each) are kept. The caches carry the build time and folder, so their bytes differ between runs.
 # Usage: tests/fuzz/make_corpus.sh [BUILD]   (BUILD defaults to build; it needs the tools built)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,7 +17,7 @@ cmake --build "$build" --target textfeed textfeed_fuzz_wire_seeds >/dev/null
 "$build/tools/textfeed" synth --count 3 --seed 5 --quality 60 --threads 1 --out "$tmp/ds" >/dev/null
 
 mkdir -p "$corpus"/{icdar15,ufo,cache,decode,wire}
-find "$corpus" -type f ! -name 'edge-*' -delete
+find "$corpus" -type f ! -name 'edge-*' ! -name 'found-*' -delete
 
 for gt in "$tmp"/ds/gt/*.txt; do cp "$gt" "$corpus/icdar15/synth-$(basename "$gt")"; done
 cp "$tmp/ds/ufo/train.json" "$corpus/ufo/synth-train.json"
