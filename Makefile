@@ -37,8 +37,10 @@ clean:
 	rm -rf $(BUILD)
 
 # The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan presets of
-# CMakePresets.json: -O1, test binaries only, findings abort). CI runs it after `make test`.
+# CMakePresets.json: clang -O1, test binaries only, findings abort). CI runs it after `make test`.
 test-asan: deps
+	@command -v clang++ >/dev/null || \
+	  { echo "make test-asan: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
 	cmake --preset asan-ubsan $(CMAKE_ARGS)
 	cmake --build build-asan -j $(JOBS) --target textfeed_tests
 	ctest --preset asan-ubsan -j $(JOBS)
