@@ -5,7 +5,7 @@ PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-cpp test-python demo clean
+.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz
 
 all: build
 
@@ -35,3 +35,22 @@ demo: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan presets of
+# CMakePresets.json: clang -O1, test binaries only, findings abort). CI runs it after `make test`.
+test-asan: deps
+	@command -v clang++ >/dev/null || \
+	  { echo "make test-asan: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
+	cmake --preset asan-ubsan $(CMAKE_ARGS)
+	cmake --build build-asan -j $(JOBS) --target textfeed_tests
+	ctest --preset asan-ubsan -j $(JOBS)
+
+# Builds the libFuzzer targets (the fuzz preset: clang, build-fuzz/) and runs each for
+# FUZZ_SECONDS, printing executions per target; fails on any crash, leak, timeout or OOM.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@command -v clang++ >/dev/null || \
+	  { echo "make fuzz: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
+	cmake --preset fuzz $(CMAKE_ARGS)
+	cmake --build build-fuzz -j $(JOBS) --target textfeed_fuzzers
+	tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)

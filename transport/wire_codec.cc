@@ -209,27 +209,63 @@ Status known(E value, E last, const char* field) {
                                   " is not a value this daemon or client knows");
 }
 
-Status known_dtypes(capnp::List<w::TensorDesc>::Reader list, const char* field) {
-  for (auto t : list) TF_RETURN_IF_ERROR(known(t.getDtype(), w::DType::UINT8, field));
+// No list is longer than the protocol can mean (protocol.capnp's bounds on its fields). Cap'n Proto
+// lets a small frame hold a long list of empty elements, which the traversal limit counts as one
+// word each: bounding the lengths keeps what a frame decodes to proportional to the frame, and
+// what decodes also re-encodes within the limits.
+template <class List>
+Status bounded(List list, size_t max, const char* field) {
+  if (list.size() <= max) return Status();
+  return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
+                         std::to_string(max) + " are allowed");
+}
+
+constexpr size_t kMaxTensors = 16, kMaxShape = 8, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536;
+
+Status check_tensors(capnp::List<w::TensorDesc>::Reader list, const char* field) {  // one read of the list
+  TF_RETURN_IF_ERROR(bounded(list, kMaxTensors, field));
+  for (auto t : list) {
+    TF_RETURN_IF_ERROR(bounded(t.getShape(), kMaxShape, "TensorDesc.shape"));
+    TF_RETURN_IF_ERROR(known(t.getDtype(), w::DType::UINT8, "TensorDesc.dtype"));
+  }
   return Status();
 }
 
-Status check_enums(w::Envelope::Reader e) {
+// What decoding reads beyond Cap'n Proto's own checks: enumerants this build knows, and list
+// lengths within the protocol's bounds.
+Status check_fields(w::Envelope::Reader e) {
   switch (e.which()) {
+    case w::Envelope::HELLO_REPLY:
+      return bounded(e.getHelloReply().getDatasets(), kMaxNames, "HelloReply.datasets");
     case w::Envelope::OPEN_STREAM: {
       auto r = e.getOpenStream();
+      TF_RETURN_IF_ERROR(bounded(r.getOverrides(), kMaxNames, "OpenStream.overrides"));
       TF_RETURN_IF_ERROR(known(r.getDtype(), w::DType::UINT8, "OpenStream.dtype"));
       TF_RETURN_IF_ERROR(known(r.getTransport(), w::Transport::SHARED_MEMORY, "OpenStream.transport"));
       return known(r.getOnBadSample(), w::OnBadSample::FAIL, "OpenStream.onBadSample");
     }
     case w::Envelope::STREAM_OPENED:
-      return known_dtypes(e.getStreamOpened().getTensors(), "StreamOpened.tensors.dtype");
-    case w::Envelope::BATCH:
-      return known_dtypes(e.getBatch().getTensors(), "Batch.tensors.dtype");
-    case w::Envelope::STATS:
-      for (auto x : e.getStats().getStreams())
+      return check_tensors(e.getStreamOpened().getTensors(), "StreamOpened.tensors");
+    case w::Envelope::CREDIT:
+      return bounded(e.getCredit().getSlots(), kMaxRows, "Credit.slots");
+    case w::Envelope::BATCH: {
+      auto r = e.getBatch();
+      TF_RETURN_IF_ERROR(bounded(r.getIndices(), kMaxRows, "Batch.indices"));
+      TF_RETURN_IF_ERROR(bounded(r.getErrors(), kMaxRows, "Batch.errors"));
+      return check_tensors(r.getTensors(), "Batch.tensors");
+    }
+    case w::Envelope::STATS: {
+      auto r = e.getStats();
+      const auto streams = r.getStreams();
+      TF_RETURN_IF_ERROR(bounded(streams, kMaxListed, "Stats.streams"));
+      TF_RETURN_IF_ERROR(bounded(r.getStageMs(), kMaxTensors * 4, "Stats.stageMs"));
+      TF_RETURN_IF_ERROR(bounded(r.getStageNames(), kMaxTensors * 4, "Stats.stageNames"));
+      for (auto x : streams) {
+        TF_RETURN_IF_ERROR(bounded(x.getStageMs(), kMaxTensors * 4, "StreamStats.stageMs"));
         TF_RETURN_IF_ERROR(known(x.getTransport(), w::Transport::SHARED_MEMORY, "StreamStats.transport"));
+      }
       return Status();
+    }
     default:
       return Status();
   }
@@ -374,14 +410,17 @@ Result<Message> decode(std::span<const uint8_t> frame) {
   std::memcpy(words.begin(), frame.data(), frame.size());
   try {
     capnp::ReaderOptions options;
-    options.traversalLimitInWords = kMaxEnvelopeBytes / sizeof(capnp::word);
+    // Each list is read twice (check_fields, then the copy), and the traversal limit counts every
+    // read: four times the frame's largest size bounds the work and never refuses what encode()
+    // made.
+    options.traversalLimitInWords = 4 * kMaxEnvelopeBytes / sizeof(capnp::word);
     options.nestingLimit = 16;
     capnp::FlatArrayMessageReader reader(words, options);
     auto envelope = reader.getRoot<w::Envelope>();
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::CLOSED))
       return Status::unimplemented("envelope member " + std::to_string(static_cast<int>(envelope.which())) +
                                    " is not handled by this build");
-    TF_RETURN_IF_ERROR(check_enums(envelope));
+    TF_RETURN_IF_ERROR(check_fields(envelope));
     return decode_envelope(envelope);
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());

@@ -212,5 +212,29 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   EXPECT_EQ(decode(std::vector<uint8_t>(bytes.begin(), bytes.end())).status().code(), Code::kInvalidArgument);
 }
 
+// A small frame may hold a long list of empty elements (the traversal limit counts each as one
+// word): lists longer than their field can mean are refused, so that what decodes is
+// proportional to the frame and re-encodes within the limits.
+TEST(WireTest, ListsLongerThanTheirFieldsCanMeanAreRefused) {
+  auto frame = [](auto fill) {
+    capnp::MallocMessageBuilder b;
+    fill(b.initRoot<wire::Envelope>());
+    const auto words = capnp::messageToFlatArray(b);
+    const auto bytes = words.asBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  };
+  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(16); })).has_value());
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(17); })).status().code(),
+            Code::kCorrupt);
+  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) { e.initBatch().initIndices(4096); })).has_value());
+  auto rows = decode(frame([](wire::Envelope::Builder e) { e.initBatch().initIndices(4097); }));
+  EXPECT_EQ(rows.status().code(), Code::kCorrupt);
+  EXPECT_NE(rows.status().message().find("Batch.indices"), std::string::npos) << rows.status().message();
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initCredit().initSlots(5000); })).status().code(),
+            Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStats().initStreams(70000); })).status().code(),
+            Code::kCorrupt);
+}
+
 }  // namespace
 }  // namespace textfeed::transport
