@@ -47,7 +47,8 @@ enum ErrorCode {
 
 struct Hello {
   protocolVersion @0 :UInt32;   # the sender's protocolVersion
-  clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"
+  clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"; at most
+                                # 256 bytes (longer: Error invalidArgument)
   session @2 :UInt64;           # random per client, kept across its reconnects; 0 = none. A Hello
                                 # whose session an earlier connection used ends that connection's
                                 # streams, and HelloReply waits until their fills have stopped:
@@ -68,8 +69,8 @@ struct HelloReply {
 
 struct Override {
   # One augmentation option changed from the profile's default, e.g. ("crop_size", "768").
-  name @0 :Text;                # an AugmentOptions field name (augment/profile.h)
-  value @1 :Text;               # its value, parsed and validated by the daemon
+  name @0 :Text;                # an AugmentOptions field name (augment/profile.h); <= 4096 bytes
+  value @1 :Text;               # its value, parsed and validated by the daemon; <= 4096 bytes
 }
 
 enum Transport {
@@ -78,8 +79,8 @@ enum Transport {
 }
 
 struct OpenStream {
-  dataset @0 :Text;             # one of HelloReply.datasets
-  profile @1 :Text;             # "upstage" or "sakura"
+  dataset @0 :Text;             # one of HelloReply.datasets (a text over 4096 bytes is refused)
+  profile @1 :Text;             # "upstage" or "sakura" (a text over 4096 bytes is refused)
   overrides @2 :List(Override);
   seed @3 :UInt64;
   epoch @4 :UInt64;             # the epoch to start in
@@ -177,7 +178,7 @@ struct EndOfEpoch {
 
 struct Error {
   code @0 :ErrorCode;
-  message @1 :Text;
+  message @1 :Text;             # what went wrong, for people; the daemon cuts it at 16 KiB
   streamId @2 :UInt64;          # 0 when the error concerns no stream
 }
 

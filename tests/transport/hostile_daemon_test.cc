@@ -1,0 +1,113 @@
+// The daemon against broken and hostile clients: oversized texts that would make a reply too large
+// to send, memory hand-overs that would make the daemon allocate or fault, requests that would
+// hold its socket thread. Each must get a clear Error while the daemon serves everyone else.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "loader/arena.h"
+#include "loader/source.h"
+#include "transport/connection.h"
+#include "transport/server.h"
+#include "transport/shm.h"
+
+namespace textfeed::transport {
+namespace {
+
+using namespace std::chrono_literals;
+const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
+
+class HostileClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto src = loader::SampleSource::open(kSample, {});
+    ASSERT_TRUE(src.has_value()) << src.error().to_string();
+    ServerOptions o;
+    o.endpoint = "ipc:///tmp/textfeed-hostile-" + std::to_string(::getpid()) + ".sock";
+    o.datasets["icdar"] = *src;
+    o.client_timeout = 5s;
+    o.heartbeat_interval = 200ms;
+    auto s = Server::create(o, arena_.arena());
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    server_ = std::move(*s);
+    thread_ = std::thread([this] { status_ = server_->run(stop_); });
+  }
+  void TearDown() override {
+    if (!server_) return;
+    stop_ = true;
+    thread_.join();
+    EXPECT_TRUE(status_.ok()) << status_.to_string();
+  }
+
+  std::unique_ptr<Connection> connect(const std::string& name = "hostile") {
+    auto c = Connection::connect(server_->endpoint(), name);
+    EXPECT_TRUE(c.has_value()) << c.error().to_string();
+    return c.has_value() ? std::move(*c) : nullptr;
+  }
+  static OpenStream request() {
+    OpenStream o;
+    o.dataset = "icdar";
+    o.profile = "sakura";
+    o.batch_size = 2;
+    return o;
+  }
+
+  loader::WorkerArena arena_{2};
+  std::unique_ptr<Server> server_;
+  std::atomic<bool> stop_{false};
+  Status status_;
+  std::thread thread_;
+};
+
+// A client named with 1 MiB made every Stats reply too large for any client to read (textfeed
+// stats failed for everyone) and wrote megabyte log lines.
+TEST_F(HostileClientTest, AClientNameOverItsBoundIsRefusedAndStatsStayReadable) {
+  auto big = Connection::connect(server_->endpoint(), std::string((1 << 20) - 512, 'n'));
+  ASSERT_FALSE(big.has_value());
+  EXPECT_EQ(big.error().code(), Code::kInvalidArgument);
+  EXPECT_NE(big.error().message().find("clientName"), std::string::npos) << big.error().message().substr(0, 200);
+  EXPECT_LT(big.error().message().size(), 200u) << "the refusal does not repeat the name";
+  auto fine = connect(std::string(kMaxClientNameBytes, 'n'));
+  ASSERT_TRUE(fine);
+  ASSERT_TRUE(fine->open(request(), 10s).has_value());
+  auto observer = connect("observer");
+  ASSERT_TRUE(observer);
+  auto s = observer->stats(10s);
+  ASSERT_TRUE(s.has_value()) << s.error().to_string();
+  ASSERT_EQ(s->streams.size(), 1u);
+  EXPECT_EQ(s->streams[0].client, std::string(kMaxClientNameBytes, 'n'));
+}
+
+// An option name just under 1 MiB was refused with an Error that repeated it and the known names:
+// over the envelope limit, so no reply went out at all and the client waited for its timeout.
+TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
+  auto c = connect();
+  ASSERT_TRUE(c);
+  for (size_t size : {size_t{5000}, size_t{(1 << 20) - 400}}) {
+    OpenStream o = request();
+    o.overrides = {{std::string(size, 'o'), "1"}};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto opened = c->open(o, 20s);
+    ASSERT_FALSE(opened.has_value());
+    EXPECT_EQ(opened.error().code(), Code::kInvalidArgument) << opened.error().to_string().substr(0, 200);
+    EXPECT_NE(opened.error().message().find("at most 4096"), std::string::npos)
+        << opened.error().message().substr(0, 200);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "no reply: the client waited for its timeout";
+  }
+  OpenStream o = request();
+  o.dataset = std::string(kMaxRequestTextBytes, 'd');  // within the bound: named in the reply
+  auto opened = c->open(o, 10s);
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_EQ(opened.error().code(), Code::kNotFound);
+  EXPECT_NE(opened.error().message().find(o.dataset), std::string::npos);
+  EXPECT_TRUE(c->open(request(), 10s).has_value()) << "the daemon serves on";
+}
+
+}  // namespace
+}  // namespace textfeed::transport
