@@ -110,10 +110,11 @@ enum OnBadSample {
 struct AttachMemory {
   # Sent after StreamOpened on a sharedMemory stream. Before it, the client created a memory file
   # (memfd_create(2)) of at least slots * slotStride bytes, sealed it against shrinking
-  # (F_SEAL_SHRINK), and sent its descriptor to HelloReply.memorySocket: one datagram holding the
+  # (F_SEAL_SHRINK), touched every page of it (a sparse file is refused: the daemon never
+  # allocates a client's memory), and sent its descriptor to HelloReply.memorySocket: one datagram holding the
   # 16 bytes of StreamOpened.memoryToken as data and the descriptor as SCM_RIGHTS. Slot i starts at
   # i * slotStride. The daemon maps the descriptor that came with this stream's token and answers
-  # MemoryAttached, or Error (no descriptor came, not a sealed memory file, too small).
+  # MemoryAttached, or Error (no descriptor came, not a sealed memory file, too small, sparse).
   streamId @0 :UInt64;
   obsoleteShmName @1 :Text;     # retired in version 2: memory is handed over, never named
   slots @2 :UInt32;             # 1..1024
