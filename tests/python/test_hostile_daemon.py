@@ -81,3 +81,36 @@ def test_sighup_drains_and_stops_the_daemon_like_sigterm(tmp_path, reaper):
         proc.send_signal(signal.SIGHUP)
         assert proc.wait(timeout=60) == 0, log.read_text()
     assert files_of(sock) == []
+
+
+def test_ctrl_c_ends_a_seek_that_waits_for_a_daemon_that_is_gone(tmp_path, reaper):
+    # A new epoch's first batch moves the stream (a seek), which waits while the client reconnects:
+    # Ctrl-C there was ignored for the whole reconnect_timeout (31 s with 30).
+    sock = tmp_path / "tf.sock"
+    with open(tmp_path / "serve.log", "w") as err:
+        proc = start_serve(sock, err)
+    reaper(proc)
+    loader = textfeed.Loader(f"ipc://{sock}", dataset="icdar", batch_size=2, profile="sakura", timeout=30,
+                             daemon_timeout=1, reconnect_timeout=120)
+    try:
+        assert next(iter(loader)).batch == 0
+        proc.kill()  # gone for good: the client reconnects until reconnect_timeout
+        proc.wait()
+        loader.set_epoch(3)
+        it = iter(loader)
+        previous = signal.signal(signal.SIGALRM, signal.default_int_handler)  # a Ctrl-C in half a second
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        started = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                next(it)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        assert time.monotonic() - started < 10, "Ctrl-C was not seen while the seek waited"
+    finally:
+        started = time.monotonic()
+        loader.close()
+        assert time.monotonic() - started < 10
+    with pytest.raises(textfeed.errors.CancelledError):
+        next(iter(loader))
