@@ -258,7 +258,14 @@ struct Server::Impl {
         TF_LOG(Info) << "serve: stream " << c->stream_id << " closed by " << describe_peer(peer);
         return end_stream(c->stream_id, true);
       }
-      send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
+      // Ended already (it failed): Closed once its last fill stops, as for an open stream, since
+      // Closed gives its slots back to the client.
+      for (Grave& g : graveyard)
+        if (g.stream->id() == c->stream_id && g.stream->peer() == peer) {
+          g.send_closed = true;
+          return;
+        }
+      send(peer, Closed{c->stream_id, 0});  // unknown, or gone: nothing of it is in flight
       return;
     }
     if (std::holds_alternative<Heartbeat>(m)) return;

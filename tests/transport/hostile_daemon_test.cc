@@ -8,6 +8,9 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -25,24 +28,32 @@ const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
 
 class HostileClientTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { start({}); }
+  void TearDown() override { stop(); }
+
+  // Serves the sample as "icdar", and `more` datasets.
+  void start(const std::map<std::string, std::shared_ptr<const loader::SampleSource>>& more) {
     auto src = loader::SampleSource::open(kSample, {});
     ASSERT_TRUE(src.has_value()) << src.error().to_string();
     ServerOptions o;
     o.endpoint = "ipc:///tmp/textfeed-hostile-" + std::to_string(::getpid()) + ".sock";
+    o.datasets = more;
     o.datasets["icdar"] = *src;
     o.client_timeout = 5s;
     o.heartbeat_interval = 200ms;
     auto s = Server::create(o, arena_.arena());
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
+    stop_ = false;
     thread_ = std::thread([this] { status_ = server_->run(stop_); });
   }
-  void TearDown() override {
+  // Stops the daemon; it returns once every fill it started has ended.
+  void stop() {
     if (!server_) return;
     stop_ = true;
     thread_.join();
     EXPECT_TRUE(status_.ok()) << status_.to_string();
+    server_.reset();
   }
 
   std::unique_ptr<Connection> connect(const std::string& name = "hostile") {
@@ -144,6 +155,50 @@ TEST_F(HostileClientTest, ABenchmarkBatchIsFilledOffTheSocketThread) {
   EXPECT_LT(open_took * 4, batch_took) << std::chrono::duration<double>(open_took).count() << " s to open, "
                                        << std::chrono::duration<double>(batch_took).count() << " s to the batch";
   EXPECT_LT(stats_took * 4, batch_took);
+}
+
+// A stream that failed was already ended when its client sent Close: the daemon answered Closed at
+// once, while the stream's other fills still wrote into the client's slots, which Closed had just
+// given back to it.
+TEST_F(HostileClientTest, ClosedComesOnlyOnceTheFillsOfAFailedStreamHaveStopped) {
+  namespace fs = std::filesystem;
+  const fs::path bad = "/tmp/textfeed-hostile-" + std::to_string(::getpid()) + "-bad";
+  fs::remove_all(bad);
+  fs::copy(kSample, bad, fs::copy_options::recursive);
+  auto src = loader::SampleSource::open(bad.string(), {});
+  ASSERT_TRUE(src.has_value()) << src.error().to_string();
+  std::ofstream(bad / (*src)->name(0), std::ios::trunc) << "not a picture";  // batch 0 fails at once
+  stop();
+  start({{"bad", *src}});
+  auto c = connect();
+  ASSERT_TRUE(c);
+  OpenStream o = request();
+  o.dataset = "bad";
+  o.batch_size = 1;
+  o.shuffle = false;
+  o.on_bad_sample = WireOnBadSample::kFail;
+  o.transport = WireTransport::kSharedMemory;
+  o.overrides = {{"image_size", "2048"}, {"crop_size", "1024"}};  // batch 1 takes a while
+  auto opened = c->open(o, 10s);
+  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+  const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
+  auto region = ShmRegion::create(2 * stride);
+  ASSERT_TRUE(region.has_value());
+  uint8_t* slot1 = (*region)->data() + stride;
+  std::memset(slot1, 0xAB, opened->slot_bytes);
+  ASSERT_TRUE(c->attach(*opened, (*region)->fd(), 2, stride, 10s).ok());
+  const uint32_t both[] = {0, 1};
+  ASSERT_TRUE(c->credit_slots(opened->stream_id, both).ok());
+  std::vector<uint8_t> none;
+  auto failed = c->receive(none, 60s);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_NE(failed.error().code(), Code::kUnavailable) << failed.error().to_string();
+  ASSERT_TRUE(c->close(opened->stream_id, 60s).ok());
+  const std::vector<uint8_t> at_closed(slot1, slot1 + opened->slot_bytes);
+  stop();  // waits for every fill
+  EXPECT_EQ(0, std::memcmp(at_closed.data(), slot1, at_closed.size()))
+      << "the daemon wrote into a slot after it answered Closed";
+  fs::remove_all(bad);
 }
 
 }  // namespace
