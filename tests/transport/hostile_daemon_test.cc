@@ -1,10 +1,12 @@
-// The daemon against broken and hostile clients: oversized texts that would make a reply too large
-// to send, memory hand-overs that would make the daemon allocate or fault, requests that would
-// hold its socket thread. Each must get a clear Error while the daemon serves everyone else.
+// The daemon against broken and hostile clients, and a client against a peer that is no daemon:
+// oversized texts that would make a reply too large to send, memory hand-overs and requests that
+// would make the daemon allocate or hold its socket thread, a Close racing a failed stream's fills,
+// garbage answers. Each must get a clear Error while the daemon serves everyone else.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include <chrono>
 #include <cstring>
@@ -199,6 +201,38 @@ TEST_F(HostileClientTest, ClosedComesOnlyOnceTheFillsOfAFailedStreamHaveStopped)
   EXPECT_EQ(0, std::memcmp(at_closed.data(), slot1, at_closed.size()))
       << "the daemon wrote into a slot after it answered Closed";
   fs::remove_all(bad);
+}
+
+// A peer at the endpoint that is no textfeed daemon answered Hello with garbage: the client's
+// error was Cap'n Proto's own words, naming neither the endpoint nor that the peer sent it.
+TEST(ForeignPeerTest, GarbageFromThePeerIsReportedAsComingFromItsEndpoint) {
+  const std::string endpoint = "ipc:///tmp/textfeed-foreign-" + std::to_string(::getpid()) + ".sock";
+  void* context = zmq_ctx_new();
+  void* router = zmq_socket(context, ZMQ_ROUTER);
+  ASSERT_EQ(zmq_bind(router, endpoint.c_str()), 0);
+  std::thread peer([&] {
+    zmq_pollitem_t item{router, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&item, 1, 10000) != 1) return;
+    char id[256];
+    const int n = zmq_recv(router, id, sizeof(id), 0);
+    int more = 1;
+    size_t size = sizeof(more);
+    char body[4096];
+    while (zmq_getsockopt(router, ZMQ_RCVMORE, &more, &size) == 0 && more) zmq_recv(router, body, sizeof(body), 0);
+    const uint8_t garbage[24] = {};
+    zmq_send(router, id, static_cast<size_t>(n), ZMQ_SNDMORE);
+    zmq_send(router, garbage, sizeof(garbage), 0);
+  });
+  ConnectOptions o;
+  o.timeout = 10s;
+  auto c = Connection::connect(endpoint, "curious", o);
+  peer.join();
+  zmq_close(router);
+  zmq_ctx_term(context);
+  ::unlink(endpoint.substr(6).c_str());
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().code(), Code::kCorrupt);
+  EXPECT_NE(c.error().message().find("a message from " + endpoint), std::string::npos) << c.error().message();
 }
 
 }  // namespace
