@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,14 @@ class Feed {
   // Drops what was produced ahead and continues at batch `batch` of `epoch`. Errors:
   // kInvalidArgument (batch out of range), kUnavailable.
   virtual Status seek(uint64_t epoch, uint64_t batch) = 0;
+  // As seek(), for a caller that must stay responsive (Ctrl-C in Python): a feed whose seek can
+  // wait long (RemoteFeed, while it reconnects) asks `interrupted` at least every 100 ms, on the
+  // calling thread, and gives up waiting once it says true: kCancelled. The seek then still
+  // happens in the background; the next seek() moves the feed wherever it is asked to.
+  virtual Status seek(uint64_t epoch, uint64_t batch, const std::function<bool()>& interrupted) {
+    (void)interrupted;
+    return seek(epoch, batch);
+  }
   // Position of the batch next() returns next.
   uint64_t next_epoch() const { return epoch_; }
   uint64_t next_batch() const { return batch_; }

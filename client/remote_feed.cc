@@ -90,7 +90,9 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
                                     " offers no shared memory (only its ipc:// endpoint does); use 'frames' or 'auto'");
   f->shm_ = options.transport != RemoteTransport::kFrames && offered;
   f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
-  TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io->conn->open(f->options_.request));
+  // Each answer is awaited as long as the first one (the caller's `timeout`), not a minute.
+  const std::chrono::milliseconds answer = f->options_.connect.timeout;
+  TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io->conn->open(f->options_.request, answer));
   io->stream_id = opened.stream_id;
   f->layout_ = layout_of(opened);
   f->max_in_flight_ = options.prefetch;
@@ -99,7 +101,8 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   TF_ASSIGN_OR_RETURN(f->ring_, f->shm_ ? SlotRing::shared(slots, f->layout_.slot_bytes)
                                         : SlotRing::anonymous(slots, f->layout_.slot_bytes));
   if (f->shm_)
-    TF_RETURN_IF_ERROR(io->conn->attach(opened, f->ring_->memory_fd(), f->ring_->count(), f->ring_->stride()));
+    TF_RETURN_IF_ERROR(
+        io->conn->attach(opened, f->ring_->memory_fd(), f->ring_->count(), f->ring_->stride(), answer));
   io->state.assign(f->ring_->count(), Io::SlotState::kFree);
   f->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (f->wake_fd_ < 0) return Status::from_errno("eventfd", errno);
@@ -122,6 +125,10 @@ RemoteFeed::~RemoteFeed() {
 
 void RemoteFeed::run(std::unique_ptr<Io> owned) {
   Io& io = *owned;
+  // How long the I/O thread waits for an answer (an open, an attach, a close) before it takes the
+  // daemon for gone: its silence limit. The daemon answers these at once; a longer wait only
+  // delays a reconnect, and a close() of this feed, which waits for this thread.
+  const std::chrono::milliseconds answer = options_.daemon_timeout;
   const transport::Connection::PayloadFor payload_for = [&](const transport::BatchHeader& h) {
     if (h.stream_id != io.stream_id || io.reserved.empty()) return std::span<uint8_t>();
     io.payload_slot = io.reserved.front();
@@ -144,7 +151,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     transport::OpenStream request = options_.request;
     request.epoch = io.epoch;
     request.start_batch = io.batch;
-    TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io.conn->open(request));
+    TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io.conn->open(request, answer));
     if (opened.slot_bytes != layout_.slot_bytes || opened.batches_per_epoch != layout_.batches_per_epoch)
       return Status::invalid_argument("the daemon's batches changed shape since the stream was first opened");
     if (layout_.dataset_fingerprint && opened.dataset_fingerprint != *layout_.dataset_fingerprint)
@@ -156,7 +163,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
       // over again: the daemon never names it, so nothing it did to the old stream matters.
       if (io.conn->hello().memory_socket.empty())
         return Status::invalid_argument("the daemon at " + options_.endpoint + " no longer offers shared memory");
-      TF_RETURN_IF_ERROR(io.conn->attach(opened, ring_->memory_fd(), ring_->count(), ring_->stride()));
+      TF_RETURN_IF_ERROR(io.conn->attach(opened, ring_->memory_fd(), ring_->count(), ring_->stride(), answer));
     }
     return Status();
   };
@@ -217,7 +224,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     if (batch >= layout_.batches_per_epoch)
       return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " +
                                       std::to_string(layout_.batches_per_epoch) + " batches");
-    if (io.conn) (void)io.conn->close(io.stream_id, 10s);  // its batches in flight are dropped
+    if (io.conn) (void)io.conn->close(io.stream_id, answer);  // its batches in flight are dropped
     forget_credits();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -325,7 +332,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     }
     // EndOfEpoch, Closed, MemoryAttached: nothing to do.
   }
-  if (io.conn) (void)io.conn->close(io.stream_id, 2s);
+  if (io.conn) (void)io.conn->close(io.stream_id, std::min<std::chrono::milliseconds>(answer, 2s));
 }
 
 void RemoteFeed::cancel() {
@@ -370,19 +377,35 @@ void RemoteFeed::release(uint32_t slot) {
   signal_fd(wake_fd_);
 }
 
-Status RemoteFeed::seek(uint64_t epoch, uint64_t batch) {
+Status RemoteFeed::seek(uint64_t epoch, uint64_t batch) { return seek(epoch, batch, nullptr); }
+
+Status RemoteFeed::seek(uint64_t epoch, uint64_t batch, const std::function<bool()>& interrupted) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!error_.ok()) return error_;
-  if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
+  // What is in flight is what comes next (unless an abandoned seek moved the stream elsewhere).
+  if (epoch == epoch_ && batch == batch_ && !seek_abandoned_) return Status();
   seek_to_ = {epoch, batch};
   const uint64_t ticket = ++seek_requested_;
   signal_fd(wake_fd_);
-  // The I/O thread always answers: the reopened stream, or an error (after its own timeouts).
-  cv_.wait(lock, [&] { return seek_done_ >= ticket || !error_.ok(); });
+  // The I/O thread always answers: the reopened stream, or an error (after its own timeouts, which
+  // a reconnect makes as long as reconnect_timeout: hence `interrupted`).
+  const auto answered = [&] { return seek_done_ >= ticket || !error_.ok(); };
+  while (!cv_.wait_for(lock, 100ms, answered)) {
+    if (!interrupted) continue;
+    lock.unlock();
+    const bool stop = interrupted();
+    lock.lock();
+    if (stop && !answered()) {
+      seek_abandoned_ = true;
+      return Status::cancelled("interrupted while the feed moved to epoch " + std::to_string(epoch) + " batch " +
+                               std::to_string(batch));
+    }
+  }
   if (seek_done_ < ticket) return error_;
   if (seek_status_.ok()) {
     epoch_ = epoch;
     batch_ = batch;
+    seek_abandoned_ = false;
   }
   return seek_status_;
 }

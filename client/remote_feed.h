@@ -56,6 +56,7 @@ class RemoteFeed final : public Feed {
   Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
   void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
+  Status seek(uint64_t epoch, uint64_t batch, const std::function<bool()>& interrupted) override;
   FeedStats stats() const override;
   // Stops the I/O thread's work for good (it closes the stream and ends); next() and seek() return
   // kCancelled from then on, a waiting one at once.
@@ -84,6 +85,7 @@ class RemoteFeed final : public Feed {
   std::optional<std::pair<uint64_t, uint64_t>> seek_to_;
   uint64_t seek_requested_ = 0, seek_done_ = 0;
   Status seek_status_;
+  bool seek_abandoned_ = false;  // the caller stopped waiting for a seek: its position is unknown
   uint32_t held_ = 0, in_flight_ = 0;
   uint64_t reconnects_ = 0, batches_ = 0, samples_ = 0, skipped_ = 0;
   double wait_seconds_ = 0;

@@ -1,5 +1,5 @@
 // textfeed serve: the daemon. Serves datasets (folders or cache files) to training processes over
-// ZeroMQ (docs/protocol.md); SIGTERM or SIGINT drains it and stops it cleanly.
+// ZeroMQ (docs/protocol.md); SIGTERM, SIGINT or SIGHUP drains it and stops it cleanly.
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -89,8 +89,13 @@ void run(const ServeArgs& a) {
   if (!arena.has_value()) fail("serve", arena.error().message(), 2);
   auto server = transport::Server::create(o, (*arena)->arena());
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
+  // SIGHUP (its terminal closed) drains and stops it like SIGTERM, rather than killing it with
+  // its socket files left behind. SIGPIPE is ignored: a log reader that went away (`serve 2>&1 |
+  // head`) costs log lines, never the daemon and every client's stream.
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
+  std::signal(SIGHUP, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
   std::fprintf(stderr, "serve: listening on %s with %d worker threads%s\n", (*server)->endpoint().c_str(),
                (*arena)->threads(), o.curve.enabled() ? ", CURVE on" : "");
   Status s = (*server)->run(g_stop);
@@ -109,7 +114,7 @@ void add_serve_command(CLI::App& app) {
       "Clients of an ipc:// endpoint (this host) get batches written straight into their shared memory; tcp clients\n"
       "get payload frames. One daemon per ipc path (PATH.lock); PATH.mem takes the clients' memory descriptors.\n"
       "Default endpoint: an ipc socket of mode 0600. tcp needs CURVE keys (textfeed keygen) or --insecure-tcp.\n"
-      "SIGTERM/SIGINT: finish the batches in flight, tell the clients, exit 0.");
+      "SIGTERM/SIGINT/SIGHUP: finish the batches in flight, tell the clients, exit 0.");
   cmd->add_option("--dataset", a->datasets, "NAME=PATH, repeatable; PATH is a dataset folder, UFO json or cache")
       ->required();
   cmd->add_option("--bind", a->bind, "ZeroMQ endpoint: ipc:///path (default ipc:///tmp/textfeed.sock) or tcp://host:port");

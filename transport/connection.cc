@@ -108,7 +108,10 @@ struct Connection::Impl {
 
   // Decodes a message and places a frames Batch's payload; nullopt for a Heartbeat.
   Result<std::optional<Message>> unpack(std::vector<zmq::message_t>& parts, const PayloadFor& payload_for) {
-    TF_ASSIGN_OR_RETURN(Message m, decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()}));
+    auto decoded = decode({static_cast<const uint8_t*>(parts[0].data()), parts[0].size()});
+    // Named: the peer at the endpoint may be no textfeed daemon at all.
+    if (!decoded.has_value()) return decoded.error().with_context("a message from " + endpoint);
+    Message m = std::move(*decoded);
     if (std::holds_alternative<Heartbeat>(m)) return std::optional<Message>();
     if (const auto* h = std::get_if<BatchHeader>(&m)) {
       if (parts.size() > 1) {

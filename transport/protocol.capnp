@@ -47,7 +47,8 @@ enum ErrorCode {
 
 struct Hello {
   protocolVersion @0 :UInt32;   # the sender's protocolVersion
-  clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"
+  clientName @1 :Text;          # free text for logs, e.g. "rank 3 on host-a, pid 1234"; at most
+                                # 256 bytes (longer: Error invalidArgument)
   session @2 :UInt64;           # random per client, kept across its reconnects; 0 = none. A Hello
                                 # whose session an earlier connection used ends that connection's
                                 # streams, and HelloReply waits until their fills have stopped:
@@ -68,8 +69,8 @@ struct HelloReply {
 
 struct Override {
   # One augmentation option changed from the profile's default, e.g. ("crop_size", "768").
-  name @0 :Text;                # an AugmentOptions field name (augment/profile.h)
-  value @1 :Text;               # its value, parsed and validated by the daemon
+  name @0 :Text;                # an AugmentOptions field name (augment/profile.h); <= 4096 bytes
+  value @1 :Text;               # its value, parsed and validated by the daemon; <= 4096 bytes
 }
 
 enum Transport {
@@ -78,8 +79,8 @@ enum Transport {
 }
 
 struct OpenStream {
-  dataset @0 :Text;             # one of HelloReply.datasets
-  profile @1 :Text;             # "upstage" or "sakura"
+  dataset @0 :Text;             # one of HelloReply.datasets (a text over 4096 bytes is refused)
+  profile @1 :Text;             # "upstage" or "sakura" (a text over 4096 bytes is refused)
   overrides @2 :List(Override);
   seed @3 :UInt64;
   epoch @4 :UInt64;             # the epoch to start in
@@ -109,10 +110,11 @@ enum OnBadSample {
 struct AttachMemory {
   # Sent after StreamOpened on a sharedMemory stream. Before it, the client created a memory file
   # (memfd_create(2)) of at least slots * slotStride bytes, sealed it against shrinking
-  # (F_SEAL_SHRINK), and sent its descriptor to HelloReply.memorySocket: one datagram holding the
+  # (F_SEAL_SHRINK), touched every page of it (a sparse file is refused: the daemon never
+  # allocates a client's memory), and sent its descriptor to HelloReply.memorySocket: one datagram holding the
   # 16 bytes of StreamOpened.memoryToken as data and the descriptor as SCM_RIGHTS. Slot i starts at
   # i * slotStride. The daemon maps the descriptor that came with this stream's token and answers
-  # MemoryAttached, or Error (no descriptor came, not a sealed memory file, too small).
+  # MemoryAttached, or Error (no descriptor came, not a sealed memory file, too small, sparse).
   streamId @0 :UInt64;
   obsoleteShmName @1 :Text;     # retired in version 2: memory is handed over, never named
   slots @2 :UInt32;             # 1..1024
@@ -177,7 +179,7 @@ struct EndOfEpoch {
 
 struct Error {
   code @0 :ErrorCode;
-  message @1 :Text;
+  message @1 :Text;             # what went wrong, for people; the daemon cuts it at 16 KiB
   streamId @2 :UInt64;          # 0 when the error concerns no stream
 }
 

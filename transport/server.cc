@@ -46,6 +46,33 @@ size_t default_memory_budget() {
   return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t{8} << 30;
 }
 
+// Error replies repeat what the client sent (a dataset name, an option): cut, so that the reply
+// always fits in one envelope and a log line stays a line.
+constexpr size_t kMaxErrorMessageBytes = 16 << 10;
+
+Status clipped(const Status& s) {
+  if (s.message().size() <= kMaxErrorMessageBytes) return s;
+  return Status(s.code(), s.message().substr(0, kMaxErrorMessageBytes) + "... (" +
+                              std::to_string(s.message().size() - kMaxErrorMessageBytes) + " more bytes)");
+}
+
+// A text of a request that the daemon would repeat (logs, replies, Stats), checked against its bound.
+Status check_text(const char* field, const std::string& text, size_t limit) {
+  if (text.size() <= limit) return Status();
+  return Status::invalid_argument(std::string(field) + " of " + std::to_string(text.size()) + " bytes; at most " +
+                                  std::to_string(limit));
+}
+
+Status check_texts(const OpenStream& o) {
+  TF_RETURN_IF_ERROR(check_text("OpenStream.dataset", o.dataset, kMaxRequestTextBytes));
+  TF_RETURN_IF_ERROR(check_text("OpenStream.profile", o.profile, kMaxRequestTextBytes));
+  for (const auto& [name, value] : o.overrides) {
+    TF_RETURN_IF_ERROR(check_text("an override's name", name, kMaxRequestTextBytes));
+    TF_RETURN_IF_ERROR(check_text("an override's value", value, kMaxRequestTextBytes));
+  }
+  return Status();
+}
+
 const char* message_name(const Message& m) {
   static const char* names[] = {"Hello",          "HelloReply", "OpenStream",     "StreamOpened", "Credit",
                                 "Batch",          "EndOfEpoch", "Error",          "Close",        "Heartbeat",
@@ -130,7 +157,8 @@ struct Server::Impl {
     return true;
   }
 
-  void error(const std::string& peer, const Status& s, uint64_t stream_id = 0) {
+  void error(const std::string& peer, const Status& status, uint64_t stream_id = 0) {
+    const Status s = clipped(status);
     TF_LOG(Warning) << "serve: to " << describe_peer(peer) << ": " << s.to_string();
     send(peer, ErrorReply{s.code(), s.message(), stream_id});
   }
@@ -205,6 +233,9 @@ struct Server::Impl {
       if (h->protocol_version != kProtocolVersion)
         return error(peer, Status::unimplemented("protocol version " + std::to_string(h->protocol_version) +
                                                  " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
+      // Before it is kept: every log line, Error and Stats about this client repeats its name.
+      if (Status st = check_text("Hello.clientName", h->client_name, kMaxClientNameBytes); !st.ok())
+        return error(peer, st);
       return hello(peer, *h);
     }
     if (const auto* o = std::get_if<OpenStream>(&m)) return open(peer, *o);
@@ -227,12 +258,23 @@ struct Server::Impl {
         TF_LOG(Info) << "serve: stream " << c->stream_id << " closed by " << describe_peer(peer);
         return end_stream(c->stream_id, true);
       }
-      send(peer, Closed{c->stream_id, 0});  // already ended: nothing of it is in flight
+      // Ended already (it failed): Closed once its last fill stops, as for an open stream, since
+      // Closed gives its slots back to the client.
+      for (Grave& g : graveyard)
+        if (g.stream->id() == c->stream_id && g.stream->peer() == peer) {
+          g.send_closed = true;
+          return;
+        }
+      send(peer, Closed{c->stream_id, 0});  // unknown, or gone: nothing of it is in flight
       return;
     }
     if (std::holds_alternative<Heartbeat>(m)) return;
     if (std::holds_alternative<StatsRequest>(m)) {
-      send(peer, stats());
+      const Stats st = stats();
+      if (!send(peer, st))  // never silence: say why (--max-streams set so high that they do not fit)
+        error(peer, Status::overloaded("the Stats of " + std::to_string(st.streams.size()) +
+                                       " streams do not fit in one message of " +
+                                       std::to_string(kMaxEnvelopeBytes >> 20) + " MiB"));
       return;
     }
     error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) + " from a client"));
@@ -260,6 +302,7 @@ struct Server::Impl {
 
   void open(const std::string& peer, const OpenStream& o) {
     if (draining) return error(peer, Status::unavailable("textfeed serve is shutting down"));
+    if (Status st = check_texts(o); !st.ok()) return error(peer, st.with_context("OpenStream"));
     auto ds = options.datasets.find(o.dataset);
     if (ds == options.datasets.end()) return error(peer, Status::not_found("no dataset named '" + o.dataset + "'"));
     if (o.transport == WireTransport::kSharedMemory && !inbox)

@@ -74,6 +74,13 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(FileDescriptor fd, si
   if (size < min_bytes)
     return Status::invalid_argument("the client's memory has " + std::to_string(size) + " bytes, " +
                                     std::to_string(min_bytes) + " needed");
+  // Only memory the client already has: a sparse file of any size costs its maker nothing, and
+  // mapping it populated would make the daemon allocate (and wait for) all of it.
+  const auto backed = static_cast<uint64_t>(st.st_blocks) * 512;
+  if (backed < min_bytes)
+    return Status::invalid_argument("the client's memory holds only " + std::to_string(backed) + " of the " +
+                                    std::to_string(min_bytes) + " bytes it lends (a sparse file: touch every page "
+                                    "before handing it over)");
   // Only what was asked for: a larger file does not make us map (and populate) more.
   void* p = ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("mapping the client's memory", errno);

@@ -36,7 +36,8 @@ class ShmRegion {
   // mapped read-write with its pages populated. Errors: kInvalidArgument (0 bytes), kIo.
   static Result<std::unique_ptr<ShmRegion>> create(size_t bytes);
   // Daemon: maps the first `min_bytes` of a descriptor a client handed over, after checking that
-  // it is a memory file (tmpfs, not hugetlbfs) sealed against shrinking and at least that large;
+  // it is a memory file (tmpfs, not hugetlbfs) sealed against shrinking, at least that large and
+  // with that much memory behind it (not sparse: the daemon never allocates a client's memory);
   // the descriptor is closed either way. Errors: kInvalidArgument naming what is wrong, kIo.
   static Result<std::unique_ptr<ShmRegion>> map_received(FileDescriptor fd, size_t min_bytes);
   ~ShmRegion();

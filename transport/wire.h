@@ -21,6 +21,10 @@ inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // ZMQ_MAXMSGSIZE to twice that.
 inline constexpr size_t kMaxPayloadFrameBytes = size_t{1} << 20;
 inline constexpr size_t kMaxReceiveFrameBytes = size_t{2} << 20;
+// Texts a client sends that the daemon repeats in its log, its Error replies and Stats: longer ones
+// are refused (protocol.capnp), so that every reply about them fits in one envelope.
+inline constexpr size_t kMaxClientNameBytes = 256;    // Hello.clientName
+inline constexpr size_t kMaxRequestTextBytes = 4096;  // OpenStream.dataset, .profile, each override
 
 enum class WireTransport : unsigned char { kFrames, kSharedMemory };
 enum class WireOnBadSample : unsigned char { kSkip, kFail };

@@ -160,8 +160,15 @@ class PyFeed {
     return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors);
   }
 
+  // Waits without the GIL, but Ctrl-C still ends the wait (a remote feed's seek lasts as long as a
+  // reconnect may): the signal's exception (KeyboardInterrupt) is raised.
   void seek(uint64_t epoch, uint64_t batch) {
-    const Status s = call([&](client::Feed& f) { return f.seek(epoch, batch); });
+    const auto interrupted = [] {
+      py::gil_scoped_acquire gil;
+      return PyErr_CheckSignals() != 0;  // the handler's exception stays set until we return
+    };
+    const Status s = call([&](client::Feed& f) { return f.seek(epoch, batch, interrupted); });
+    if (PyErr_Occurred()) throw py::error_already_set();
     if (!s.ok()) throw_status(s);
   }
 

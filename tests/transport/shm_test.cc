@@ -87,6 +87,31 @@ TEST(ShmTest, TheDaemonMapsOnlySealedMemoryFilesLargeEnough) {
             Code::kInvalidArgument);
 }
 
+// A client handed over a sealed, sparse memory file of 4 x 256 MiB that it never touched: the
+// daemon's populated mapping allocated all of it on its socket thread (1.5 s per GiB, unbounded
+// with a larger stride), in the daemon's name.
+TEST(ShmTest, SparseMemoryIsRefusedSoTheDaemonNeverAllocatesIt) {
+  const size_t bytes = 16 << 20;
+  const int fd = ::memfd_create("sparse", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(bytes)), 0);
+  ASSERT_EQ(::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+  auto sparse = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
+  EXPECT_EQ(sparse.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(sparse.status().message().find("sparse"), std::string::npos) << sparse.status().message();
+  // Half of it touched: still not what it lends.
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  std::memset(p, 1, bytes / 2);
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes).status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes / 2).has_value())
+      << "the half it has can be lent";
+  std::memset(p, 1, bytes);
+  EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes).has_value());
+  ::munmap(p, bytes);
+  ::close(fd);
+}
+
 TEST(ShmTest, TheInboxTakesATokenAndOneDescriptor) {
   const std::string path = scratch_path("inbox");
   auto inbox = MemoryInbox::bind(path);

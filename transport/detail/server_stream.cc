@@ -1,8 +1,10 @@
 // ServerStream: options from OpenStream, slot bookkeeping, in-order hand-out of finished batches.
 #include "transport/detail/server_stream.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "augment/profile.h"
 #include "base/log.h"
@@ -106,23 +108,42 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   return s;
 }
 
+// The transport benchmark's batch: filled once, by the stream's first fill (on a worker: a big
+// batch would hold the socket thread, and every client with it, for seconds), then copied by every
+// fill. can_start() lets no second fill begin before it is made.
+struct ServerStream::BenchmarkBatch {
+  std::once_flag once;
+  std::atomic<bool> made{false};
+  Status status;                // of the first fill; a failure fails every batch of the stream
+  loader::BatchInfo info;
+  uint8_t* source = nullptr;    // frames: the pool's fixed buffer; shared memory: `bytes`
+  std::vector<uint8_t> bytes;   // allocated by the first fill, after the daemon's memory budget check
+};
+
 Status ServerStream::make_benchmark_batch() {
   const OpenStream& o = config_.request;
   const size_t bytes = pipeline_->layout().slot_bytes;
-  uint8_t* source = nullptr;
-  if (pool_) {
+  bench_ = std::make_shared<BenchmarkBatch>();
+  if (pool_) {  // an untouched mapping until the first fill writes it
     TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, pool_->acquire());
-    source = slot->data;
-  } else {
-    bench_bytes_.resize(bytes);
-    source = bench_bytes_.data();
+    bench_->source = slot->data;
+    pool_->fix_first_buffer();
   }
-  TF_RETURN_IF_ERROR(pipeline_->fill(o.epoch, o.start_batch, source, bench_info_, arena_));
-  if (pool_) pool_->fix_first_buffer();
-  loader::BatchStream::Fill fill = [source, bytes, info = bench_info_](uint64_t e, uint64_t b, uint8_t* slot,
-                                                                      loader::BatchInfo& out) {
-    if (slot != source) std::memcpy(slot, source, bytes);
-    out = info;
+  loader::BatchStream::CancellableFill fill = [bench = bench_, pipeline = pipeline_, arena = &arena_, bytes,
+                                               first = std::pair(o.epoch, o.start_batch)](
+                                                  uint64_t e, uint64_t b, uint8_t* slot, loader::BatchInfo& out,
+                                                  const loader::CancelToken& cancel) {
+    std::call_once(bench->once, [&] {
+      if (!bench->source) {
+        bench->bytes.resize(bytes);
+        bench->source = bench->bytes.data();
+      }
+      bench->status = pipeline->fill(first.first, first.second, bench->source, bench->info, *arena, &cancel);
+      bench->made = true;
+    });
+    if (!bench->status.ok()) return bench->status;
+    if (slot != bench->source) std::memcpy(slot, bench->source, bytes);
+    out = bench->info;
     out.epoch = e;
     out.batch = b;
     return Status();
@@ -201,6 +222,7 @@ Status ServerStream::credit(const Credit& c) {
 }
 
 bool ServerStream::can_start() const {
+  if (bench_ && !bench_->made.load() && batches_->in_flight() > 0) return false;
   return config_.request.transport == WireTransport::kSharedMemory ? !credited_.empty() : credits_ > 0;
 }
 
