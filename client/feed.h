@@ -60,6 +60,8 @@ struct FeedStats {
   uint32_t in_flight = 0;      // batches being produced or on their way
   uint32_t held_slots = 0;     // slots the caller holds
   uint64_t reconnects = 0;     // RemoteFeed: daemon connections re-established
+  double daemon_timeout_seconds = 0;  // RemoteFeed: silence after which the daemon is taken for
+                                      // gone (daemon_timeout, at least 3 of its heartbeats)
   std::vector<std::string> stage_names;  // EmbeddedFeed: per-sample ms by stage, summed over threads
   std::vector<double> stage_ms;
   std::string transport;       // "embedded", "shared memory", "frames"

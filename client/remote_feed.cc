@@ -92,6 +92,7 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
   // Each answer is awaited as long as the first one (the caller's `timeout`), not a minute.
   const std::chrono::milliseconds answer = f->options_.connect.timeout;
+  f->silence_limit(*io->conn);
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io->conn->open(f->options_.request, answer));
   io->stream_id = opened.stream_id;
   f->layout_ = layout_of(opened);
@@ -243,13 +244,16 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
   while (true) {
     std::vector<uint32_t> released;
     std::optional<std::pair<uint64_t, uint64_t>> seek;
+    bool asked = false;
     drain_fd(wake_fd_);  // before looking: a signal after this is seen by the next poll
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) break;
       released.swap(released_);
       seek.swap(seek_to_);
+      std::swap(asked, reconnect_asked_);
     }
+    if (asked && !reconnect("asked for testing")) break;
     for (uint32_t slot : released)
       if (slot < io.state.size() && io.state[slot] == Io::SlotState::kOut) io.state[slot] = Io::SlotState::kFree;
     if (seek) {
@@ -276,8 +280,9 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
       break;
     }
     if (!*m) {
-      if (Clock::now() - io.conn->last_heard() > options_.daemon_timeout &&
-          !reconnect("nothing heard for " + std::to_string(options_.daemon_timeout.count()) + " ms"))
+      const std::chrono::milliseconds silence = silence_limit(*io.conn);
+      if (Clock::now() - io.conn->last_heard() > silence &&
+          !reconnect("nothing heard for " + std::to_string(silence.count()) + " ms"))
         break;
       continue;
     }
@@ -333,6 +338,24 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
     // EndOfEpoch, Closed, MemoryAttached: nothing to do.
   }
   if (io.conn) (void)io.conn->close(io.stream_id, std::min<std::chrono::milliseconds>(answer, 2s));
+}
+
+void RemoteFeed::reconnect_for_testing() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    reconnect_asked_ = true;
+  }
+  signal_fd(wake_fd_);
+}
+
+std::chrono::milliseconds RemoteFeed::silence_limit(const transport::Connection& conn) {
+  // A daemon quiet for less than three of its own heartbeats is alive: waiting less would take it
+  // for gone between two of them, and reconnect for ever.
+  const auto beats = std::chrono::milliseconds(3 * int64_t{conn.hello().server_heartbeat_millis});
+  const std::chrono::milliseconds limit = std::max(options_.daemon_timeout, beats);
+  std::lock_guard<std::mutex> lock(mu_);
+  silence_ms_ = limit;
+  return limit;
 }
 
 void RemoteFeed::cancel() {
@@ -421,6 +444,7 @@ FeedStats RemoteFeed::stats() const {
   s.in_flight = in_flight_ + static_cast<uint32_t>(ready_.size());
   s.held_slots = held_;
   s.reconnects = reconnects_;
+  s.daemon_timeout_seconds = std::chrono::duration<double>(silence_ms_).count();
   s.transport = shm_ ? "shared memory" : "frames";
   return s;
 }

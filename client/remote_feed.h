@@ -42,6 +42,7 @@ struct RemoteOptions {
                                         // caller holds); with 0, a held batch takes a prefetch slot
   transport::ConnectOptions connect;    // Hello timeout, heartbeat interval, CURVE keys
   std::chrono::milliseconds daemon_timeout{10000};     // silence after which the daemon is gone
+                                                       // (at least 3 of the daemon's heartbeats)
   std::chrono::milliseconds reconnect_timeout{60000};  // how long to retry before giving up
 };
 
@@ -58,6 +59,9 @@ class RemoteFeed final : public Feed {
   Status seek(uint64_t epoch, uint64_t batch) override;
   Status seek(uint64_t epoch, uint64_t batch, const std::function<bool()>& interrupted) override;
   FeedStats stats() const override;
+  // Makes the I/O thread act as if the daemon had gone silent (it reconnects and resumes), to test
+  // what a reconnect to a live daemon does.
+  void reconnect_for_testing();
   // Stops the I/O thread's work for good (it closes the stream and ends); next() and seek() return
   // kCancelled from then on, a waiting one at once.
   void cancel() override;
@@ -68,6 +72,10 @@ class RemoteFeed final : public Feed {
   RemoteFeed() = default;
   struct Io;  // the I/O thread's own state
   void run(std::unique_ptr<Io> io);
+  // How long the daemon may be silent before it is taken for gone: daemon_timeout, but at least
+  // three of the daemon's heartbeat intervals.
+  // Also what stats() reports.
+  std::chrono::milliseconds silence_limit(const transport::Connection& conn);
 
   RemoteOptions options_;
   bool shm_ = false;
@@ -83,10 +91,12 @@ class RemoteFeed final : public Feed {
   Status error_;                         // fatal: every next() returns it
   bool stop_ = false;
   std::optional<std::pair<uint64_t, uint64_t>> seek_to_;
+  bool reconnect_asked_ = false;
   uint64_t seek_requested_ = 0, seek_done_ = 0;
   Status seek_status_;
   bool seek_abandoned_ = false;  // the caller stopped waiting for a seek: its position is unknown
   uint32_t held_ = 0, in_flight_ = 0;
+  std::chrono::milliseconds silence_ms_{0};  // silence_limit() of the connection in use
   uint64_t reconnects_ = 0, batches_ = 0, samples_ = 0, skipped_ = 0;
   double wait_seconds_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

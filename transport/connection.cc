@@ -273,6 +273,16 @@ Result<Stats> Connection::stats(std::chrono::milliseconds timeout) {
   return Status::corrupt("the daemon did not answer StatsRequest with Stats");
 }
 
+Status Connection::send_only_for_testing(std::span<const uint8_t> frame) {
+  try {
+    if (!impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::dontwait))
+      return Status::unavailable("queue full");
+  } catch (const zmq::error_t& e) {
+    return Status::unavailable(e.what());
+  }
+  return Status();
+}
+
 Result<Message> Connection::send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout) {
   try {
     if (!impl_->socket.send(zmq::buffer(frame.data(), frame.size()), zmq::send_flags::dontwait))

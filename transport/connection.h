@@ -72,6 +72,8 @@ class Connection {
   std::chrono::steady_clock::time_point last_heard() const;
   // Sends a raw frame (for tests of the daemon's handling of garbage) and returns its reply.
   Result<Message> send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout);
+  // Sends a raw frame and reads nothing. Errors: kUnavailable (this side's queue is full).
+  Status send_only_for_testing(std::span<const uint8_t> frame);
 
  private:
   struct Impl;

@@ -65,6 +65,9 @@ struct HelloReply {
   heartbeatMillis @4 :UInt32;   # the client sends a Heartbeat after this long without other
                                 # traffic (a quarter of the daemon's client timeout, at most 1000),
                                 # so that a live client is never taken for gone; 0 = its own
+  serverHeartbeatMillis @5 :UInt32;  # the daemon sends a Heartbeat to a client after this long
+                                # without other traffic to it: a client waits at least three of
+                                # these before it takes the daemon for gone; 0 = unknown
 }
 
 struct Override {

@@ -111,9 +111,12 @@ struct Server::Impl {
   std::unique_ptr<MemoryInbox> inbox;  // ipc: where clients hand over their shared memory
   std::shared_ptr<internal::Wakeup> wakeup = std::make_shared<internal::Wakeup>();
   std::string bound;
+  ino_t bound_inode = 0;  // of the ipc socket file this daemon bound
   bool tcp = false;
   Clock::time_point started = Clock::now();
   Clock::time_point last_trim = Clock::now();
+  Clock::time_point last_refusal_log{};
+  uint64_t refused_memory = 0;  // memory hand-overs refused since the last log line
   std::map<std::string, Peer> peers;
   std::map<uint64_t, std::unique_ptr<ServerStream>> streams;  // declared after the socket: destroyed
   std::vector<Grave> graveyard;                               // first, waiting for their fills
@@ -126,14 +129,19 @@ struct Server::Impl {
   uint64_t ended_samples = 0, ended_skipped = 0;
   internal::RateMeter total_rate;
   bool draining = false;
+  std::set<std::string> unread;  // peers whose queue was full: their streams end this pass
   bool trim_soon = false;  // streams ended since the last malloc_trim
 
   ~Impl() {
     streams.clear();
     graveyard.clear();
     socket.close();
-    // ZeroMQ unlinks an ipc path from its I/O thread, maybe after we exit: do it here, for sure.
-    if (bound.rfind("ipc://", 0) == 0) ::unlink(bound.substr(6).c_str());
+    // ZeroMQ unlinks an ipc path from its I/O thread, maybe after we exit: do it here, for sure,
+    // but only while the path is still the socket this daemon bound.
+    struct stat st {};
+    const std::string path = bound.rfind("ipc://", 0) == 0 ? bound.substr(6) : std::string();
+    if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == bound_inode)
+      ::unlink(path.c_str());
   }
 
   size_t max_in_flight() const {
@@ -142,13 +150,30 @@ struct Server::Impl {
   }
 
   // Sends `m` (and its payload frames). False when it cannot be encoded (an envelope over 1 MiB).
+  // Sends `m` (and its payload frames). False when it cannot be encoded (an envelope over 1 MiB),
+  // or cannot be queued: the peer is gone, or its queue is full because it does not read (then
+  // it is in `unread`, and its streams end in this pass: never a batch dropped in the middle of a
+  // stream, which its client would take for a gap).
   bool send(const std::string& peer, const Message& m, std::vector<zmq::message_t> payload = {}) {
+    if (unread.count(peer)) return false;
     auto bytes = encode(m);
     if (!bytes.has_value()) {
       TF_LOG(Error) << "serve: cannot encode " << message_name(m) << ": " << bytes.error().to_string();
       return false;
     }
-    socket.send(zmq::buffer(peer), zmq::send_flags::sndmore);
+    try {
+      // ROUTER_MANDATORY: a full queue is EAGAIN here, before anything of the message is queued
+      // (ZeroMQ counts whole messages against the high-water mark, so the rest then goes too).
+      if (!socket.send(zmq::buffer(peer), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+        unread.insert(peer);
+        TF_LOG(Warning) << "serve: " << describe_peer(peer) << " does not read its messages (its queue is full): "
+                        << "ending its streams; it resumes when it reconnects";
+        return false;
+      }
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EHOSTUNREACH) return false;  // the peer disconnected
+      throw;
+    }
     socket.send(zmq::buffer(*bytes), payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
     for (size_t i = 0; i < payload.size(); ++i)
       socket.send(payload[i], i + 1 < payload.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
@@ -223,7 +248,8 @@ struct Server::Impl {
   HelloReply hello_reply() const {
     const auto beat = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), options.client_timeout / 4);
     HelloReply r{kProtocolVersion, options.name, {}, inbox ? inbox->path() : std::string(),
-                 static_cast<uint32_t>(std::max<int64_t>(1, beat.count()))};
+                 static_cast<uint32_t>(std::max<int64_t>(1, beat.count())),
+                 static_cast<uint32_t>(std::clamp<int64_t>(options.heartbeat_interval.count(), 1, UINT32_MAX))};
     for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
     return r;
   }
@@ -243,7 +269,13 @@ struct Server::Impl {
       ServerStream* s = find_stream(peer, a->stream_id);
       if (!s) return error(peer, Status::not_found("no stream " + std::to_string(a->stream_id)), a->stream_id);
       if (s->awaiting_memory()) receive_memory();  // a descriptor queued since this pass began
-      if (Status st = s->attach(*a); !st.ok()) return error(peer, st, a->stream_id);
+      if (Status st = s->attach(*a); !st.ok()) {
+        error(peer, st, a->stream_id);
+        // Its one hand-over was refused: the stream can never get memory, so it ends (a stream
+        // still waiting for its descriptor may be attached again).
+        if (s->memory_refused()) end_stream(a->stream_id, false);
+        return;
+      }
       send(peer, MemoryAttached{a->stream_id});
       return;
     }
@@ -271,7 +303,7 @@ struct Server::Impl {
     if (std::holds_alternative<Heartbeat>(m)) return;
     if (std::holds_alternative<StatsRequest>(m)) {
       const Stats st = stats();
-      if (!send(peer, st))  // never silence: say why (--max-streams set so high that they do not fit)
+      if (!send(peer, st) && !unread.count(peer))  // never silence: say why (--max-streams set so high)
         error(peer, Status::overloaded("the Stats of " + std::to_string(st.streams.size()) +
                                        " streams do not fit in one message of " +
                                        std::to_string(kMaxEnvelopeBytes >> 20) + " MiB"));
@@ -372,9 +404,14 @@ struct Server::Impl {
       if (target) target->deposit(std::move(d.fd));
       else ++refused;
     }
-    if (refused > 0)
-      TF_LOG(Warning) << "serve: refused " << refused << " memory hand-over(s) with no matching stream token "
-                      << "(or malformed, or from another user)";
+    // Counted, and said at most once a second: a client of the same user could flood the socket.
+    refused_memory += refused;
+    if (refused_memory > 0 && Clock::now() - last_refusal_log > std::chrono::seconds(1)) {
+      TF_LOG(Warning) << "serve: refused " << refused_memory << " memory hand-over(s) with no matching stream "
+                      << "token (or malformed, or from another user)";
+      refused_memory = 0;
+      last_refusal_log = Clock::now();
+    }
   }
 
   // Receives and handles pending messages (at most `budget`, so batches keep flowing under a flood).
@@ -427,9 +464,10 @@ struct Server::Impl {
         const uint64_t epoch = out->header.epoch;
         total_rate.add(static_cast<double>(out->header.indices.size()), now);
         if (!send(s->peer(), out->header, std::move(out->payload))) {  // never drop a batch silently
-          error(s->peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
-                                            std::to_string(id) + " has a header over 1 MiB (too many errors?)"),
-                id);
+          if (!unread.count(s->peer()))
+            error(s->peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
+                                              std::to_string(id) + " has a header over 1 MiB (too many errors?)"),
+                  id);
           failed.push_back(id);
           break;
         }
@@ -552,10 +590,25 @@ struct Server::Impl {
     return Status();
   }
 
+  // Ends the streams of peers that do not read and forgets them: their next message gets "connect
+  // again", and they resume at the first batch they did not receive.
+  void drop_unread() {
+    for (const std::string& peer : unread) {
+      std::vector<uint64_t> ids;
+      for (const auto& [id, s] : streams)
+        if (s->peer() == peer) ids.push_back(id);
+      for (uint64_t id : ids) end_stream(id, false);
+      peers.erase(peer);
+    }
+    unread.clear();
+  }
+
   void pass() {
+    drop_unread();
     deliver();
     dispatch();
     bury();
+    drop_unread();
   }
 };
 
@@ -588,7 +641,7 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
     }
     impl->socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxEnvelopeBytes));
     impl->socket.set(zmq::sockopt::linger, 0);
-    impl->socket.set(zmq::sockopt::router_mandatory, 0);
+    impl->socket.set(zmq::sockopt::router_mandatory, 1);  // a full queue is an error, not a silent drop
     // An ipc socket file is created by bind(): with umask 077 it is never open to others, even
     // before the chmod below narrows it to 0600. Start-up only, so the process-wide umask is safe.
     const mode_t previous = ::umask(077);
@@ -605,6 +658,8 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   }
   if (ipc) {
     ::chmod(impl->bound.substr(6).c_str(), 0600);
+    struct stat st {};
+    if (::lstat(impl->bound.substr(6).c_str(), &st) == 0) impl->bound_inode = st.st_ino;
     // Absolute, so that a client in another working folder finds it.
     std::error_code ec;
     const std::string mem = std::filesystem::absolute(impl->bound.substr(6) + ".mem", ec).string();

@@ -109,10 +109,15 @@ Result<std::unique_ptr<MemoryInbox>> MemoryInbox::bind(const std::string& path) 
   ::umask(previous);
   if (rc != 0) return Status::from_errno("binding " + path, e);
   ::chmod(path.c_str(), 0600);
-  return std::unique_ptr<MemoryInbox>(new MemoryInbox(path, std::move(s)));
+  struct stat bound {};
+  ::lstat(path.c_str(), &bound);
+  return std::unique_ptr<MemoryInbox>(new MemoryInbox(path, std::move(s), bound.st_ino));
 }
 
-MemoryInbox::~MemoryInbox() { ::unlink(path_.c_str()); }
+MemoryInbox::~MemoryInbox() {
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode_) ::unlink(path_.c_str());
+}
 
 std::vector<MemoryInbox::Delivery> MemoryInbox::receive(size_t max, size_t* refused) {
   std::vector<Delivery> out;

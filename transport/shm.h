@@ -7,6 +7,8 @@
 // forbids it), and the memory goes away with the last process that maps it (docs/security.md).
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -69,7 +71,7 @@ class MemoryInbox {
   // Errors: kInvalidArgument (path too long for a Unix socket, something else than a socket at
   // the path), kIo.
   static Result<std::unique_ptr<MemoryInbox>> bind(const std::string& path);
-  // Removes the socket file.
+  // Removes the socket file (if the path still names it).
   ~MemoryInbox();
   MemoryInbox(const MemoryInbox&) = delete;
   MemoryInbox& operator=(const MemoryInbox&) = delete;
@@ -83,9 +85,11 @@ class MemoryInbox {
   std::vector<Delivery> receive(size_t max, size_t* refused);
 
  private:
-  MemoryInbox(std::string path, FileDescriptor socket) : path_(std::move(path)), socket_(std::move(socket)) {}
+  MemoryInbox(std::string path, FileDescriptor socket, ino_t inode)
+      : path_(std::move(path)), socket_(std::move(socket)), inode_(inode) {}
   std::string path_;
   FileDescriptor socket_;
+  ino_t inode_;  // of the socket file bound: removed at the end only while the path still names it
 };
 
 // The client's end: sends `fd` with `token` to the inbox at `path`, waiting at most `timeout_ms`

@@ -40,6 +40,7 @@ struct HelloReply {
   std::vector<std::string> datasets;
   std::string memory_socket;  // empty: no shared memory offered
   uint32_t heartbeat_millis = 0;
+  uint32_t server_heartbeat_millis = 0;
 };
 struct OpenStream {
   std::string dataset, profile;

@@ -80,6 +80,7 @@ struct Encoder {
     for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
     b.setMemorySocket(m.memory_socket);
     b.setHeartbeatMillis(m.heartbeat_millis);
+    b.setServerHeartbeatMillis(m.server_heartbeat_millis);
   }
   void operator()(const OpenStream& m) {
     auto b = e.initOpenStream();
@@ -279,7 +280,8 @@ Message decode_envelope(w::Envelope::Reader e) {
     }
     case w::Envelope::HELLO_REPLY: {
       auto r = e.getHelloReply();
-      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket(), r.getHeartbeatMillis()};
+      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket(), r.getHeartbeatMillis(),
+                   r.getServerHeartbeatMillis()};
       for (auto d : r.getDatasets()) m.datasets.emplace_back(d);
       return m;
     }

@@ -322,6 +322,13 @@ TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
     ::close(unsealed);
     EXPECT_EQ(st.code(), Code::kInvalidArgument);
     EXPECT_NE(st.message().find("sealed"), std::string::npos) << st.message();
+    // A stream whose one hand-over was refused can never get memory: it ends.
+    auto after = (*c)->stats();
+    ASSERT_TRUE(after.has_value());
+    for (const StreamStats& open : after->streams) {
+      EXPECT_NE(open.stream_id, again->stream_id);
+      EXPECT_NE(open.stream_id, opened->stream_id);
+    }
   }
 
   auto frames = (*c)->open(request(0, 1));  // still serving
@@ -425,11 +432,10 @@ TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
 TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   const std::string endpoint = endpoint_;
   stop_server();
-  // Heartbeats every second, so a quiet stream is silent that long; clients are kept for a minute,
-  // so only the reconnect itself can end the earlier connection's stream.
+  // Clients are kept for a minute, so only the reconnect itself can end the earlier connection's
+  // stream.
   start_server(endpoint, 1000ms, 60s);
   client::RemoteOptions o = remote(request(0, 1));
-  o.daemon_timeout = 300ms;
   auto f = open_feed(o);
   ASSERT_TRUE(f);
   auto held = next(*f);
@@ -438,7 +444,10 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   const std::vector<uint8_t> copy(p, p + f->layout().slot_bytes);
   std::vector<client::FeedBatch> out;
   for (int i = 0; i < 2; ++i) out.push_back(*next(*f));  // every slot is held now: the daemon falls silent
-  std::this_thread::sleep_for(1500ms);
+  f->reconnect_for_testing();  // as if the client took the quiet daemon for gone
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (f->stats().reconnects == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
   EXPECT_GE(f->stats().reconnects, 1u);
   EXPECT_EQ(0, std::memcmp(p, copy.data(), copy.size())) << "a held batch was overwritten";
   uint64_t expected = 3;
@@ -457,13 +466,13 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   f.reset();
   auto c = Connection::connect(endpoint_, "observer", connect_options());
   ASSERT_TRUE(c.has_value());
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  const auto closed_by = std::chrono::steady_clock::now() + 20s;
   size_t open = 0;
   do {
     auto s = (*c)->stats();
     ASSERT_TRUE(s.has_value());
     open = s->streams.size();
-  } while (open > 0 && std::chrono::steady_clock::now() < deadline && (std::this_thread::sleep_for(50ms), true));
+  } while (open > 0 && std::chrono::steady_clock::now() < closed_by && (std::this_thread::sleep_for(50ms), true));
   EXPECT_EQ(open, 0u) << "a stream of an earlier connection was left open";
 }
 
@@ -534,6 +543,60 @@ TEST_P(DaemonTest, AClientNameCannotForgeLogLines) {
     named |= l.find("evil\\ntextfeed info: serve: stopped\\x1b[2J\\xff") != std::string::npos;
   }
   EXPECT_TRUE(named) << "the stream's log line names its client, escaped";
+}
+
+// A client whose daemon_timeout is shorter than the daemon's heartbeat interval took a quiet,
+// live daemon for gone between two heartbeats, and reconnected for ever without a batch: it waits
+// at least three of the daemon's heartbeats.
+TEST_P(DaemonTest, AShortDaemonTimeoutWaitsForThreeOfTheDaemonsHeartbeats) {
+  const std::string endpoint = endpoint_;
+  stop_server();
+  start_server(endpoint, 1000ms, 60s);
+  client::RemoteOptions o = remote(request(0, 1));
+  o.daemon_timeout = 300ms;
+  auto f = open_feed(o);
+  ASSERT_TRUE(f);
+  EXPECT_DOUBLE_EQ(f->stats().daemon_timeout_seconds, 3.0);
+  o.daemon_timeout = 5s;
+  auto g = open_feed(o);
+  ASSERT_TRUE(g);
+  EXPECT_DOUBLE_EQ(g->stats().daemon_timeout_seconds, 5.0);
+}
+
+// A client that floods requests and never reads its replies fills its queue at the daemon:
+// ZeroMQ would then drop its messages (batches too) without a word. The daemon ends that client's
+// streams instead, says so, and serves the others on.
+TEST_P(DaemonTest, AClientThatNeverReadsLosesItsStreamsNotItsBatches) {
+  auto flooder = Connection::connect(endpoint_, "flooder", connect_options());
+  ASSERT_TRUE(flooder.has_value());
+  auto opened = (*flooder)->open(request(0, 1));
+  ASSERT_TRUE(opened.has_value());
+  std::mutex mu;
+  bool said = false;
+  set_log_sink([&](LogLevel, std::string_view m) {
+    std::lock_guard<std::mutex> lock(mu);
+    said |= m.find("does not read its messages") != std::string_view::npos;
+  });
+  const auto frame = *encode(StatsRequest{});
+  auto observer = Connection::connect(endpoint_, "observer", connect_options());
+  ASSERT_TRUE(observer.has_value());
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  bool gone = false;
+  while (!gone && std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 2000; ++i)
+      if (!(*flooder)->send_only_for_testing(frame).ok()) break;  // its own queue is full: later
+    auto s = (*observer)->stats();
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    gone = true;
+    for (const StreamStats& st : s->streams) gone &= st.stream_id != opened->stream_id;
+  }
+  set_log_sink(nullptr);
+  EXPECT_TRUE(gone) << "the flooding client's stream is still open";
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_TRUE(said);
+  auto other = open_feed(remote(request(0, 1)));  // and the daemon serves on
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(next(*other));
 }
 
 // Issue 11 #24: one connection opened 2000 streams, each able to hold frame buffers.

@@ -73,7 +73,12 @@ Result<std::unique_ptr<IpcClaim>> IpcClaim::claim(const std::string& path) {
 IpcClaim::~IpcClaim() {
   // Removed while still locked: a daemon that opened the old file before this is refused, or
   // (after the unlock) finds that the path no longer names the file it locked and starts over.
-  ::unlink((path_ + ".lock").c_str());
+  // Only while the path still names the file this claim locked.
+  struct stat held {}, now {};
+  const std::string lock = path_ + ".lock";
+  if (::fstat(lock_fd_, &held) == 0 && ::lstat(lock.c_str(), &now) == 0 && now.st_dev == held.st_dev &&
+      now.st_ino == held.st_ino)
+    ::unlink(lock.c_str());
   ::close(lock_fd_);
 }
 
