@@ -72,7 +72,8 @@ class CacheWriter {
   CacheWriter& operator=(const CacheWriter&) = delete;
 
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
-  // (inconsistent sizes, a transcription with a NUL byte), kIo.
+  // (inconsistent sizes, a transcription with a NUL byte, a quad coordinate that is not finite, a
+  // label other than kLabelValid or kLabelIgnored), kIo.
   Status add(const SampleData& sample);
   // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
   // was added), the index and the footer, fsyncs, and renames into place.
@@ -129,10 +130,11 @@ class CacheReader {
   const CacheMeta& meta() const;
   const std::string& path() const;
   uint64_t file_bytes() const;
-  // Sample i. Its checksum is checked the first time this reader returns it.
+  // Sample i. Its checksum and content (finite quads, labels 0 or 1, a JPEG's frame size equal to
+  // width x height) are checked the first time this reader returns it.
   // Errors: kInvalidArgument (i out of range), kCorrupt (checksum or structure, naming sample i).
   Result<SampleView> sample(size_t i) const;
-  // Checks sample i's checksum and structure now, whatever was checked before.
+  // Checks sample i's checksum, structure and content now, whatever was checked before.
   Status verify_sample(size_t i) const;
 
  private:

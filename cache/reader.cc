@@ -7,7 +7,10 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "base/file.h"
 #include "cache/cache.h"
@@ -19,6 +22,38 @@ namespace textfeed::cache {
 
 static_assert(std::endian::native == std::endian::little,
               "the cache format is little-endian; big-endian hosts need byte swapping");
+
+namespace {
+
+// The (width, height) of a JPEG's frame header (SOFn), or nullopt when none comes before the
+// first scan. Every read is bounds-checked: the bytes are hostile.
+std::optional<std::pair<int, int>> jpeg_frame_size(std::span<const uint8_t> b) {
+  if (b.size() < 4 || b[0] != 0xFF || b[1] != 0xD8) return std::nullopt;
+  size_t pos = 2;
+  while (pos + 4 <= b.size()) {
+    if (b[pos] != 0xFF) return std::nullopt;
+    const uint8_t marker = b[pos + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++pos;
+      continue;
+    }
+    if (marker == 0xDA || marker == 0xD9) return std::nullopt;  // a scan or the end: no frame header
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM, RSTn: no length
+      pos += 2;
+      continue;
+    }
+    const size_t len = (size_t{b[pos + 2]} << 8) | b[pos + 3];
+    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (sof) {
+      if (len < 7 || pos + 9 > b.size()) return std::nullopt;
+      return std::pair<int, int>{(b[pos + 7] << 8) | b[pos + 8], (b[pos + 5] << 8) | b[pos + 6]};
+    }
+    pos += 2 + len;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 struct CacheReader::Impl {
   std::string path;
@@ -37,6 +72,7 @@ struct CacheReader::Impl {
   }
   Status corrupt(const std::string& what) const { return Status::corrupt(path + ": " + what); }
   Status check_sample(size_t i, SampleView& v) const;
+  Status check_content(size_t i, const SampleView& v) const;
 };
 
 CacheReader::CacheReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -123,6 +159,31 @@ Status CacheReader::Impl::check_sample(size_t i, SampleView& v) const {
   return Status();
 }
 
+// What the structure cannot show, checked once per sample (on its first read and by verify), not
+// on every read: a crafted record must not hand the pipeline words that are not finite numbers,
+// labels other than valid/ignored, or JPEG pixels of another size than the record says (its
+// words would then be placed on the wrong pixels).
+Status CacheReader::Impl::check_content(size_t i, const SampleView& v) const {
+  auto bad = [&](const std::string& what) {
+    return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
+  };
+  for (size_t q = 0; q < v.quads.size(); ++q) {
+    for (float c : v.quads[q].xy)
+      if (!std::isfinite(c)) return bad("word " + std::to_string(q + 1) + " has a coordinate that is not finite");
+    if (v.labels[q] != kLabelValid && v.labels[q] != kLabelIgnored)
+      return bad("word " + std::to_string(q + 1) + " has label " + std::to_string(v.labels[q]) +
+                 " (1 = valid, 0 = ignored)");
+  }
+  if (v.codec == PixelCodec::kJpeg) {
+    const auto size = jpeg_frame_size(v.pixels);
+    if (!size) return bad("JPEG pixels have no frame header");
+    if (size->first != v.width || size->second != v.height)
+      return bad("JPEG pixels are " + std::to_string(size->first) + "x" + std::to_string(size->second) +
+                 " but the record says " + std::to_string(v.width) + "x" + std::to_string(v.height));
+  }
+  return Status();
+}
+
 size_t CacheReader::size() const { return impl_->n; }
 const CacheMeta& CacheReader::meta() const { return impl_->meta; }
 const std::string& CacheReader::path() const { return impl_->path; }
@@ -150,7 +211,8 @@ Status CacheReader::verify_sample(size_t i) const {
     return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " + std::to_string(e.offset) +
                      ", " + std::to_string(e.size) + " bytes)");
   SampleView v;
-  return m.check_sample(i, v);
+  TF_RETURN_IF_ERROR(m.check_sample(i, v));
+  return m.check_content(i, v);
 }
 
 std::vector<std::string_view> SampleView::texts() const {

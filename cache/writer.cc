@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -186,6 +187,15 @@ Status CacheWriter::add(const SampleData& s) {
     if (t.find('\0') != std::string::npos)  // the record keeps transcriptions NUL-separated
       return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
                                       "' has a transcription with a NUL byte");
+  for (size_t q = 0; q < s.quads.size(); ++q) {  // what the reader refuses is never written
+    for (float c : s.quads[q].xy)
+      if (!std::isfinite(c))
+        return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
+                                        std::to_string(q + 1) + " has a coordinate that is not finite");
+    if (s.labels[q] != kLabelValid && s.labels[q] != kLabelIgnored)
+      return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
+                                      std::to_string(q + 1) + " has label " + std::to_string(s.labels[q]));
+  }
   if (s.width <= 0 || s.height <= 0)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
                                     std::to_string(s.width) + "x" + std::to_string(s.height) + ")");
