@@ -17,6 +17,10 @@
 namespace textfeed::cache {
 
 enum class PixelCodec : unsigned char { kRaw = 0, kJpeg = 1 };
+
+// The largest pixels or transcriptions blob one record holds (Cap'n Proto's limit on a Data
+// field): a raw image of at most kMaxRecordBytes / 3 pixels.
+inline constexpr uint64_t kMaxRecordBytes = (uint64_t{1} << 29) - 1;
 std::string_view codec_name(PixelCodec codec);
 
 // One sample as the writer takes it. Views must stay valid during CacheWriter::add().
@@ -73,7 +77,8 @@ class CacheWriter {
 
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
   // (inconsistent sizes, a transcription with a NUL byte, a quad coordinate that is not finite, a
-  // label other than kLabelValid or kLabelIgnored), kIo.
+  // label other than kLabelValid or kLabelIgnored, pixels or transcriptions over kMaxRecordBytes),
+  // kIo.
   Status add(const SampleData& sample);
   // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
   // was added), the index and the footer, fsyncs, and renames into place.

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -187,6 +188,13 @@ Status CacheWriter::add(const SampleData& s) {
     if (t.find('\0') != std::string::npos)  // the record keeps transcriptions NUL-separated
       return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
                                       "' has a transcription with a NUL byte");
+  uint64_t text_bytes = 0;
+  for (const std::string& t : s.texts) text_bytes += t.size() + 1;
+  if (s.pixels.size() > kMaxRecordBytes || text_bytes > kMaxRecordBytes)
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has " +
+                                    std::to_string(std::max<uint64_t>(s.pixels.size(), text_bytes)) +
+                                    " bytes of " + (text_bytes > kMaxRecordBytes ? "transcriptions" : "pixels") +
+                                    ", over the record limit of " + std::to_string(kMaxRecordBytes));
   for (size_t q = 0; q < s.quads.size(); ++q) {  // what the reader refuses is never written
     for (float c : s.quads[q].xy)
       if (!std::isfinite(c))

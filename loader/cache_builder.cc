@@ -75,6 +75,25 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
                                          std::to_string(o.image_size) + " is empty: its aspect ratio is too extreme");
     return;
   }
+  // Bounded before anything is allocated: an image_size far above the sources' sizes would
+  // otherwise make every worker allocate gigabytes for one record that cannot be stored anyway.
+  const int64_t stored_px = int64_t{rp.width} * rp.height;
+  const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxRecordBytes / 3);
+  if (stored_px > max_px) {
+    it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
+                                         std::to_string(info->height) + " image resized to a longer side of " +
+                                         std::to_string(o.image_size) + " would have " + std::to_string(stored_px) +
+                                         " pixels, over the limit of " + std::to_string(max_px));
+    return;
+  }
+  uint64_t text_bytes = 0;
+  for (const std::string& t : rec.texts) text_bytes += t.size() + 1;
+  if (text_bytes > cache::kMaxRecordBytes) {
+    it.status = Status::invalid_argument(path + ": its words' transcriptions in " + rec.annotation + " take " +
+                                         std::to_string(text_bytes) + " bytes, over the record limit of " +
+                                         std::to_string(cache::kMaxRecordBytes));
+    return;
+  }
   const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
                                                 static_cast<double>(rp.height) / info->height));
   it.status = w.decoder.decode_eighths(it.file, path, eighths, it.decoded);
@@ -164,6 +183,13 @@ class Collector {
   const Status& error() const { return error_; }
   size_t done() const { return prog_.done; }
   BuildReport& report() { return report_; }
+  // " First failures: FILE: REASON; ..." (at most 5), for the errors that stop a build.
+  std::string first_failures() const {
+    const auto& q = report_.quarantine;
+    std::string m = q.empty() ? "" : " First failures:";
+    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
+    return m;
+  }
 
  private:
   cache::SampleData sample_data(const Item& it, const SampleRecord& rec) const {
@@ -184,12 +210,10 @@ class Collector {
 
   Status too_many_bad() const {
     const auto& q = report_.quarantine;
-    std::string m = std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
-                    std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
-                    std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
-                    "); nothing was written. First failures:";
-    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
-    return Status::corrupt(std::move(m));
+    return Status::corrupt(std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
+                           std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
+                           std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
+                           "); nothing was written." + first_failures());
   }
 
   const Dataset& ds_;
@@ -204,7 +228,9 @@ class Collector {
 };
 
 Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
-  if (o.image_size < 0) return Status::invalid_argument("image_size must be >= 0");
+  if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))  // augment::validate's bounds
+    return Status::invalid_argument("image_size must be 0 (keep the source size) or in [32, 32768], got " +
+                                    std::to_string(o.image_size));
   if (o.codec == cache::PixelCodec::kJpeg && (o.jpeg_quality < 1 || o.jpeg_quality > 100))
     return Status::invalid_argument("JPEG quality must be in 1..100, got " + std::to_string(o.jpeg_quality));
   if (!(o.max_bad_share >= 0 && o.max_bad_share <= 1))
@@ -262,7 +288,8 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
   TF_RETURN_IF_ERROR(out.error());
   BuildReport& report = out.report();
   if (writer->num_samples() == 0)
-    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written");
+    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
+                           out.first_failures());
 
   cache::CacheMeta meta;
   meta.profile = std::string(augment::profile_name(o.profile));

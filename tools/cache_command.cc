@@ -234,8 +234,8 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--out", b->out, "cache file to write (appears only when complete)")->required();
   build->add_option("--profile", b->profile, "upstage (resize longer side to 2048) | sakura (no resize)")
       ->check(CLI::IsMember({"upstage", "sakura"}));
-  build->add_option("--image-size", b->image_size, "longer side of the stored pixels; 0 = keep source size "
-                                                   "(default: the profile's)");
+  build->add_option("--image-size", b->image_size, "longer side of the stored pixels, 32..32768; 0 = keep source "
+                                                   "size (default: the profile's)");
   build->add_option("--codec", b->codec, "raw (fastest to read) | jpeg (several times smaller)")
       ->check(CLI::IsMember({"raw", "jpeg"}));
   build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 95)")->check(CLI::Range(1, 100));
