@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "loader/dataset.h"
+#include "loader/detail/json_syntax.h"
 #include "tests/loader/test_images.h"
 
 namespace textfeed::loader {
@@ -205,6 +206,65 @@ TEST_F(HostileReaderTest, AFloodOfWordsLeavesTheImageOut) {
   ASSERT_TRUE(ufo.has_value()) << ufo.error().to_string();
   EXPECT_TRUE(ufo->samples.empty());
   EXPECT_EQ(bad(*ufo, "train.json", "more than the limit of 65536"), 1) << all_bad(*ufo);
+}
+
+TEST_F(HostileReaderTest, UfoDuplicateKeysAreReportedNotReadOneWay) {
+  // simdjson's lookup takes the first of duplicate keys, Python's json the last: neither is read.
+  const fs::path json = root() / "ufo" / "train.json";
+  write_text(json, R"({"images": {
+      "a.jpg": {"words": {"1": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]]},
+                          "2": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]], "points": [[5, 5], [9, 5], [9, 9], [5, 9]]},
+                          "1": {"points": [[2, 2], [30, 2], [30, 20], [2, 20]], "transcription": "dup"},
+                          "3": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]], "illegibility": false, "illegibility": true}}},
+      "b.jpg": {"words": {}, "words": {"1": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]]}}}}})");
+  auto ds = read_ufo(root().string(), json.string(), {});
+  ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
+  ASSERT_EQ(ds->samples.size(), 1u) << all_bad(*ds);
+  ASSERT_EQ(ds->samples[0].quads.size(), 1u) << all_bad(*ds);  // only the first word '1'
+  EXPECT_EQ(ds->samples[0].quads[0].xy[0], 1.f);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '1' appears twice; the second is left out"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '2': has the key 'points' twice"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '3': has the key 'illegibility' twice"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'b.jpg' has the key 'words' twice; left out"), 1) << all_bad(*ds);
+
+  write_text(json, R"({"images": {"a.jpg": {"words": {}}}, "images": {}})");
+  auto twice = read_ufo(root().string(), json.string(), {});
+  ASSERT_FALSE(twice.has_value());
+  EXPECT_EQ(twice.error().code(), Code::kCorrupt);
+  EXPECT_NE(twice.error().message().find("'images' appears twice"), std::string::npos) << twice.error().message();
+}
+
+TEST_F(HostileReaderTest, UfoNumbersBeyondRangeDeepNestingAndUtf16AreRefusedWithWhere) {
+  const fs::path json = root() / "ufo" / "train.json";
+  const std::string head = R"({"images": {"a.jpg": {"words": {"1": {"points": [[)";  // 50 bytes
+  for (const char* number : {"1e400", "-2.5E+309", "18446744073709551616", "-9223372036854775809",
+                                   "123456789012345678901234567890"}) {
+    write_text(json, head + number + R"(, 2], [30, 2], [30, 20], [1, 20]]}}}}})");
+    auto ds = read_ufo(root().string(), json.string(), {});
+    ASSERT_FALSE(ds.has_value()) << number;
+    EXPECT_EQ(ds.error().code(), Code::kCorrupt);
+    EXPECT_NE(ds.error().message().find("at byte " + std::to_string(head.size()) + " (line 1, column " +
+                                        std::to_string(head.size() + 1) + "): number out of range"),
+              std::string::npos)
+        << ds.error().message();
+  }
+  // What simdjson accepts the scanner accepts: the largest integers, and underflow to zero.
+  EXPECT_FALSE(internal::find_json_syntax_error("[18446744073709551615, -9223372036854775808, 1e-400, 1.7e308]"));
+
+  write_text(json, R"({"images": {"a.jpg": {"words": )" + std::string(5000, '[') + std::string(5000, ']') + "}}}");
+  auto deep = read_ufo(root().string(), json.string(), {});
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_EQ(deep.error().code(), Code::kCorrupt);
+  EXPECT_NE(deep.error().message().find("nested deeper than"), std::string::npos) << deep.error().message();
+  EXPECT_NE(deep.error().message().find("at byte "), std::string::npos) << deep.error().message();
+
+  for (const std::string& bom : {std::string("\xFF\xFE"), std::string("\xFE\xFF"), std::string("\xFF\xFE\0\0", 4)}) {
+    write_text(json, bom + "{}");
+    auto utf = read_ufo(root().string(), json.string(), {});
+    ASSERT_FALSE(utf.has_value());
+    EXPECT_EQ(utf.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(utf.error().message().find("train.json is UTF-"), std::string::npos) << utf.error().message();
+  }
 }
 
 TEST_F(HostileReaderTest, AnOversizedGtFileIsRefusedBeforeReading) {
