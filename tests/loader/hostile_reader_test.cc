@@ -11,11 +11,14 @@
 #include <filesystem>
 #include <future>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/log.h"
 #include "loader/dataset.h"
 #include "loader/detail/json_syntax.h"
+#include "loader/source.h"
 #include "tests/loader/test_images.h"
 
 namespace textfeed::loader {
@@ -265,6 +268,42 @@ TEST_F(HostileReaderTest, UfoNumbersBeyondRangeDeepNestingAndUtf16AreRefusedWith
     EXPECT_EQ(utf.error().code(), Code::kInvalidArgument);
     EXPECT_NE(utf.error().message().find("train.json is UTF-"), std::string::npos) << utf.error().message();
   }
+}
+
+TEST_F(HostileReaderTest, ASourceSaysEveryRecordItsReaderLeftOut) {
+  // serve, bench, show and the Python Loader open datasets through SampleSource: what the reader
+  // left out reaches their log with its file, line and reason, not only `textfeed inspect`.
+  image("a.jpg");
+  image("b.jpg");
+  write_text(root() / "gt" / "gt_a.txt", std::string(kWord) + "ok\nnan,2,30,2,30,20,1,20,x\n" + kWord + "ok\n1,2,3\n");
+  std::string many;
+  for (int i = 0; i < 150; ++i) many += "x,2,30,2,30,20,1,20,x\n";
+  write_text(root() / "gt" / "gt_b.txt", many);
+  std::vector<std::string> lines;
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kWarning) lines.emplace_back(m);
+  });
+  auto source = SampleSource::open(root().string(), {});
+  set_log_sink(nullptr);
+  ASSERT_TRUE(source.has_value()) << source.error().to_string();
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("152 annotation record(s) left out"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_a.txt:2: coordinate 1 is not a finite number: 'nan'"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_a.txt:4: expected 8 coordinates, found 3 fields"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_b.txt:98: coordinate 1"), std::string::npos) << all;
+  EXPECT_EQ(all.find("gt/gt_b.txt:99: "), std::string::npos) << "past the first 100, only a count";
+  EXPECT_NE(all.find("... and 52 more annotation record(s)"), std::string::npos) << all;
+  // A dataset read with nothing left out logs nothing.
+  write_text(root() / "gt" / "gt_a.txt", std::string(kWord) + "ok\n");
+  write_text(root() / "gt" / "gt_b.txt", std::string(kWord) + "ok\n");
+  lines.clear();
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kWarning) lines.emplace_back(m);
+  });
+  ASSERT_TRUE(SampleSource::open(root().string(), {}).has_value());
+  set_log_sink(nullptr);
+  EXPECT_TRUE(lines.empty()) << lines[0];
 }
 
 TEST_F(HostileReaderTest, AnOversizedGtFileIsRefusedBeforeReading) {
