@@ -1,11 +1,14 @@
 // build_cache: serial read -> parallel decode/resize/encode -> serial in-order write (oneTBB).
 #include "loader/cache_builder.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_pipeline.h>
@@ -241,11 +244,34 @@ Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
   return Status();
 }
 
+// With force, `out` may name an existing file, but never one of the build's own inputs: the
+// rename would replace an image or annotation of the dataset with the cache. Inputs are compared
+// by device and inode, statting only those whose file name is out's (nothing, without force or
+// when out does not exist).
+Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
+  struct stat o;
+  if (::stat(out.c_str(), &o) != 0) return Status();
+  const std::string name = std::filesystem::path(out).filename().string();
+  std::string checked;  // a UFO annotation is the same file for every sample: statted once
+  for (const SampleRecord& r : ds.samples)
+    for (const std::string* input : {&r.image, &r.annotation}) {
+      if (name.empty() || !input->ends_with(name) || *input == checked) continue;
+      checked = *input;
+      const std::filesystem::path p = std::filesystem::path(ds.root) / *input;
+      struct stat st;
+      if (p.filename() == name && ::stat(p.c_str(), &st) == 0 && st.st_dev == o.st_dev && st.st_ino == o.st_ino)
+        return Status::invalid_argument(out + " is " + *input + " of the dataset being built; refusing to replace "
+                                        "one of its inputs with the cache");
+    }
+  return Status();
+}
+
 }  // namespace
 
 Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, tbb::task_arena& arena,
                                 const std::function<void(const BuildProgress&)>& progress) {
   TF_RETURN_IF_ERROR(check_options(ds, o));
+  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
 
   const auto start = std::chrono::steady_clock::now();

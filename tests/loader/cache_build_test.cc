@@ -157,6 +157,34 @@ TEST_F(CacheBuildTest, AnImageResizedPastThePixelLimitIsQuarantinedBeforeItIsAll
   }
 }
 
+TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
+  add_good(3);
+  const std::vector<uint8_t> image = encoded_image(".jpg", 64, 48, 0);
+  testing::write_bytes(dir_.path() / "gt_good0.txt", {'x'});
+  ds_.samples[0].annotation = "gt_good0.txt";
+  CacheBuildOptions o;
+  o.force = true;
+  for (const char* input : {"images/good0.jpg", "gt_good0.txt"}) {
+    ds_.root = dir_.path().string();
+    o.out = (dir_.path() / input).string();
+    const auto before = fs::file_size(o.out);
+    tbb::task_arena arena(1);
+    auto r = build_cache(ds_, o, arena, nullptr);
+    ASSERT_FALSE(r.has_value()) << input;
+    EXPECT_EQ(r.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(r.error().message().find(std::string("is ") + input + " of the dataset being built"), std::string::npos)
+        << r.error().message();
+    EXPECT_EQ(fs::file_size(o.out), before) << input;
+  }
+  // Another existing file of the same name, outside the dataset, is replaced as before.
+  o.out = (dir_.path() / "good0.jpg").string();
+  testing::write_bytes(o.out, image);
+  tbb::task_arena arena(1);
+  auto r = build_cache(ds_, o, arena, nullptr);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(r->samples, 3u);
+}
+
 TEST_F(CacheBuildTest, MoreBadImagesThanTheAllowedShareFailTheBuildAndWriteNothing) {
   add_good(7);
   for (int i = 0; i < 3; ++i) add("junk" + std::to_string(i) + ".jpg", {0xFF, 0xD8, 0xFF, 0x00, 0x01});
