@@ -152,3 +152,19 @@ def test_ufo_duplicates_and_out_of_range_numbers_are_named_where_they_are(tmp_pa
         assert proc.returncode == 2, proc.stdout
         assert f"train.json: not valid JSON" in proc.stderr, proc.stderr
         assert f"at byte {len(head)} (line 1, column {len(head) + 1}): number out of range" in proc.stderr
+
+
+def test_bench_never_replaces_a_file_named_by_cache(tmp_path):
+    root = icdar(tmp_path / "d", ["a.jpg", "b.jpg"])
+    precious = tmp_path / "notes.txt"
+    precious.write_bytes(b"not a cache")
+    args = ("bench", "--dataset", root, "--from", "cache", "--samples", "2", "--repeat", "1", "--batch-size", "2")
+    proc = tf(*args, "--cache", precious)
+    assert proc.returncode == 2, proc.stderr
+    assert "exists" in proc.stderr and "replaces nothing" in proc.stderr, proc.stderr
+    assert precious.read_bytes() == b"not a cache"
+    fresh = tmp_path / "fresh.tfc"
+    assert tf(*args, "--cache", fresh).returncode == 0
+    assert fresh.is_file()  # kept; a second run refuses to rebuild over it, the cache itself is benched
+    assert tf(*args, "--cache", fresh).returncode == 2
+    assert tf("bench", "--dataset", fresh, "--samples", "2", "--repeat", "1", "--batch-size", "2").returncode == 0
