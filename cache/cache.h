@@ -18,9 +18,19 @@ namespace textfeed::cache {
 
 enum class PixelCodec : unsigned char { kRaw = 0, kJpeg = 1 };
 
-// The largest pixels or transcriptions blob one record holds (Cap'n Proto's limit on a Data
-// field): a raw image of at most kMaxRecordBytes / 3 pixels.
-inline constexpr uint64_t kMaxRecordBytes = (uint64_t{1} << 29) - 1;
+// The largest record (one sample's or Meta's message, segment table included). A reader refuses a
+// bigger one before checksumming it, so a crafted file (a sparse one costs no disk) cannot make
+// the first read of a sample hash gigabytes, and the writer never writes one; as large as the
+// largest image file the loader reads (loader::kMaxImageFileBytes).
+inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 30;
+// The largest blob (pixels, transcriptions, ...) of a record: Cap'n Proto's limit on a Data field.
+inline constexpr uint64_t kMaxBlobBytes = (uint64_t{1} << 29) - 1;
+// An upper bound of the bytes a record takes whose name, pixels and transcriptions (each text
+// with its NUL) have these sizes and which holds `words` quads: the blobs and what surrounds them.
+constexpr uint64_t record_bytes_bound(uint64_t name_bytes, uint64_t pixel_bytes, uint64_t words,
+                                      uint64_t text_bytes) {
+  return 512 + name_bytes + pixel_bytes + words * (sizeof(Quad) + 1) + text_bytes;
+}
 std::string_view codec_name(PixelCodec codec);
 
 // One sample as the writer takes it. Views must stay valid during CacheWriter::add().
@@ -77,8 +87,8 @@ class CacheWriter {
 
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
   // (inconsistent sizes, a transcription with a NUL byte, a quad coordinate that is not finite, a
-  // label other than kLabelValid or kLabelIgnored, pixels or transcriptions over kMaxRecordBytes),
-  // kIo.
+  // label other than kLabelValid or kLabelIgnored, a blob over kMaxBlobBytes or a record over
+  // kMaxRecordBytes), kIo.
   Status add(const SampleData& sample);
   // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
   // was added), the index and the footer, fsyncs, and renames into place.

@@ -53,6 +53,26 @@ std::optional<std::pair<int, int>> jpeg_frame_size(std::span<const uint8_t> b) {
   return std::nullopt;
 }
 
+// The bytes of the Cap'n Proto flat message at `p` as its segment table gives them (table
+// included), reading at most `avail` bytes; 0 when the table does not fit or has more segments
+// than Cap'n Proto allows. Checked before a record's checksum: a table that does not describe
+// exactly the record's bytes is garbage (the zeros of a sparse file, say), found in O(1).
+uint64_t flat_message_bytes(const uint8_t* p, uint64_t avail) {
+  if (avail < 8) return 0;
+  uint32_t last = 0;
+  std::memcpy(&last, p, 4);
+  if (last >= 512) return 0;
+  const uint64_t count = uint64_t{last} + 1, table_words = count / 2 + 1;
+  if (table_words * 8 > avail) return 0;
+  uint64_t words = table_words;
+  for (uint64_t k = 0; k < count; ++k) {
+    uint32_t w = 0;
+    std::memcpy(&w, p + 4 + 4 * k, 4);
+    words += w;  // at most 512 * 2^32 + 257: no wrap
+  }
+  return words * 8;
+}
+
 }  // namespace
 
 struct CacheReader::Impl {
@@ -121,19 +141,28 @@ Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& 
   if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset || f.meta_offset % kAlignment ||
       f.meta_size % kAlignment || f.meta_size != f.index_offset - f.meta_offset)
     return m->corrupt("meta record bounds are invalid");
+  if (f.meta_size > kMaxRecordBytes ||
+      flat_message_bytes(m->base + f.meta_offset, f.meta_size) != f.meta_size)
+    return m->corrupt("meta record of " + std::to_string(f.meta_size) +
+                      " bytes is not one message of that size (or is over the limit of " +
+                      std::to_string(kMaxRecordBytes) + ")");
   m->index = reinterpret_cast<const IndexEntry*>(m->base + f.index_offset);
   m->n = f.num_samples;
-  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
-  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
+  // The index's structure before its checksum: a crafted index stops at its first bad entry
+  // instead of being hashed whole.
   uint64_t expect = sizeof(FileHeader);
   for (size_t i = 0; i < m->n; ++i) {
     const IndexEntry& e = m->index[i];
-    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset)
+    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset ||
+        e.size > kMaxRecordBytes)
       return m->corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
-                        std::to_string(e.size) + ") is out of bounds");
+                        std::to_string(e.size) + ") is out of bounds or over the record limit of " +
+                        std::to_string(kMaxRecordBytes));
     expect = e.offset + e.size;
   }
   if (expect != f.meta_offset) return m->corrupt("records do not end where the meta record starts");
+  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
+  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
   TF_RETURN_IF_ERROR(internal::read_meta(m->words(f.meta_offset, f.meta_size), m->meta).with_context(path));
   m->verified.reset(new std::atomic<bool>[m->n]());
   return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
@@ -207,6 +236,9 @@ Status CacheReader::verify_sample(size_t i) const {
   if (i >= m.n)
     return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
   const IndexEntry& e = m.index[i];
+  if (const uint64_t described = flat_message_bytes(m.base + e.offset, e.size); described != e.size)
+    return m.corrupt("sample " + std::to_string(i) + " record at byte " + std::to_string(e.offset) + " is " +
+                     std::to_string(e.size) + " bytes but its segment table describes " + std::to_string(described));
   if (crc32c(m.base + e.offset, e.size) != e.crc)
     return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " + std::to_string(e.offset) +
                      ", " + std::to_string(e.size) + " bytes)");

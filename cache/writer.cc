@@ -190,11 +190,14 @@ Status CacheWriter::add(const SampleData& s) {
                                       "' has a transcription with a NUL byte");
   uint64_t text_bytes = 0;
   for (const std::string& t : s.texts) text_bytes += t.size() + 1;
-  if (s.pixels.size() > kMaxRecordBytes || text_bytes > kMaxRecordBytes)
-    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has " +
-                                    std::to_string(std::max<uint64_t>(s.pixels.size(), text_bytes)) +
-                                    " bytes of " + (text_bytes > kMaxRecordBytes ? "transcriptions" : "pixels") +
-                                    ", over the record limit of " + std::to_string(kMaxRecordBytes));
+  const uint64_t record = record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes);
+  if (s.pixels.size() > kMaxBlobBytes || text_bytes > kMaxBlobBytes || s.quads.size_bytes() > kMaxBlobBytes ||
+      record > kMaxRecordBytes)
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' would be a record of up to " +
+                                    std::to_string(record) + " bytes (" + std::to_string(s.pixels.size()) +
+                                    " of pixels, " + std::to_string(text_bytes) + " of transcriptions), over the " +
+                                    "limits of " + std::to_string(kMaxBlobBytes) + " per field and " +
+                                    std::to_string(kMaxRecordBytes) + " per record");
   for (size_t q = 0; q < s.quads.size(); ++q) {  // what the reader refuses is never written
     for (float c : s.quads[q].xy)
       if (!std::isfinite(c))

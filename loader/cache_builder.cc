@@ -81,7 +81,7 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
   // Bounded before anything is allocated: an image_size far above the sources' sizes would
   // otherwise make every worker allocate gigabytes for one record that cannot be stored anyway.
   const int64_t stored_px = int64_t{rp.width} * rp.height;
-  const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxRecordBytes / 3);
+  const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxBlobBytes / 3);
   if (stored_px > max_px) {
     it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
                                          std::to_string(info->height) + " image resized to a longer side of " +
@@ -89,11 +89,16 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
                                          " pixels, over the limit of " + std::to_string(max_px));
     return;
   }
+  // What one record holds is bounded too (cache::kMaxRecordBytes): raw pixels are an upper bound
+  // of a JPEG's for any image this large.
   uint64_t text_bytes = 0;
   for (const std::string& t : rec.texts) text_bytes += t.size() + 1;
-  if (text_bytes > cache::kMaxRecordBytes) {
-    it.status = Status::invalid_argument(path + ": its words' transcriptions in " + rec.annotation + " take " +
-                                         std::to_string(text_bytes) + " bytes, over the record limit of " +
+  const uint64_t record =
+      cache::record_bytes_bound(rec.image.size(), static_cast<uint64_t>(stored_px) * 3, rec.quads.size(), text_bytes);
+  if (text_bytes > cache::kMaxBlobBytes || record > cache::kMaxRecordBytes) {
+    it.status = Status::invalid_argument(path + ": with the " + std::to_string(text_bytes) +
+                                         " bytes of transcriptions of " + rec.annotation + " its record would take " +
+                                         std::to_string(record) + " bytes, over the limit of " +
                                          std::to_string(cache::kMaxRecordBytes));
     return;
   }

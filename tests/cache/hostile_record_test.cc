@@ -119,6 +119,74 @@ TEST_F(CacheHostileRecordTest, JpegPixelsOfAnotherSizeThanTheRecordAreRefused) {
   expect_refused(4, "JPEG pixels have no frame header");
 }
 
+// A cache whose sample 0 is `record_bytes` of zeros (a hole: the file is sparse and costs no disk),
+// with the real Meta after it and index, Meta and footer checksums that match.
+void write_sparse_cache(const std::string& path, const std::vector<char>& real, uint64_t record_bytes) {
+  FileFooter f;
+  std::memcpy(&f, real.data() + real.size() - sizeof(f), sizeof(f));
+  const std::vector<char> meta(real.begin() + static_cast<ptrdiff_t>(f.meta_offset),
+                               real.begin() + static_cast<ptrdiff_t>(f.meta_offset + f.meta_size));
+  const IndexEntry entry{sizeof(FileHeader), record_bytes, 0, 0};
+  f.num_samples = 1;
+  f.meta_offset = sizeof(FileHeader) + record_bytes;
+  f.index_offset = f.meta_offset + f.meta_size;
+  f.index_crc = crc32c(&entry, sizeof(entry));
+  f.footer_crc = crc32c(&f, offsetof(FileFooter, footer_crc));
+  std::filesystem::remove(path);
+  std::ofstream out(path, std::ios::binary);
+  out.write(real.data(), sizeof(FileHeader));
+  out.seekp(static_cast<std::streamoff>(f.meta_offset));
+  out.write(meta.data(), static_cast<std::streamsize>(meta.size()));
+  out.write(reinterpret_cast<const char*>(&entry), sizeof(entry));
+  out.write(reinterpret_cast<const char*>(&f), sizeof(f));
+  ASSERT_TRUE(out.good());
+}
+
+TEST_F(CacheHostileRecordTest, ASparseRecordIsRefusedWithoutHashingIt) {
+  // A few KB on disk that once made the first read of sample 0 hash gigabytes of zeros (and fill
+  // the page cache with them): refused by size at open, or by its segment table before hashing.
+  build();
+  const std::vector<char> real = bytes();
+  write_sparse_cache(path_, real, uint64_t{3} << 30);
+  auto big = CacheReader::open(path_);
+  ASSERT_FALSE(big.has_value());
+  EXPECT_EQ(big.error().code(), Code::kCorrupt);
+  EXPECT_NE(big.error().message().find("index entry 0"), std::string::npos) << big.error().message();
+  EXPECT_NE(big.error().message().find("over the record limit of 1073741824"), std::string::npos)
+      << big.error().message();
+
+  write_sparse_cache(path_, real, uint64_t{256} << 20);
+  auto r = CacheReader::open(path_);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  const Status s = (*r)->verify_sample(0);
+  EXPECT_EQ(s.code(), Code::kCorrupt);
+  EXPECT_NE(s.message().find("sample 0 record at byte 64 is 268435456 bytes but its segment table describes 8"),
+            std::string::npos)
+      << s.message();
+  EXPECT_FALSE((*r)->sample(0).has_value());
+}
+
+TEST_F(CacheHostileRecordTest, AMetaRecordThatIsNotOneMessageOfItsSizeIsRefused) {
+  // Zeros with a matching checksum once opened as a cache with an empty Meta.
+  build();
+  std::vector<char> b = bytes();
+  FileFooter f;
+  std::memcpy(&f, b.data() + b.size() - sizeof(f), sizeof(f));
+  std::fill(b.begin() + static_cast<ptrdiff_t>(f.meta_offset),
+            b.begin() + static_cast<ptrdiff_t>(f.meta_offset + f.meta_size), 0);
+  f.meta_crc = crc32c(b.data() + f.meta_offset, f.meta_size);
+  f.footer_crc = crc32c(&f, offsetof(FileFooter, footer_crc));
+  std::memcpy(b.data() + b.size() - sizeof(f), &f, sizeof(f));
+  rewrite(b);
+  auto r = CacheReader::open(path_);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), Code::kCorrupt);
+  EXPECT_NE(r.error().message().find("meta record of " + std::to_string(f.meta_size) +
+                                     " bytes is not one message of that size"),
+            std::string::npos)
+      << r.error().message();
+}
+
 TEST_F(CacheHostileRecordTest, TheWriterRefusesWhatTheReaderWouldRefuse) {
   auto w = CacheWriter::create(path_, false);
   ASSERT_TRUE(w.has_value()) << w.error().to_string();
