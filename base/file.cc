@@ -120,6 +120,8 @@ Status read_regular_file(const std::string& path, std::string& out, uint64_t max
 }
 
 Status check_replaceable(const std::string& path, bool overwrite) {
+  // "" would be refused only by the final rename, after the whole work of making the file.
+  if (path.empty()) return Status::invalid_argument("the output path is empty");
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return Status();

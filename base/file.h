@@ -58,7 +58,7 @@ Status read_regular_file(const std::string& path, std::string& out, uint64_t max
 
 // Whether `path` may be replaced by a new file: it does not exist, or `overwrite` is set and it
 // is a regular file (lstat: a symlink is refused, not resolved; so are folders, devices, FIFOs
-// and sockets). Errors: kInvalidArgument saying why; kIo.
+// and sockets). Errors: kInvalidArgument saying why (an empty path included); kIo.
 Status check_replaceable(const std::string& path, bool overwrite);
 
 // A new, empty file beside `path`: "<path>.tmp-<pid>-<16 random hex digits>", created with

@@ -17,6 +17,20 @@
 namespace textfeed::cache {
 
 enum class PixelCodec : unsigned char { kRaw = 0, kJpeg = 1 };
+
+// The largest record (one sample's or Meta's message, segment table included). A reader refuses a
+// bigger one before checksumming it, so a crafted file (a sparse one costs no disk) cannot make
+// the first read of a sample hash gigabytes, and the writer never writes one; as large as the
+// largest image file the loader reads (loader::kMaxImageFileBytes).
+inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 30;
+// The largest blob (pixels, transcriptions, ...) of a record: Cap'n Proto's limit on a Data field.
+inline constexpr uint64_t kMaxBlobBytes = (uint64_t{1} << 29) - 1;
+// An upper bound of the bytes a record takes whose name, pixels and transcriptions (each text
+// with its NUL) have these sizes and which holds `words` quads: the blobs and what surrounds them.
+constexpr uint64_t record_bytes_bound(uint64_t name_bytes, uint64_t pixel_bytes, uint64_t words,
+                                      uint64_t text_bytes) {
+  return 512 + name_bytes + pixel_bytes + words * (sizeof(Quad) + 1) + text_bytes;
+}
 std::string_view codec_name(PixelCodec codec);
 
 // One sample as the writer takes it. Views must stay valid during CacheWriter::add().
@@ -72,7 +86,9 @@ class CacheWriter {
   CacheWriter& operator=(const CacheWriter&) = delete;
 
   // Appends a sample; its index is the number added before it. Errors: kInvalidArgument
-  // (inconsistent sizes, a transcription with a NUL byte), kIo.
+  // (inconsistent sizes, a transcription with a NUL byte, a quad coordinate that is not finite, a
+  // label other than kLabelValid or kLabelIgnored, a blob over kMaxBlobBytes or a record over
+  // kMaxRecordBytes), kIo.
   Status add(const SampleData& sample);
   // Writes Meta (num_words, num_ignored, pixel_bytes and raw_pixel_bytes are filled from what
   // was added), the index and the footer, fsyncs, and renames into place.
@@ -129,10 +145,11 @@ class CacheReader {
   const CacheMeta& meta() const;
   const std::string& path() const;
   uint64_t file_bytes() const;
-  // Sample i. Its checksum is checked the first time this reader returns it.
+  // Sample i. Its checksum and content (finite quads, labels 0 or 1, a JPEG's frame size equal to
+  // width x height) are checked the first time this reader returns it.
   // Errors: kInvalidArgument (i out of range), kCorrupt (checksum or structure, naming sample i).
   Result<SampleView> sample(size_t i) const;
-  // Checks sample i's checksum and structure now, whatever was checked before.
+  // Checks sample i's checksum, structure and content now, whatever was checked before.
   Status verify_sample(size_t i) const;
 
  private:

@@ -7,7 +7,10 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "base/file.h"
 #include "cache/cache.h"
@@ -19,6 +22,58 @@ namespace textfeed::cache {
 
 static_assert(std::endian::native == std::endian::little,
               "the cache format is little-endian; big-endian hosts need byte swapping");
+
+namespace {
+
+// The (width, height) of a JPEG's frame header (SOFn), or nullopt when none comes before the
+// first scan. Every read is bounds-checked: the bytes are hostile.
+std::optional<std::pair<int, int>> jpeg_frame_size(std::span<const uint8_t> b) {
+  if (b.size() < 4 || b[0] != 0xFF || b[1] != 0xD8) return std::nullopt;
+  size_t pos = 2;
+  while (pos + 4 <= b.size()) {
+    if (b[pos] != 0xFF) return std::nullopt;
+    const uint8_t marker = b[pos + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++pos;
+      continue;
+    }
+    if (marker == 0xDA || marker == 0xD9) return std::nullopt;  // a scan or the end: no frame header
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM, RSTn: no length
+      pos += 2;
+      continue;
+    }
+    const size_t len = (size_t{b[pos + 2]} << 8) | b[pos + 3];
+    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (sof) {
+      if (len < 7 || pos + 9 > b.size()) return std::nullopt;
+      return std::pair<int, int>{(b[pos + 7] << 8) | b[pos + 8], (b[pos + 5] << 8) | b[pos + 6]};
+    }
+    pos += 2 + len;
+  }
+  return std::nullopt;
+}
+
+// The bytes of the Cap'n Proto flat message at `p` as its segment table gives them (table
+// included), reading at most `avail` bytes; 0 when the table does not fit or has more segments
+// than Cap'n Proto allows. Checked before a record's checksum: a table that does not describe
+// exactly the record's bytes is garbage (the zeros of a sparse file, say), found in O(1).
+uint64_t flat_message_bytes(const uint8_t* p, uint64_t avail) {
+  if (avail < 8) return 0;
+  uint32_t last = 0;
+  std::memcpy(&last, p, 4);
+  if (last >= 512) return 0;
+  const uint64_t count = uint64_t{last} + 1, table_words = count / 2 + 1;
+  if (table_words * 8 > avail) return 0;
+  uint64_t words = table_words;
+  for (uint64_t k = 0; k < count; ++k) {
+    uint32_t w = 0;
+    std::memcpy(&w, p + 4 + 4 * k, 4);
+    words += w;  // at most 512 * 2^32 + 257: no wrap
+  }
+  return words * 8;
+}
+
+}  // namespace
 
 struct CacheReader::Impl {
   std::string path;
@@ -37,6 +92,7 @@ struct CacheReader::Impl {
   }
   Status corrupt(const std::string& what) const { return Status::corrupt(path + ": " + what); }
   Status check_sample(size_t i, SampleView& v) const;
+  Status check_content(size_t i, const SampleView& v) const;
 };
 
 CacheReader::CacheReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -85,19 +141,28 @@ Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& 
   if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset || f.meta_offset % kAlignment ||
       f.meta_size % kAlignment || f.meta_size != f.index_offset - f.meta_offset)
     return m->corrupt("meta record bounds are invalid");
+  if (f.meta_size > kMaxRecordBytes ||
+      flat_message_bytes(m->base + f.meta_offset, f.meta_size) != f.meta_size)
+    return m->corrupt("meta record of " + std::to_string(f.meta_size) +
+                      " bytes is not one message of that size (or is over the limit of " +
+                      std::to_string(kMaxRecordBytes) + ")");
   m->index = reinterpret_cast<const IndexEntry*>(m->base + f.index_offset);
   m->n = f.num_samples;
-  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
-  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
+  // The index's structure before its checksum: a crafted index stops at its first bad entry
+  // instead of being hashed whole.
   uint64_t expect = sizeof(FileHeader);
   for (size_t i = 0; i < m->n; ++i) {
     const IndexEntry& e = m->index[i];
-    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset)
+    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset ||
+        e.size > kMaxRecordBytes)
       return m->corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
-                        std::to_string(e.size) + ") is out of bounds");
+                        std::to_string(e.size) + ") is out of bounds or over the record limit of " +
+                        std::to_string(kMaxRecordBytes));
     expect = e.offset + e.size;
   }
   if (expect != f.meta_offset) return m->corrupt("records do not end where the meta record starts");
+  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
+  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
   TF_RETURN_IF_ERROR(internal::read_meta(m->words(f.meta_offset, f.meta_size), m->meta).with_context(path));
   m->verified.reset(new std::atomic<bool>[m->n]());
   return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
@@ -120,6 +185,31 @@ Status CacheReader::Impl::check_sample(size_t i, SampleView& v) const {
   if (v.codec == PixelCodec::kRaw && v.pixels.size() != static_cast<size_t>(v.width) * v.height * 3)
     return bad("raw pixels have " + std::to_string(v.pixels.size()) + " bytes for " +
                std::to_string(v.width) + "x" + std::to_string(v.height) + "x3");
+  return Status();
+}
+
+// What the structure cannot show, checked once per sample (on its first read and by verify), not
+// on every read: a crafted record must not hand the pipeline words that are not finite numbers,
+// labels other than valid/ignored, or JPEG pixels of another size than the record says (its
+// words would then be placed on the wrong pixels).
+Status CacheReader::Impl::check_content(size_t i, const SampleView& v) const {
+  auto bad = [&](const std::string& what) {
+    return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
+  };
+  for (size_t q = 0; q < v.quads.size(); ++q) {
+    for (float c : v.quads[q].xy)
+      if (!std::isfinite(c)) return bad("word " + std::to_string(q + 1) + " has a coordinate that is not finite");
+    if (v.labels[q] != kLabelValid && v.labels[q] != kLabelIgnored)
+      return bad("word " + std::to_string(q + 1) + " has label " + std::to_string(v.labels[q]) +
+                 " (1 = valid, 0 = ignored)");
+  }
+  if (v.codec == PixelCodec::kJpeg) {
+    const auto size = jpeg_frame_size(v.pixels);
+    if (!size) return bad("JPEG pixels have no frame header");
+    if (size->first != v.width || size->second != v.height)
+      return bad("JPEG pixels are " + std::to_string(size->first) + "x" + std::to_string(size->second) +
+                 " but the record says " + std::to_string(v.width) + "x" + std::to_string(v.height));
+  }
   return Status();
 }
 
@@ -146,11 +236,15 @@ Status CacheReader::verify_sample(size_t i) const {
   if (i >= m.n)
     return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
   const IndexEntry& e = m.index[i];
+  if (const uint64_t described = flat_message_bytes(m.base + e.offset, e.size); described != e.size)
+    return m.corrupt("sample " + std::to_string(i) + " record at byte " + std::to_string(e.offset) + " is " +
+                     std::to_string(e.size) + " bytes but its segment table describes " + std::to_string(described));
   if (crc32c(m.base + e.offset, e.size) != e.crc)
     return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " + std::to_string(e.offset) +
                      ", " + std::to_string(e.size) + " bytes)");
   SampleView v;
-  return m.check_sample(i, v);
+  TF_RETURN_IF_ERROR(m.check_sample(i, v));
+  return m.check_content(i, v);
 }
 
 std::vector<std::string_view> SampleView::texts() const {

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -186,6 +188,25 @@ Status CacheWriter::add(const SampleData& s) {
     if (t.find('\0') != std::string::npos)  // the record keeps transcriptions NUL-separated
       return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
                                       "' has a transcription with a NUL byte");
+  uint64_t text_bytes = 0;
+  for (const std::string& t : s.texts) text_bytes += t.size() + 1;
+  const uint64_t record = record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes);
+  if (s.pixels.size() > kMaxBlobBytes || text_bytes > kMaxBlobBytes || s.quads.size_bytes() > kMaxBlobBytes ||
+      record > kMaxRecordBytes)
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' would be a record of up to " +
+                                    std::to_string(record) + " bytes (" + std::to_string(s.pixels.size()) +
+                                    " of pixels, " + std::to_string(text_bytes) + " of transcriptions), over the " +
+                                    "limits of " + std::to_string(kMaxBlobBytes) + " per field and " +
+                                    std::to_string(kMaxRecordBytes) + " per record");
+  for (size_t q = 0; q < s.quads.size(); ++q) {  // what the reader refuses is never written
+    for (float c : s.quads[q].xy)
+      if (!std::isfinite(c))
+        return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
+                                        std::to_string(q + 1) + " has a coordinate that is not finite");
+    if (s.labels[q] != kLabelValid && s.labels[q] != kLabelIgnored)
+      return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
+                                      std::to_string(q + 1) + " has label " + std::to_string(s.labels[q]));
+  }
   if (s.width <= 0 || s.height <= 0)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
                                     std::to_string(s.width) + "x" + std::to_string(s.height) + ")");

@@ -1,11 +1,14 @@
 // build_cache: serial read -> parallel decode/resize/encode -> serial in-order write (oneTBB).
 #include "loader/cache_builder.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_pipeline.h>
@@ -73,6 +76,30 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
     it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
                                          std::to_string(info->height) + " image resized to a longer side of " +
                                          std::to_string(o.image_size) + " is empty: its aspect ratio is too extreme");
+    return;
+  }
+  // Bounded before anything is allocated: an image_size far above the sources' sizes would
+  // otherwise make every worker allocate gigabytes for one record that cannot be stored anyway.
+  const int64_t stored_px = int64_t{rp.width} * rp.height;
+  const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxBlobBytes / 3);
+  if (stored_px > max_px) {
+    it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
+                                         std::to_string(info->height) + " image resized to a longer side of " +
+                                         std::to_string(o.image_size) + " would have " + std::to_string(stored_px) +
+                                         " pixels, over the limit of " + std::to_string(max_px));
+    return;
+  }
+  // What one record holds is bounded too (cache::kMaxRecordBytes): raw pixels are an upper bound
+  // of a JPEG's for any image this large.
+  uint64_t text_bytes = 0;
+  for (const std::string& t : rec.texts) text_bytes += t.size() + 1;
+  const uint64_t record =
+      cache::record_bytes_bound(rec.image.size(), static_cast<uint64_t>(stored_px) * 3, rec.quads.size(), text_bytes);
+  if (text_bytes > cache::kMaxBlobBytes || record > cache::kMaxRecordBytes) {
+    it.status = Status::invalid_argument(path + ": with the " + std::to_string(text_bytes) +
+                                         " bytes of transcriptions of " + rec.annotation + " its record would take " +
+                                         std::to_string(record) + " bytes, over the limit of " +
+                                         std::to_string(cache::kMaxRecordBytes));
     return;
   }
   const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
@@ -164,6 +191,13 @@ class Collector {
   const Status& error() const { return error_; }
   size_t done() const { return prog_.done; }
   BuildReport& report() { return report_; }
+  // " First failures: FILE: REASON; ..." (at most 5), for the errors that stop a build.
+  std::string first_failures() const {
+    const auto& q = report_.quarantine;
+    std::string m = q.empty() ? "" : " First failures:";
+    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
+    return m;
+  }
 
  private:
   cache::SampleData sample_data(const Item& it, const SampleRecord& rec) const {
@@ -184,12 +218,10 @@ class Collector {
 
   Status too_many_bad() const {
     const auto& q = report_.quarantine;
-    std::string m = std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
-                    std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
-                    std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
-                    "); nothing was written. First failures:";
-    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
-    return Status::corrupt(std::move(m));
+    return Status::corrupt(std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
+                           std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
+                           std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
+                           "); nothing was written." + first_failures());
   }
 
   const Dataset& ds_;
@@ -204,7 +236,9 @@ class Collector {
 };
 
 Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
-  if (o.image_size < 0) return Status::invalid_argument("image_size must be >= 0");
+  if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))  // augment::validate's bounds
+    return Status::invalid_argument("image_size must be 0 (keep the source size) or in [32, 32768], got " +
+                                    std::to_string(o.image_size));
   if (o.codec == cache::PixelCodec::kJpeg && (o.jpeg_quality < 1 || o.jpeg_quality > 100))
     return Status::invalid_argument("JPEG quality must be in 1..100, got " + std::to_string(o.jpeg_quality));
   if (!(o.max_bad_share >= 0 && o.max_bad_share <= 1))
@@ -215,11 +249,34 @@ Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
   return Status();
 }
 
+// With force, `out` may name an existing file, but never one of the build's own inputs: the
+// rename would replace an image or annotation of the dataset with the cache. Inputs are compared
+// by device and inode, statting only those whose file name is out's (nothing, without force or
+// when out does not exist).
+Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
+  struct stat o;
+  if (::stat(out.c_str(), &o) != 0) return Status();
+  const std::string name = std::filesystem::path(out).filename().string();
+  std::string checked;  // a UFO annotation is the same file for every sample: statted once
+  for (const SampleRecord& r : ds.samples)
+    for (const std::string* input : {&r.image, &r.annotation}) {
+      if (name.empty() || !input->ends_with(name) || *input == checked) continue;
+      checked = *input;
+      const std::filesystem::path p = std::filesystem::path(ds.root) / *input;
+      struct stat st;
+      if (p.filename() == name && ::stat(p.c_str(), &st) == 0 && st.st_dev == o.st_dev && st.st_ino == o.st_ino)
+        return Status::invalid_argument(out + " is " + *input + " of the dataset being built; refusing to replace "
+                                        "one of its inputs with the cache");
+    }
+  return Status();
+}
+
 }  // namespace
 
 Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, tbb::task_arena& arena,
                                 const std::function<void(const BuildProgress&)>& progress) {
   TF_RETURN_IF_ERROR(check_options(ds, o));
+  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
 
   const auto start = std::chrono::steady_clock::now();
@@ -262,7 +319,8 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
   TF_RETURN_IF_ERROR(out.error());
   BuildReport& report = out.report();
   if (writer->num_samples() == 0)
-    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written");
+    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
+                           out.first_failures());
 
   cache::CacheMeta meta;
   meta.profile = std::string(augment::profile_name(o.profile));

@@ -21,10 +21,10 @@ namespace textfeed::loader {
 struct CacheBuildOptions {
   std::string out;                 // final path of the cache file
   augment::Profile profile = augment::Profile::kUpstage;
-  int image_size = 2048;           // longer side of the stored pixels; 0 = keep the source size
+  int image_size = 2048;           // longer side of the stored pixels, in [32, 32768]; 0 = keep the source size
   cache::PixelCodec codec = cache::PixelCodec::kRaw;
   int jpeg_quality = 95;           // 1..100, for kJpeg
-  bool force = false;              // replace an existing regular file at `out`
+  bool force = false;              // replace an existing regular file at `out` (never one of the inputs)
   DecodeOptions decode;
   // The build fails, writing nothing, as soon as more than this share of the dataset's images
   // are quarantined: a mostly unreadable dataset (a wrong folder, a broken copy) is an error to
@@ -62,10 +62,12 @@ ResizePlan reference_resize(int width, int height, int image_size);
 
 // Builds the cache inside `arena` (its concurrency is the thread count). `progress` is called
 // from one thread at a time after every sample. Per-sample failures are quarantined (listed in the
-// report and the cache's Meta) up to max_bad_share. Errors, after which nothing is left at `out`
+// report and the cache's Meta) up to max_bad_share; among them an image whose stored size would
+// exceed decode.max_pixels (or what one record holds), which is never allocated. Errors, after which nothing is left at `out`
 // nor beside it: kInvalidArgument (options, an empty dataset, an existing output without force,
-// an output that is not a regular file), kCorrupt (more images quarantined than max_bad_share
-// allows, naming the first ones, or none usable), kCancelled, kIo.
+// an output that is not a regular file or is one of the dataset's images or annotation files),
+// kCorrupt (more images quarantined than max_bad_share allows, or none usable; both name the
+// first ones and why), kCancelled, kIo.
 Result<BuildReport> build_cache(const Dataset& dataset, const CacheBuildOptions& options,
                                 tbb::task_arena& arena,
                                 const std::function<void(const BuildProgress&)>& progress);

@@ -85,8 +85,11 @@ Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& optio
 // UFO json `json_path` whose image names are relative to root/images (or root when there is no
 // images folder). Names that escape the root or name a folder, images with over 65536 words, and
 // words whose coordinates are not finite float32 numbers or whose transcription holds a NUL are
-// listed in `bad` and left out. Errors: kNotFound, kCorrupt (not valid json / wrong structure,
-// with the byte offset or key), kInvalidArgument (the json is not a regular file, or too large).
+// listed in `bad` and left out; so are words and images that hold a key they are read by twice
+// (a word id, "points", "words", ...: JSON readers disagree on which one counts). Errors:
+// kNotFound, kCorrupt (not valid json — with the byte offset of the error, a number json cannot
+// hold or nesting past simdjson's depth included — a wrong structure, or "images" twice),
+// kInvalidArgument (the json is not a regular file, too large, or UTF-16/32).
 Result<Dataset> read_ufo(const std::string& root, const std::string& json_path,
                          const ReaderOptions& options);
 

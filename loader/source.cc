@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "base/file.h"
+#include "base/log.h"
 #include "cache/format.h"
 
 namespace textfeed::loader {
@@ -64,6 +65,26 @@ uint64_t cache_fingerprint(const cache::CacheReader& c) {
   return f.value();
 }
 
+// The records the readers left out, said once for every consumer of a dataset (serve, bench, show,
+// the Python Loader): a word or an image dropped without a word to anyone is a silent loss. The
+// first kMaxLoggedBadRecords one by one, then their count (`textfeed inspect` lists them all).
+constexpr size_t kMaxLoggedBadRecords = 100;
+void log_bad_records(const Dataset& ds) {
+  if (ds.bad.empty()) return;
+  TF_LOG(Warning) << "dataset " << ds.root << ": " << ds.bad.size()
+                  << " annotation record(s) left out or kept without their words; `textfeed inspect " << ds.root
+                  << "` lists them all";
+  for (size_t i = 0; i < ds.bad.size() && i < kMaxLoggedBadRecords; ++i) {
+    const BadRecord& b = ds.bad[i];
+    std::string where = b.file;
+    if (b.line) where.append(":").append(std::to_string(b.line));
+    TF_LOG(Warning) << "dataset " << ds.root << ": " << where << ": " << b.reason;
+  }
+  if (ds.bad.size() > kMaxLoggedBadRecords)
+    TF_LOG(Warning) << "dataset " << ds.root << ": ... and " << ds.bad.size() - kMaxLoggedBadRecords
+                    << " more annotation record(s)";
+}
+
 bool looks_like_cache(const std::string& path) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) return true;
   // Only a regular file can be a cache; a FIFO must not block this peek.
@@ -81,6 +102,7 @@ Result<std::shared_ptr<const SampleSource>> SampleSource::open(const std::string
     return from_cache(std::move(reader));
   }
   TF_ASSIGN_OR_RETURN(Dataset ds, open_dataset(path, o));
+  log_bad_records(ds);
   if (ds.samples.empty()) return Status::invalid_argument(path + ": the dataset has no images");
   return from_dataset(std::move(ds));
 }

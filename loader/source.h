@@ -18,7 +18,9 @@ namespace textfeed::loader {
 class SampleSource {
  public:
   // A path ending in ".tfc" or starting with the cache magic is a cache; anything else is a
-  // dataset (see open_dataset). Errors: those of open_dataset / CacheReader::open.
+  // dataset (see open_dataset), whose bad records (Dataset::bad) are logged as warnings, each with
+  // its file, line and reason (the first 100, then their count). Errors: those of open_dataset /
+  // CacheReader::open, kInvalidArgument (no samples).
   static Result<std::shared_ptr<const SampleSource>> open(const std::string& path, const ReaderOptions& options);
   static std::shared_ptr<const SampleSource> from_dataset(Dataset dataset);
   static std::shared_ptr<const SampleSource> from_cache(std::shared_ptr<const cache::CacheReader> reader);

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <initializer_list>
+#include <string_view>
 #include <unordered_set>
 
 #include <opencv2/imgproc.hpp>
@@ -41,6 +43,18 @@ Quad min_area_rect_quad(const std::vector<cv::Point2f>& pts) {
     q.xy[2 * i + 1] = c[(first + i) % 4].y;
   }
   return q;
+}
+
+// The first of `keys` that `obj` holds more than once, or an empty view. simdjson's lookup takes
+// the first of duplicate keys and Python's json the last: such a record means two things, and is
+// refused rather than read one way.
+std::string_view duplicate_key(simdjson::dom::object obj, std::initializer_list<std::string_view> keys) {
+  for (std::string_view key : keys) {
+    int seen = 0;
+    for (auto field : obj)
+      if (field.key == key && ++seen == 2) return key;
+  }
+  return {};
 }
 
 bool has_ignore_tag(simdjson::dom::object word, const std::vector<std::string>& ignore_tags) {
@@ -86,6 +100,11 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   simdjson::dom::object word;
   if (value.get_object().get(word)) {
     *why = "is not an object";
+    return WordOutcome::kBad;
+  }
+  if (const std::string_view key = duplicate_key(word, {"points", "transcription", "illegibility", "tags"});
+      !key.empty()) {
+    *why = "has the key '" + std::string(key) + "' twice";
     return WordOutcome::kBad;
   }
   if (has_ignore_tag(word, o.ignore_tags)) return WordOutcome::kBackground;
@@ -148,8 +167,9 @@ struct UfoContext {
   fs::path image_dir;  // below root: "images", or empty when there is no images/ folder
   std::string shown;   // the json file as messages name it
   Dataset& ds;
-  std::unordered_set<std::string> seen;  // image paths already read
-  std::vector<cv::Point2f> points;       // scratch for read_word
+  std::unordered_set<std::string> seen;         // image paths already read
+  std::unordered_set<std::string_view> word_ids;  // of the current image (views into the DOM)
+  std::vector<cv::Point2f> points;              // scratch for read_word
 };
 
 // Reads one entry of "images" into cx.ds; what it has to leave out goes to cx.ds.bad.
@@ -177,6 +197,10 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     cx.ds.bad.push_back({cx.shown, 0, what + " is not an object; left out"});
     return;
   }
+  if (const std::string_view key = duplicate_key(info, {"words", "img_w", "img_h"}); !key.empty()) {
+    cx.ds.bad.push_back({cx.shown, 0, what + " has the key '" + std::string(key) + "' twice; left out"});
+    return;
+  }
   rec.annotation = cx.shown;
   rec.width = image_size_px(info, "img_w");
   rec.height = image_size_px(info, "img_h");
@@ -193,8 +217,15 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     rec.texts.reserve(n);
     rec.lines.reserve(n);
     int ordinal = 0;
+    cx.word_ids.clear();
     for (auto [id, word] : words) {
       std::string why;
+      if (!cx.word_ids.insert(id).second) {
+        cx.ds.bad.push_back({cx.shown, ordinal + 1, what + " word '" + std::string(id) +
+                                                        "' appears twice; the second is left out"});
+        ++ordinal;
+        continue;
+      }
       if (read_word(word, cx.options, ordinal, rec, cx.points, &why) != WordOutcome::kKept &&
           !why.empty())
         cx.ds.bad.push_back(
@@ -206,10 +237,10 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
 }
 
 // kCorrupt for a document simdjson refused, located by the syntax scanner where it can.
-Status json_error(const std::string& path, std::string_view body, size_t bom,
-                  simdjson::error_code err) {
+Status json_error(const std::string& path, std::string_view body, size_t bom, simdjson::error_code err,
+                  size_t max_depth) {
   std::string msg = path + ": not valid JSON (" + simdjson::error_message(err) + ")";
-  if (auto e = internal::find_json_syntax_error(body.substr(bom)))
+  if (auto e = internal::find_json_syntax_error(body.substr(bom), max_depth))
     msg += " at byte " + std::to_string(e->offset + bom) + " (line " + std::to_string(e->line) +
            ", column " + std::to_string(e->column) + "): " + e->what;
   return Status::corrupt(std::move(msg));
@@ -251,21 +282,24 @@ Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_pat
 
   TF_ASSIGN_OR_RETURN(simdjson::padded_string json, load_json(json_path));
   const std::string_view body(json.data(), json.size());
+  TF_RETURN_IF_ERROR(internal::refuse_utf16_or_32(body, json_path));
   const size_t bom = internal::strip_bom(body).size() == body.size() ? 0 : 3;  // UP: utf-8-sig
   simdjson::dom::parser parser;
   element doc;
   if (auto err = parser.parse(json.data() + bom, json.size() - bom, false).get(doc))
-    return json_error(json_path, body, bom, err);
+    return json_error(json_path, body, bom, err, parser.max_depth());
   simdjson::dom::object top, images;
   if (doc.get_object().get(top))
     return Status::corrupt(json_path + ": the top level is not an object");
   if (top["images"].get_object().get(images))
     return Status::corrupt(json_path + ": key 'images' is missing or is not an object");
+  if (!duplicate_key(top, {"images"}).empty())
+    return Status::corrupt(json_path + ": key 'images' appears twice at the top level");
 
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kUfo;
-  UfoContext cx{o, root, image_dir, shown_path(root, json_path), ds, {}, {}};
+  UfoContext cx{o, root, image_dir, shown_path(root, json_path), ds, {}, {}, {}};
   for (auto [name, info] : images) read_image(name, info, cx);
   std::sort(ds.samples.begin(), ds.samples.end(),
             [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });

@@ -148,11 +148,17 @@ void run(const BenchArgs& a) {
       temp.emplace(std::move(*folder));
     }
     source_path = temp ? temp->path() + "/bench.tfc" : a.cache_path;
+    // A file the user named is never replaced (bench has no --force): an existing cache is
+    // benched by naming it as --dataset, anything else is not bench's to overwrite.
+    std::error_code ec;
+    if (!temp && std::filesystem::symlink_status(source_path, ec).type() != std::filesystem::file_type::not_found)
+      fail("bench", "--cache " + source_path + " exists; bench builds a new cache there and replaces nothing "
+                    "(remove it, or bench that cache with --dataset " + source_path + ")", 2);
     loader::CacheBuildOptions co;
     co.out = source_path;
     co.profile = po.augment.profile;
     co.image_size = po.augment.image_size;
-    co.force = true;
+    co.force = temp.has_value();  // only the private scratch folder's own file
     std::fprintf(stderr, "bench: building cache %s ...\n", printable(source_path).c_str());
     auto rep = loader::build_cache(*(*probe)->dataset(), co, arena, nullptr);
     if (!rep.has_value()) fail("bench", rep.error().to_string());
@@ -269,7 +275,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--from", a->from, "auto (whatever --dataset is) | dataset | cache (builds a temporary cache "
                                      "first unless --cache names one)")
       ->check(CLI::IsMember({"auto", "dataset", "cache"}));
-  cmd->add_option("--cache", a->cache_path, "with --from cache: where to build (and keep) the cache");
+  cmd->add_option("--cache", a->cache_path,
+                  "with --from cache: where to build (and keep) the cache; must not exist (an existing cache is "
+                  "benched with --dataset)");
   cmd->add_option("--threads", a->threads,
                   "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 1; 0: one per core)");
   cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")->check(CLI::Range(1, 10000000));

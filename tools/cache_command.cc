@@ -30,7 +30,8 @@ namespace {
 
 struct BuildArgs {
   std::string dataset, out, profile = "upstage", codec = "raw";
-  int image_size = -1, quality = 95, threads = 0;
+  int image_size = 0, quality = 95, threads = 0;
+  bool image_size_given = false;  // else the profile's
   double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false;
 };
@@ -117,12 +118,17 @@ void run_build(const BuildArgs& a) {
   loader::CacheBuildOptions o;
   o.out = a.out;
   o.profile = *profile;
-  o.image_size = a.image_size >= 0 ? a.image_size : augment::profile_defaults(*profile).image_size;
+  o.image_size = a.image_size_given ? a.image_size : augment::profile_defaults(*profile).image_size;
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.jpeg_quality = a.quality;
   o.force = a.force;
   o.max_bad_share = a.max_bad;
   o.cancel = &g_stop;
+  // Checked before the dataset is read (which may take minutes); build_cache checks them again.
+  if (!(a.max_bad >= 0 && a.max_bad <= 1)) fail("cache build", "--max-bad must be in [0, 1]", 2);
+  if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))
+    fail("cache build", "--image-size must be 0 (keep the source size) or in [32, 32768], got " +
+                            std::to_string(o.image_size), 2);
   auto ds = loader::open_dataset(a.dataset, {});
   if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
   for (const loader::BadRecord& b : ds->bad)
@@ -234,8 +240,9 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--out", b->out, "cache file to write (appears only when complete)")->required();
   build->add_option("--profile", b->profile, "upstage (resize longer side to 2048) | sakura (no resize)")
       ->check(CLI::IsMember({"upstage", "sakura"}));
-  build->add_option("--image-size", b->image_size, "longer side of the stored pixels; 0 = keep source size "
-                                                   "(default: the profile's)");
+  CLI::Option* image_size = build->add_option("--image-size", b->image_size,
+                                              "longer side of the stored pixels, 32..32768; 0 = keep source size "
+                                              "(default: the profile's)");
   build->add_option("--codec", b->codec, "raw (fastest to read) | jpeg (several times smaller)")
       ->check(CLI::IsMember({"raw", "jpeg"}));
   build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 95)")->check(CLI::Range(1, 100));
@@ -247,7 +254,10 @@ void add_cache_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   build->add_flag("--force", b->force, "replace an existing cache at --out (a regular file only: never a "
                                        "symlink, device or FIFO)");
-  build->callback([b] { run_build(*b); });
+  build->callback([b, image_size] {
+    b->image_size_given = image_size->count() > 0;
+    run_build(*b);
+  });
 
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);

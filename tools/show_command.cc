@@ -29,6 +29,7 @@ void run(const ShowArgs& a) {
   auto profile = augment::parse_profile(a.profile);
   if (!profile.has_value()) fail("show", profile.error().message(), 2);
   const augment::AugmentOptions o = augment::profile_defaults(*profile);
+  if (a.out.empty()) fail("show", "--out is empty; name the folder to write into", 2);
   auto source = loader::SampleSource::open(a.dataset, {});
   if (!source.has_value()) fail("show", source.error().to_string(), 2);
   std::error_code ec;
@@ -41,10 +42,12 @@ void run(const ShowArgs& a) {
   };
   loader::SampleProducer producer(*source, o);
   const int n = std::min<int>(a.count, static_cast<int>((*source)->size()));
+  int failed = 0;
   for (int i = 0; i < n; ++i) {
     const loader::SampleOutputs outs{view(image, 3 * c, c), view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};
     if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, outs); !s.ok()) {
       std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
+      ++failed;
       continue;
     }
     // Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG.
@@ -98,6 +101,8 @@ void run(const ShowArgs& a) {
                 printable((*source)->name(i)).c_str(),
                 plan.labels.size(), plan.crop_x, plan.crop_y, plan.tries, plan.fallback ? " (fallback)" : "");
   }
+  // The others were drawn; the exit status still says that not every sample asked for was.
+  if (failed) fail("show", std::to_string(failed) + " of " + std::to_string(n) + " samples could not be drawn (see above)");
 }
 
 }  // namespace

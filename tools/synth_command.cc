@@ -119,6 +119,8 @@ nlohmann::ordered_json ufo_json(const std::vector<Written>& images) {
 
 void run(const SynthArgs& a) {
   if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("synth", s.message(), 2);
+  // "" is no folder: the files would land in the working directory, which no one named.
+  if (a.out.empty()) fail("synth", "--out is empty; name the folder to write into", 2);
   std::error_code ec;
   if (fs::exists(a.out, ec) && !fs::is_directory(a.out, ec))
     fail("synth", a.out + " exists and is not a folder", 2);

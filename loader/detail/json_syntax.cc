@@ -1,6 +1,9 @@
 // A strict JSON syntax scanner that reports where the first error is (see json_syntax.h).
 #include "loader/detail/json_syntax.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace textfeed::loader::internal {
@@ -125,11 +128,36 @@ const char* scan_number(std::string_view s, size_t* i) {
   return nullptr;
 }
 
+// Whether the number s[begin, end) (valid JSON grammar) is one simdjson refuses: an integer
+// outside [-2^63, 2^64 - 1] or a number whose magnitude overflows a double (underflow to 0 is
+// accepted, as simdjson accepts it).
+bool number_out_of_range(std::string_view s, size_t begin, size_t end) {
+  const std::string_view n = s.substr(begin, end - begin);
+  if (n.find_first_of(".eE") == std::string_view::npos) {
+    // JSON has no leading zeros: a longer digit string is larger, an equal-length one compares
+    // as text.
+    const bool negative = n.front() == '-';
+    const std::string_view digits = negative ? n.substr(1) : n;
+    const std::string_view limit = negative ? "9223372036854775808" : "18446744073709551615";
+    return digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit);
+  }
+  const std::string text(n);  // strtod needs a terminated string; this is the error path only
+  return std::isinf(std::strtod(text.c_str(), nullptr));
+}
+
 // Scans one scalar value (string, number, literal) at s[*i].
 const char* scan_scalar(std::string_view s, size_t* i) {
   const char c = s[*i];
   if (c == '"') return scan_string(s, i);
-  if (c == '-' || is_digit(c)) return scan_number(s, i);
+  if (c == '-' || is_digit(c)) {
+    const size_t begin = *i;
+    if (const char* why = scan_number(s, i)) return why;
+    if (number_out_of_range(s, begin, *i)) {
+      *i = begin;
+      return "number out of range (integers must fit in 64 bits, other numbers in a double)";
+    }
+    return nullptr;
+  }
   for (std::string_view lit : {"true", "false", "null"}) {
     if (s.substr(*i, lit.size()) == lit) {
       *i += lit.size();
@@ -156,7 +184,7 @@ enum class Want { kValue, kValueOrClose, kKey, kKeyOrClose, kColon, kCommaOrClos
 
 }  // namespace
 
-std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s) {
+std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s, size_t max_depth) {
   std::vector<char> open;  // '{' or '[' of each enclosing container
   Want want = Want::kValue;
   size_t i = 0;
@@ -180,6 +208,8 @@ std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s) {
       case Want::kValue:
       case Want::kValueOrClose:
         if (c == '{' || c == '[') {
+          if (open.size() >= max_depth)
+            return at(s, i, "nested deeper than " + std::to_string(max_depth) + " arrays and objects");
           open.push_back(c);
           ++i;
           want = c == '{' ? Want::kKeyOrClose : Want::kValueOrClose;

@@ -18,8 +18,11 @@ struct JsonSyntaxError {
 };
 
 // The first RFC 8259 syntax error of `text` (strict: no comments, no trailing commas, UTF-8
-// validated inside strings), or nullopt when the scanner finds none. Iterative: hostile nesting
-// depth costs heap, not stack. Thread-safe (pure function).
-std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view text);
+// validated inside strings), or nullopt when the scanner finds none. Also reported, as simdjson
+// refuses them: containers nested deeper than `max_depth`, integers outside [-2^63, 2^64 - 1]
+// and numbers beyond the range of a double. Iterative: hostile nesting depth costs heap, not
+// stack. Thread-safe (pure function).
+std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view text,
+                                                      size_t max_depth = static_cast<size_t>(-1));
 
 }  // namespace textfeed::loader::internal

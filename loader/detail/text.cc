@@ -52,15 +52,20 @@ bool finite_as_float(double v) {
   return std::isfinite(v) && std::abs(v) <= static_cast<double>(std::numeric_limits<float>::max());
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::string text;
-  TF_RETURN_IF_ERROR(read_regular_file(path, text, kMaxAnnotationFileBytes));
-  const auto starts = [&](std::string_view bom) { return std::string_view(text).substr(0, bom.size()) == bom; };
+Status refuse_utf16_or_32(std::string_view text, const std::string& path) {
+  const auto starts = [&](std::string_view bom) { return text.substr(0, bom.size()) == bom; };
   // UTF-32 first: its little-endian mark begins with UTF-16's.
   if (starts(std::string_view("\xFF\xFE\0\0", 4)) || starts(std::string_view("\0\0\xFE\xFF", 4)))
     return Status::invalid_argument(path + " is UTF-32 text (it starts with a UTF-32 byte-order mark); save it as UTF-8");
   if (starts("\xFF\xFE") || starts("\xFE\xFF"))
     return Status::invalid_argument(path + " is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8");
+  return Status();
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::string text;
+  TF_RETURN_IF_ERROR(read_regular_file(path, text, kMaxAnnotationFileBytes));
+  TF_RETURN_IF_ERROR(refuse_utf16_or_32(text, path));
   return text;
 }
 

@@ -31,6 +31,10 @@ inline constexpr uint64_t kMaxAnnotationFileBytes = uint64_t{64} << 20;
 // make the crop search and targets of one sample take minutes).
 inline constexpr size_t kMaxWordsPerImage = 65536;
 
+// kInvalidArgument naming `path` when `text` starts with a UTF-16 or UTF-32 byte-order mark
+// (a file saved in another encoding, which would otherwise be reported as garbage).
+Status refuse_utf16_or_32(std::string_view text, const std::string& path);
+
 // Reads a text annotation file whole: a regular file of at most kMaxAnnotationFileBytes, in UTF-8
 // (a UTF-16 or UTF-32 byte-order mark is refused by name rather than read as garbage).
 // Errors: kNotFound, kInvalidArgument (not a regular file, too large, UTF-16/32), kIo.

@@ -127,6 +127,16 @@ TEST_F(FileTest, OnlyAbsentOrRegularFilesAreReplaceable) {
   EXPECT_EQ(check_replaceable("/dev/null", true).code(), Code::kInvalidArgument);
 }
 
+TEST_F(FileTest, AnEmptyOutputPathIsRefusedBeforeAnythingIsMade) {
+  // lstat("") fails with ENOENT, which once read as "free to create": a build then ran to its
+  // end and failed only at the rename.
+  for (bool overwrite : {false, true}) {
+    const Status s = check_replaceable("", overwrite);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.to_string();
+    EXPECT_NE(s.message().find("empty"), std::string::npos) << s.message();
+  }
+}
+
 TEST_F(FileTest, RenameIntoPlaceReplacesARegularFileButNeverALinkOrAFifo) {
   write("old", "old");
   write("target", "target");

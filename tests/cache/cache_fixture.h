@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -36,10 +38,16 @@ inline TestSample make_sample(int i, PixelCodec codec = PixelCodec::kRaw) {
   s.w = 13 + i;
   s.h = 7 + 2 * i;
   s.codec = codec;
-  // kJpeg: the cache treats the bytes as opaque; any odd length will do.
+  // kJpeg: the cache reads only the frame header (for the size); the rest is opaque, and any odd
+  // length will do.
   const size_t n = codec == PixelCodec::kRaw ? static_cast<size_t>(s.w) * s.h * 3 : 101 + 37 * i;
   s.pixels.resize(n);
   for (size_t k = 0; k < n; ++k) s.pixels[k] = static_cast<uint8_t>(k * 31 + i);
+  if (codec == PixelCodec::kJpeg) {
+    const uint8_t frame[] = {0xFF, 0xD8, 0xFF, 0xC0, 0, 17, 8, static_cast<uint8_t>(s.h >> 8), static_cast<uint8_t>(s.h),
+                             static_cast<uint8_t>(s.w >> 8), static_cast<uint8_t>(s.w), 3};
+    std::copy(std::begin(frame), std::end(frame), s.pixels.begin());
+  }
   for (int q = 0; q < i % 4; ++q) {
     Quad quad;
     for (int k = 0; k < 8; ++k) quad.xy[k] = 0.5f * k + q + i + 0.1f;

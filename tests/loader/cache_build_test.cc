@@ -133,6 +133,58 @@ TEST_F(CacheBuildTest, ACoordinateThatOverflowsOnceResizedIsQuarantinedNotStored
   EXPECT_NE(r->quarantine[0].reason.find("overflows float32"), std::string::npos) << r->quarantine[0].reason;
 }
 
+TEST_F(CacheBuildTest, AnImageResizedPastThePixelLimitIsQuarantinedBeforeItIsAllocated) {
+  add_good(3);
+  add("square.jpg", encoded_image(".jpg", 48, 48));
+  CacheBuildOptions o;
+  o.max_bad_share = 0.5;
+  o.image_size = 256;
+  o.decode.max_pixels = 60000;  // 64x48 -> 256x192 stays under it; 48x48 -> 256x256 does not
+  auto r = build(o);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(r->samples, 3u);
+  ASSERT_EQ(r->quarantine.size(), 1u) << reasons(*r);
+  EXPECT_EQ(r->quarantine[0].file, "images/square.jpg");
+  EXPECT_NE(r->quarantine[0].reason.find("would have 65536 pixels, over the limit of 60000"), std::string::npos)
+      << r->quarantine[0].reason;
+  // image_size itself is bounded as the augmentation's is: 0, or 32..32768.
+  for (int bad : {-1, 1, 31, 32769, 1 << 30}) {
+    o.image_size = bad;
+    auto refused = build(o);
+    ASSERT_FALSE(refused.has_value()) << bad;
+    EXPECT_EQ(refused.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(refused.error().message().find("image_size"), std::string::npos) << refused.error().message();
+  }
+}
+
+TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
+  add_good(3);
+  const std::vector<uint8_t> image = encoded_image(".jpg", 64, 48, 0);
+  testing::write_bytes(dir_.path() / "gt_good0.txt", {'x'});
+  ds_.samples[0].annotation = "gt_good0.txt";
+  CacheBuildOptions o;
+  o.force = true;
+  for (const char* input : {"images/good0.jpg", "gt_good0.txt"}) {
+    ds_.root = dir_.path().string();
+    o.out = (dir_.path() / input).string();
+    const auto before = fs::file_size(o.out);
+    tbb::task_arena arena(1);
+    auto r = build_cache(ds_, o, arena, nullptr);
+    ASSERT_FALSE(r.has_value()) << input;
+    EXPECT_EQ(r.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(r.error().message().find(std::string("is ") + input + " of the dataset being built"), std::string::npos)
+        << r.error().message();
+    EXPECT_EQ(fs::file_size(o.out), before) << input;
+  }
+  // Another existing file of the same name, outside the dataset, is replaced as before.
+  o.out = (dir_.path() / "good0.jpg").string();
+  testing::write_bytes(o.out, image);
+  tbb::task_arena arena(1);
+  auto r = build_cache(ds_, o, arena, nullptr);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(r->samples, 3u);
+}
+
 TEST_F(CacheBuildTest, MoreBadImagesThanTheAllowedShareFailTheBuildAndWriteNothing) {
   add_good(7);
   for (int i = 0; i < 3; ++i) add("junk" + std::to_string(i) + ".jpg", {0xFF, 0xD8, 0xFF, 0x00, 0x01});
@@ -166,6 +218,8 @@ TEST_F(CacheBuildTest, AnEmptyDatasetOrOneWithNothingUsableIsRefused) {
   r = build(o);
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message().find("none of the 1 images"), std::string::npos) << r.error().message();
+  // ... and says why, as the build that stops on too many bad images does.
+  EXPECT_NE(r.error().message().find("First failures: images/junk.jpg: "), std::string::npos) << r.error().message();
   EXPECT_TRUE(leftovers().empty());
 }
 

@@ -11,10 +11,14 @@
 #include <filesystem>
 #include <future>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/log.h"
 #include "loader/dataset.h"
+#include "loader/detail/json_syntax.h"
+#include "loader/source.h"
 #include "tests/loader/test_images.h"
 
 namespace textfeed::loader {
@@ -205,6 +209,101 @@ TEST_F(HostileReaderTest, AFloodOfWordsLeavesTheImageOut) {
   ASSERT_TRUE(ufo.has_value()) << ufo.error().to_string();
   EXPECT_TRUE(ufo->samples.empty());
   EXPECT_EQ(bad(*ufo, "train.json", "more than the limit of 65536"), 1) << all_bad(*ufo);
+}
+
+TEST_F(HostileReaderTest, UfoDuplicateKeysAreReportedNotReadOneWay) {
+  // simdjson's lookup takes the first of duplicate keys, Python's json the last: neither is read.
+  const fs::path json = root() / "ufo" / "train.json";
+  write_text(json, R"({"images": {
+      "a.jpg": {"words": {"1": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]]},
+                          "2": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]], "points": [[5, 5], [9, 5], [9, 9], [5, 9]]},
+                          "1": {"points": [[2, 2], [30, 2], [30, 20], [2, 20]], "transcription": "dup"},
+                          "3": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]], "illegibility": false, "illegibility": true}}},
+      "b.jpg": {"words": {}, "words": {"1": {"points": [[1, 2], [30, 2], [30, 20], [1, 20]]}}}}})");
+  auto ds = read_ufo(root().string(), json.string(), {});
+  ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
+  ASSERT_EQ(ds->samples.size(), 1u) << all_bad(*ds);
+  ASSERT_EQ(ds->samples[0].quads.size(), 1u) << all_bad(*ds);  // only the first word '1'
+  EXPECT_EQ(ds->samples[0].quads[0].xy[0], 1.f);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '1' appears twice; the second is left out"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '2': has the key 'points' twice"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'a.jpg' word '3': has the key 'illegibility' twice"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'b.jpg' has the key 'words' twice; left out"), 1) << all_bad(*ds);
+
+  write_text(json, R"({"images": {"a.jpg": {"words": {}}}, "images": {}})");
+  auto twice = read_ufo(root().string(), json.string(), {});
+  ASSERT_FALSE(twice.has_value());
+  EXPECT_EQ(twice.error().code(), Code::kCorrupt);
+  EXPECT_NE(twice.error().message().find("'images' appears twice"), std::string::npos) << twice.error().message();
+}
+
+TEST_F(HostileReaderTest, UfoNumbersBeyondRangeDeepNestingAndUtf16AreRefusedWithWhere) {
+  const fs::path json = root() / "ufo" / "train.json";
+  const std::string head = R"({"images": {"a.jpg": {"words": {"1": {"points": [[)";  // 50 bytes
+  for (const char* number : {"1e400", "-2.5E+309", "18446744073709551616", "-9223372036854775809",
+                                   "123456789012345678901234567890"}) {
+    write_text(json, head + number + R"(, 2], [30, 2], [30, 20], [1, 20]]}}}}})");
+    auto ds = read_ufo(root().string(), json.string(), {});
+    ASSERT_FALSE(ds.has_value()) << number;
+    EXPECT_EQ(ds.error().code(), Code::kCorrupt);
+    EXPECT_NE(ds.error().message().find("at byte " + std::to_string(head.size()) + " (line 1, column " +
+                                        std::to_string(head.size() + 1) + "): number out of range"),
+              std::string::npos)
+        << ds.error().message();
+  }
+  // What simdjson accepts the scanner accepts: the largest integers, and underflow to zero.
+  EXPECT_FALSE(internal::find_json_syntax_error("[18446744073709551615, -9223372036854775808, 1e-400, 1.7e308]"));
+
+  write_text(json, R"({"images": {"a.jpg": {"words": )" + std::string(5000, '[') + std::string(5000, ']') + "}}}");
+  auto deep = read_ufo(root().string(), json.string(), {});
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_EQ(deep.error().code(), Code::kCorrupt);
+  EXPECT_NE(deep.error().message().find("nested deeper than"), std::string::npos) << deep.error().message();
+  EXPECT_NE(deep.error().message().find("at byte "), std::string::npos) << deep.error().message();
+
+  for (const std::string& bom : {std::string("\xFF\xFE"), std::string("\xFE\xFF"), std::string("\xFF\xFE\0\0", 4)}) {
+    write_text(json, bom + "{}");
+    auto utf = read_ufo(root().string(), json.string(), {});
+    ASSERT_FALSE(utf.has_value());
+    EXPECT_EQ(utf.error().code(), Code::kInvalidArgument);
+    EXPECT_NE(utf.error().message().find("train.json is UTF-"), std::string::npos) << utf.error().message();
+  }
+}
+
+TEST_F(HostileReaderTest, ASourceSaysEveryRecordItsReaderLeftOut) {
+  // serve, bench, show and the Python Loader open datasets through SampleSource: what the reader
+  // left out reaches their log with its file, line and reason, not only `textfeed inspect`.
+  image("a.jpg");
+  image("b.jpg");
+  write_text(root() / "gt" / "gt_a.txt", std::string(kWord) + "ok\nnan,2,30,2,30,20,1,20,x\n" + kWord + "ok\n1,2,3\n");
+  std::string many;
+  for (int i = 0; i < 150; ++i) many += "x,2,30,2,30,20,1,20,x\n";
+  write_text(root() / "gt" / "gt_b.txt", many);
+  std::vector<std::string> lines;
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kWarning) lines.emplace_back(m);
+  });
+  auto source = SampleSource::open(root().string(), {});
+  set_log_sink(nullptr);
+  ASSERT_TRUE(source.has_value()) << source.error().to_string();
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("152 annotation record(s) left out"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_a.txt:2: coordinate 1 is not a finite number: 'nan'"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_a.txt:4: expected 8 coordinates, found 3 fields"), std::string::npos) << all;
+  EXPECT_NE(all.find("gt/gt_b.txt:98: coordinate 1"), std::string::npos) << all;
+  EXPECT_EQ(all.find("gt/gt_b.txt:99: "), std::string::npos) << "past the first 100, only a count";
+  EXPECT_NE(all.find("... and 52 more annotation record(s)"), std::string::npos) << all;
+  // A dataset read with nothing left out logs nothing.
+  write_text(root() / "gt" / "gt_a.txt", std::string(kWord) + "ok\n");
+  write_text(root() / "gt" / "gt_b.txt", std::string(kWord) + "ok\n");
+  lines.clear();
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kWarning) lines.emplace_back(m);
+  });
+  ASSERT_TRUE(SampleSource::open(root().string(), {}).has_value());
+  set_log_sink(nullptr);
+  EXPECT_TRUE(lines.empty()) << lines[0];
 }
 
 TEST_F(HostileReaderTest, AnOversizedGtFileIsRefusedBeforeReading) {
