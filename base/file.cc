@@ -14,21 +14,22 @@
 #include <utility>
 
 namespace textfeed {
-namespace {
 
-// What a non-regular file is, for messages.
-const char* kind_of(mode_t mode) {
+const char* file_kind(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a folder";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISLNK(mode)) return "a symlink";
-  return "not a regular file";
+  return "an unknown kind of file";
 }
 
+namespace {
+
 Status not_regular(const std::string& path, mode_t mode) {
-  return Status::invalid_argument(path + " is " + kind_of(mode) + ", not a regular file");
+  return Status::invalid_argument(path + " is " + file_kind(mode) + ", not a regular file");
 }
 
 Status open_error(const std::string& path, int err) {
@@ -132,7 +133,7 @@ Status check_replaceable(const std::string& path, bool overwrite) {
     return Status::invalid_argument(path + " is a symlink; refusing to replace it (name the file it points to, "
                                            "or remove the link)");
   if (!S_ISREG(st.st_mode))
-    return Status::invalid_argument(path + " is " + kind_of(st.st_mode) +
+    return Status::invalid_argument(path + " is " + file_kind(st.st_mode) +
                                     "; refusing to replace it: only a regular file is replaced");
   return Status();
 }

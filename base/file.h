@@ -34,6 +34,10 @@ class FileDescriptor {
   int fd_ = -1;
 };
 
+// What a file of this st_mode is, for messages: "a regular file", "a folder", "a FIFO",
+// "a socket", "a character device", "a block device", "a symlink".
+const char* file_kind(mode_t mode);
+
 // A regular file open for reading, and its size when it was opened.
 struct ReadableFile {
   FileDescriptor fd;

@@ -9,18 +9,11 @@
 
 #include <cerrno>
 
+#include "base/file.h"
+
 namespace textfeed::transport::internal {
 
 namespace {
-
-const char* kind(mode_t mode) {
-  if (S_ISREG(mode)) return "a regular file";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a device";
-}
 
 // Opens and locks PATH.lock. kUnavailable when another daemon holds it.
 Result<int> lock(const std::string& lock_path) {
@@ -63,7 +56,7 @@ Result<std::unique_ptr<IpcClaim>> IpcClaim::claim(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid())
-      return Status::invalid_argument(path + " exists and is " + (S_ISSOCK(st.st_mode) ? "another user's socket" : kind(st.st_mode)) +
+      return Status::invalid_argument(path + " exists and is " + (S_ISSOCK(st.st_mode) ? "another user's socket" : file_kind(st.st_mode)) +
                                       ": refusing to replace it (remove it, or bind another path)");
     ::unlink(path.c_str());  // a socket left by a daemon that died: we hold the lock now
   }
