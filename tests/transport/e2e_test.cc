@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -520,6 +521,72 @@ TEST_P(DaemonTest, ASlotNamedTwiceInOneCreditIsRefused) {
   const uint32_t again[] = {0, 0};  // the slot is the client's again, and still not twice
   ASSERT_TRUE((*c)->credit_slots(opened->stream_id, again).ok());
   EXPECT_EQ((*c)->receive(none, 10s).status().code(), Code::kInvalidArgument);
+  // A slot credited again while the daemon still holds it (queued or being filled) is refused in
+  // a Credit of its own: the one fill of it goes on, and no second batch names it.
+  const uint32_t one[] = {1};
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, one).ok());
+  ASSERT_TRUE((*c)->credit_slots(opened->stream_id, one).ok());
+  int batches = 0, refusals = 0;
+  for (int i = 0; i < 2; ++i) {
+    auto r = (*c)->receive(none, 60s);
+    if (r.has_value()) {
+      ++batches;
+      EXPECT_EQ(r->slot, 1u);
+      EXPECT_EQ(r->batch, 1u);
+    } else {
+      ++refusals;
+      EXPECT_EQ(r.error().code(), Code::kInvalidArgument) << r.error().to_string();
+      EXPECT_NE(r.error().message().find("being filled"), std::string::npos) << r.error().message();
+    }
+  }
+  EXPECT_EQ(batches, 1);
+  EXPECT_EQ(refusals, 1);
+}
+
+// Issue 11 #16: one client could make the daemon write into another's shared memory. Memory now
+// comes by descriptor with the stream's own token, and a stream answers only the connection that
+// opened it: a second client that knows the stream's id cannot attach, credit or close it, and a
+// descriptor sent with a token the daemon never gave out attaches nowhere.
+TEST_P(DaemonTest, AnotherClientCannotAttachCreditOrCloseAStreamThatIsNotItsOwn) {
+  if (GetParam() != "ipc") GTEST_SKIP() << "shared memory is offered over ipc only";
+  auto owner = Connection::connect(endpoint_, "owner", connect_options());
+  auto other = Connection::connect(endpoint_, "other", connect_options());
+  ASSERT_TRUE(owner.has_value());
+  ASSERT_TRUE(other.has_value());
+  OpenStream o = request(0, 1);
+  o.transport = WireTransport::kSharedMemory;
+  auto opened = (*owner)->open(o);
+  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+  const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
+
+  // The other client names the owner's stream, with a token of its own making.
+  StreamOpened forged = *opened;
+  for (uint8_t& b : forged.memory_token) b ^= 0x5a;
+  auto theirs = ShmRegion::create(2 * stride);
+  ASSERT_TRUE(theirs.has_value());
+  const Status attached = (*other)->attach(forged, (*theirs)->fd(), 2, stride);
+  EXPECT_FALSE(attached.ok());
+  EXPECT_EQ(attached.code(), Code::kNotFound) << attached.to_string();
+  const uint32_t slot0[] = {0};
+  ASSERT_TRUE((*other)->credit_slots(opened->stream_id, slot0).ok());
+  std::vector<uint8_t> none;
+  auto refused = (*other)->receive(none, 10s);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code(), Code::kNotFound) << refused.error().to_string();
+  EXPECT_TRUE((*other)->close(opened->stream_id).ok());  // answered, and nothing of the owner's ends
+
+  // The owner's stream is untouched: its own memory attaches and its batch lands there.
+  auto mine = ShmRegion::create(2 * stride);
+  ASSERT_TRUE(mine.has_value());
+  ASSERT_TRUE((*owner)->attach(*opened, (*mine)->fd(), 2, stride).ok());
+  ASSERT_TRUE((*owner)->credit_slots(opened->stream_id, slot0).ok());
+  auto b = (*owner)->receive(none, 60s);
+  ASSERT_TRUE(b.has_value()) << b.error().to_string();
+  EXPECT_EQ(b->slot, 0u);
+  EXPECT_EQ(b->batch, 0u);
+  const uint8_t* theirs_bytes = (*theirs)->data();
+  EXPECT_TRUE(std::all_of(theirs_bytes, theirs_bytes + 2 * stride, [](uint8_t v) { return v == 0; }))
+      << "the daemon wrote into memory the other client handed over";
 }
 
 // Issue 11 #21: a client name with a newline forged daemon log lines, and carried raw ESC bytes.
