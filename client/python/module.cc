@@ -1,11 +1,12 @@
 // textfeed._core: the C++ side of the Python package; one register_*() per topic.
 #include <pybind11/pybind11.h>
 
+#include "base/version.h"
 #include "client/python/register.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "textfeed C++ core (decode, augmentation, EAST targets, the feeds behind Loader)";
-  m.attr("__version__") = "0.1.0";
+  m.attr("__version__") = textfeed::kVersion;
   textfeed::python::register_errors(m);
   textfeed::python::register_targets(m);
   textfeed::python::register_geometry(m);

@@ -1,16 +1,13 @@
 """`textfeed cache`: a build killed at any moment leaves nothing that opens; verify names corruption."""
 
 import json
-import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "icdar15-sample"
+from support import SAMPLE, TEXTFEED
 
 
 def tf(*args, **kw):

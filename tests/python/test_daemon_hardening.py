@@ -14,10 +14,7 @@ from pathlib import Path
 import pytest
 
 import textfeed
-
-ROOT = Path(__file__).resolve().parents[2]
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
-SAMPLE = ROOT / "data" / "icdar15-sample"
+from support import SAMPLE, TEXTFEED
 
 
 class Serve:

@@ -5,18 +5,13 @@ that is gone."""
 import os
 import signal
 import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
 import textfeed
-
-ROOT = Path(__file__).resolve().parents[2]
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
-SAMPLE = ROOT / "data" / "icdar15-sample"
+from support import SAMPLE, TEXTFEED
 
 
 def wait_for(condition, what, seconds=30):

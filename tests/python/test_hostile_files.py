@@ -10,7 +10,6 @@ import signal
 import stat
 import subprocess
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -19,7 +18,8 @@ import pytest
 import textfeed
 import textfeed._core as core
 
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
+from support import TEXTFEED
+
 WORD = b"10,10,50,10,50,30,10,30,"
 
 

@@ -5,15 +5,14 @@ cannot hold, and datasets with bad records read by commands other than `inspect`
 message naming the file, the record and the reason, with an exit status that says so, and nothing
 is written that the user did not name."""
 
-import os
 import struct
 import subprocess
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
+from support import TEXTFEED
+
 WORD = b"10,10,50,10,50,30,10,30,"
 
 
@@ -150,7 +149,7 @@ def test_ufo_duplicates_and_out_of_range_numbers_are_named_where_they_are(tmp_pa
         ufo.write_text(head + number + ", 2], [30, 2], [30, 20], [1, 20]]}}}}}")
         proc = tf("inspect", ufo)
         assert proc.returncode == 2, proc.stdout
-        assert f"train.json: not valid JSON" in proc.stderr, proc.stderr
+        assert "train.json: not valid JSON" in proc.stderr, proc.stderr
         assert f"at byte {len(head)} (line 1, column {len(head) + 1}): number out of range" in proc.stderr
 
 

@@ -1,14 +1,11 @@
 """`textfeed inspect`: both annotation formats of the ICDAR sample agree; bad records and errors."""
 
 import json
-import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "icdar15-sample"
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
+from support import SAMPLE, TEXTFEED
 
 
 def run(*args):

@@ -18,10 +18,7 @@ import torch
 
 import textfeed
 from textfeed import errors
-
-ROOT = Path(__file__).resolve().parents[2]
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
-SAMPLE = ROOT / "data" / "icdar15-sample"
+from support import SAMPLE, TEXTFEED
 
 
 def slot_mappings(pid):

@@ -21,10 +21,8 @@ import torch
 
 import textfeed
 from textfeed import errors
+from support import SAMPLE, TEXTFEED
 
-ROOT = Path(__file__).resolve().parents[2]
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "tools" / "textfeed"))
-SAMPLE = ROOT / "data" / "icdar15-sample"
 THREADS_ERROR = "threads must be 0 (one per core) or 1..1024, got {}"
 
 

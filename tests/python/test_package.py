@@ -1,11 +1,20 @@
 """The package imports from the build tree and maps error codes to exception classes."""
 
+import re
+import subprocess
+
 import textfeed
+from support import ROOT, TEXTFEED
 from textfeed import errors
 
 
-def test_version_comes_from_the_extension():
-    assert textfeed.__version__ == textfeed._core.__version__
+def test_one_version_from_cmake_for_the_package_and_the_command():
+    project = re.search(r"project\(textfeed VERSION (\S+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
+    assert textfeed.__version__ == textfeed._core.__version__ == project
+    out = subprocess.run([TEXTFEED, "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == f"textfeed {project}"
+    pyproject = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert pyproject == project, "pyproject.toml's version must follow CMakeLists.txt's"
 
 
 def test_error_classes_map_codes_and_keep_builtin_bases():

@@ -2,16 +2,13 @@
 the client, tcp needs CURVE keys and refuses strangers, SIGTERM stops the daemon cleanly and it
 leaves no socket file behind."""
 
-import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-TEXTFEED = os.environ.get("TEXTFEED_BIN", str(Path(__file__).resolve().parents[2] / "build" / "tools" / "textfeed"))
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "icdar15-sample"
+from support import SAMPLE, TEXTFEED
 
 
 def test_serve_pull_and_sigterm(tmp_path):

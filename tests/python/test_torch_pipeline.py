@@ -9,7 +9,6 @@ import importlib.util
 import json
 import shutil
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +16,9 @@ import torch
 from PIL import Image
 
 import golden_data
+from support import ROOT, SAMPLE
 
-ROOT = Path(__file__).resolve().parents[2]
 DIRS = golden_data.dirs()
-SAMPLE = ROOT / "data" / "icdar15-sample"
 
 
 def load_example():
