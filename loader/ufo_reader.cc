@@ -259,9 +259,12 @@ std::string shown_path(const fs::path& root, const std::string& json_path) {
 Result<simdjson::padded_string> load_json(const std::string& path) {
   Result<ReadableFile> f = open_regular_file(path);
   if (!f.has_value()) return f.error().with_context("UFO file");
-  if (f->size > simdjson::SIMDJSON_MAXSIZE_BYTES)
-    return Status::invalid_argument(path + ": a UFO file of " + std::to_string(f->size) + " bytes is over simdjson's " +
-                                    std::to_string(simdjson::SIMDJSON_MAXSIZE_BYTES) + "-byte limit");
+  // The parsed document costs a few times the file: past 1 GiB a file is refused before it is read.
+  constexpr uint64_t kMaxUfoFileBytes = uint64_t{1} << 30;
+  static_assert(kMaxUfoFileBytes <= simdjson::SIMDJSON_MAXSIZE_BYTES);
+  if (f->size > kMaxUfoFileBytes)
+    return Status::invalid_argument(path + ": a UFO file of " + std::to_string(f->size) + " bytes is over the limit of " +
+                                    std::to_string(kMaxUfoFileBytes) + " bytes");
   simdjson::padded_string json(static_cast<size_t>(f->size));
   if (json.data() == nullptr) return Status::io(path + ": cannot allocate " + std::to_string(f->size) + " bytes");
   TF_RETURN_IF_ERROR(read_exactly(*f, path, json.data(), json.size()));

@@ -283,7 +283,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")->check(CLI::Range(1, 10000000));
   cmd->add_option("--batch-size", a->batch_size, "samples per batch (default 8)")->check(CLI::Range(1, 4096));
   cmd->add_option("--repeat", a->repeat, "timed repeats (default 3)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)");
+  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a] { run(*a); });
 }

@@ -251,7 +251,7 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--max-bad", b->max_bad,
                     "largest share of the dataset's images that may be unreadable (quarantined); past it the "
                     "build fails with exit status 1 and writes nothing (default 0.05; 1 = no limit)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_in(0.0, 1.0));
   build->add_flag("--force", b->force, "replace an existing cache at --out (a regular file only: never a "
                                        "symlink, device or FIFO)");
   build->callback([b, image_size] {

@@ -21,6 +21,12 @@ void add_keygen_command(CLI::App& app);
 // the commands that move batches: serve, pull.
 void keep_large_allocations_in_heap();
 
+// Flag checks CLI11 lacks. finite_in: a finite number in [lo, hi] (CLI::Range lets NaN through,
+// since every comparison with it is false). unsigned_64: decimal digits that fit 64 bits (CLI11
+// wraps "-1" and saturates what overflows, so two seeds a user typed apart would be the same).
+CLI::Validator finite_in(double lo, double hi);
+CLI::Validator unsigned_64();
+
 // Prints "textfeed <command>: <message>" to stderr, the message escaped by printable(), and
 // throws CLI::RuntimeError(exit_code).
 [[noreturn]] void fail(const std::string& command, const std::string& message, int exit_code = 1);

@@ -195,7 +195,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--ignore-under-area", args->ignore_under_area,
                   "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, "
                   "as the reference")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_in(0.0, 1e12))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
   cmd->callback([args] { run(*args); });

@@ -21,6 +21,15 @@ struct KeygenArgs {
 };
 
 void run(const KeygenArgs& a) {
+  // A base name to add .key and .pub to: not empty, not a folder (which would give hidden files)
+  // nor a device or other file that is not a regular one (/dev/null would give /dev/null.key).
+  const std::filesystem::path base(a.out);
+  std::error_code ec;
+  const auto type = std::filesystem::symlink_status(base, ec).type();
+  if (a.out.empty() || !base.has_filename() ||
+      (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular))
+    fail("keygen", "--out '" + a.out + "' must be a path and a base name, e.g. keys/daemon (giving keys/daemon.key "
+                   "and keys/daemon.pub)", 2);
   const std::string key = a.out + ".key", pub = a.out + ".pub";
   // Both names are checked before anything is written: only a regular file is ever replaced
   // (with --force), never a symlink's target or a device.

@@ -91,13 +91,13 @@ void add_pull_command(CLI::App& app) {
   cmd->add_option("--dtype", a->dtype, "image dtype: float32 | uint8")->check(CLI::IsMember({"float32", "uint8"}));
   cmd->add_option("--on-bad-sample", a->on_bad_sample, "skip (replace and report) | fail")
       ->check(CLI::IsMember({"skip", "fail"}));
-  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)");
-  cmd->add_option("--epoch", a->epoch, "epoch to start in (default 0)");
-  cmd->add_option("--start-batch", a->start, "batch to start at (default 0)");
+  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());
+  cmd->add_option("--epoch", a->epoch, "epoch to start in (default 0)")->check(unsigned_64());
+  cmd->add_option("--start-batch", a->start, "batch to start at (default 0)")->check(unsigned_64());
   cmd->add_flag("--no-shuffle", a->no_shuffle, "dataset order instead of a per-epoch permutation");
   cmd->add_flag("--drop-last", a->drop_last, "drop the last, short batch and the uneven tail");
   cmd->add_flag("--benchmark", a->benchmark, "transport benchmark: the daemon repeats one batch (no pipeline work)");
-  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for one batch (default 120)")->check(CLI::Range(0.1, 86400.0));
+  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for one batch (default 120)")->check(finite_in(0.1, 86400.0));
   add_curve_flags(cmd, a->curve);
   cmd->callback([a] { run(*a); });
 }

@@ -1,5 +1,7 @@
 // textfeed serve: the daemon. Serves datasets (folders or cache files) to training processes over
 // ZeroMQ (docs/protocol.md); SIGTERM, SIGINT or SIGHUP drains it and stops it cleanly.
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "base/printable.h"
 #include "loader/arena.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
@@ -79,10 +82,15 @@ void run(const ServeArgs& a) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) fail("serve", "--dataset takes NAME=PATH, got '" + spec + "'", 2);
     const std::string name = spec.substr(0, eq);
+    // Clients name it, and logs, stats and errors repeat it: letters, digits and . _ - only.
+    if (name.size() > 128 || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
+          return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+        }))
+      fail("serve", "--dataset: the name '" + name + "' must be 1..128 letters, digits, '.', '_' or '-'", 2);
     if (o.datasets.count(name)) fail("serve", "dataset name '" + name + "' given twice", 2);
     auto src = loader::SampleSource::open(spec.substr(eq + 1), {});
     if (!src.has_value()) fail("serve", src.error().to_string(), 2);
-    std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), (*src)->describe().c_str());
+    std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), printable((*src)->describe()).c_str());
     o.datasets[name] = *src;
   }
   auto arena = loader::WorkerArena::create(a.threads);
@@ -139,9 +147,9 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--client-timeout", a->client_timeout_s,
                   "seconds of silence after which a client is gone and its memory reclaimed (default 10)")
-      ->check(CLI::Range(0.2, 3600.0));
+      ->check(finite_in(0.2, 3600.0));
   cmd->add_option("--drain-timeout", a->drain_timeout_s, "on SIGTERM, seconds to wait for batches in flight (default 30)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(finite_in(0.0, 3600.0));
   cmd->add_option("--curve-key", a->curve_key, "the daemon's key file (NAME.key from textfeed keygen): CURVE on");
   cmd->add_option("--allow", a->allow, "a client's public key file (NAME.pub) that may connect; repeatable");
   cmd->add_option("--allow-dir", a->allow_dir, "a folder whose *.pub files are allowed client keys");

@@ -115,8 +115,8 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json or cache file")->required();
   cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
   cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));
-  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)");
-  cmd->add_option("--epoch", a->epoch, "epoch (default 0)");
+  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());
+  cmd->add_option("--epoch", a->epoch, "epoch (default 0)")->check(unsigned_64());
   cmd->add_option("--out", a->out, "folder for sample_<i>.png")->required();
   cmd->callback([a] { run(*a); });
 }

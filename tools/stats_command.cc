@@ -112,7 +112,7 @@ void add_stats_command(CLI::App& app) {
   cmd->add_option("endpoint", a->endpoint, "the daemon's endpoint, e.g. ipc:///tmp/textfeed.sock")->required();
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->add_option("--timeout", a->timeout_s, "seconds to wait for the daemon (default 10)")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(finite_in(0.1, 3600.0));
   add_curve_flags(cmd, a->curve);
   cmd->callback([a] { run(*a); });
 }

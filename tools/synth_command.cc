@@ -176,7 +176,8 @@ void add_synth_command(CLI::App& app) {
       ->check(CLI::Range(1, 10000000));
   cmd->add_option("--seed", a->seed,
                   "seed of the random streams; img_<n> (numbered from 1, as in ICDAR-2015) draws "
-                  "from Rng(seed, 0, n - 1) (default 0)");
+                  "from Rng(seed, 0, n - 1) (default 0)")
+      ->check(unsigned_64());
   cmd->add_option("--out", a->out,
                   "output folder; images/, gt/ and ufo/ are created in it (must be empty or "
                   "absent unless --force)")

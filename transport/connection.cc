@@ -1,5 +1,6 @@
 // Connection: DEALER socket, heartbeats while waiting, payload frames copied into the caller's slot.
 #include "transport/connection.h"
+#include "transport/endpoint.h"
 
 #include <algorithm>
 #include <cstring>
@@ -159,6 +160,7 @@ Connection::~Connection() = default;
 
 Result<std::unique_ptr<Connection>> Connection::connect(const std::string& endpoint, const std::string& name,
                                                         const ConnectOptions& options) {
+  TF_RETURN_IF_ERROR(check_endpoint(endpoint, EndpointUse::kConnect));
   auto impl = std::make_unique<Impl>();
   impl->endpoint = endpoint;
   impl->options = options;

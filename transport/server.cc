@@ -27,6 +27,7 @@
 #include "transport/detail/server_stream.h"
 #include "transport/detail/wakeup.h"
 #include "transport/detail/zap.h"
+#include "transport/endpoint.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport {
@@ -171,8 +172,12 @@ struct Server::Impl {
         return false;
       }
     } catch (const zmq::error_t& e) {
-      if (e.num() == EHOSTUNREACH) return false;  // the peer disconnected
-      throw;
+      if (e.num() != EHOSTUNREACH) throw;
+      // The peer disconnected (its process ended, or it closed its socket): an ordinary event. Its
+      // streams end this pass, as those of a peer that does not read.
+      if (unread.insert(peer).second)
+        TF_LOG(Info) << "serve: " << describe_peer(peer) << " disconnected: ending its streams";
+      return false;
     }
     socket.send(zmq::buffer(*bytes), payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
     for (size_t i = 0; i < payload.size(); ++i)
@@ -464,9 +469,9 @@ struct Server::Impl {
         const uint64_t epoch = out->header.epoch;
         total_rate.add(static_cast<double>(out->header.indices.size()), now);
         if (!send(s->peer(), out->header, std::move(out->payload))) {  // never drop a batch silently
-          if (!unread.count(s->peer()))
+          if (!unread.count(s->peer()))  // not sent for want of a reader: the batch could not be encoded
             error(s->peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
-                                              std::to_string(id) + " has a header over 1 MiB (too many errors?)"),
+                                              std::to_string(id) + " could not be encoded (a header over 1 MiB?)"),
                   id);
           failed.push_back(id);
           break;
@@ -622,6 +627,7 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   if (impl->options.max_memory_bytes == 0) impl->options.max_memory_bytes = default_memory_budget();
   impl->arena = &arena;
   if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
+  TF_RETURN_IF_ERROR(check_endpoint(options.endpoint, EndpointUse::kBind).with_context("serve"));
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;
   const bool ipc = options.endpoint.rfind("ipc://", 0) == 0;
   if (ipc) {

@@ -612,6 +612,45 @@ TEST_P(DaemonTest, AClientNameCannotForgeLogLines) {
   EXPECT_TRUE(named) << "the stream's log line names its client, escaped";
 }
 
+// A client that disconnected with batches still coming (killed, or exited mid-epoch) made the
+// daemon report an Internal error ("a header over 1 MiB") for the batch it could not send: a
+// disconnect is an ordinary event, logged as such, and its streams end.
+TEST_P(DaemonTest, AClientThatDisconnectsMidStreamIsNoError) {
+  std::mutex mu;
+  std::vector<std::pair<LogLevel, std::string>> lines;
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.emplace_back(level, std::string(m));
+  });
+  struct Unset {
+    ~Unset() { set_log_sink(nullptr); }  // before `lines` goes, whatever assertion returns early
+  } unset;
+  auto logged = [&](std::string_view what) {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::any_of(lines.begin(), lines.end(), [&](const auto& l) { return l.second.find(what) != std::string::npos; });
+  };
+  {
+    auto c = Connection::connect(endpoint_, "leaver", connect_options());
+    ASSERT_TRUE(c.has_value());
+    auto opened = (*c)->open(request(0, 1));
+    ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+    ASSERT_TRUE((*c)->credit(opened->stream_id, 8).ok());
+    std::vector<uint8_t> payload(opened->slot_bytes);
+    auto b = (*c)->receive(payload, 60s);
+    EXPECT_TRUE(b.has_value()) << b.error().to_string();
+  }  // gone, with seven batches credited
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!logged("disconnected: ending its streams") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  set_log_sink(nullptr);
+  EXPECT_TRUE(logged("'leaver'") && logged("disconnected: ending its streams"));
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& [level, l] : lines) {
+    EXPECT_EQ(l.find("Internal"), std::string::npos) << l;
+    EXPECT_NE(level, LogLevel::kError) << l;
+  }
+}
+
 // A client whose daemon_timeout is shorter than the daemon's heartbeat interval took a quiet,
 // live daemon for gone between two heartbeats, and reconnected for ever without a batch: it waits
 // at least three of the daemon's heartbeats.
