@@ -152,6 +152,18 @@ CacheWriter::~CacheWriter() = default;
 Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path, bool overwrite) {
   // Refused now, not after an hour of building: only a regular file is ever replaced.
   TF_RETURN_IF_ERROR(check_replaceable(path, overwrite));
+  if (overwrite) {
+    // And only a cache (or an empty file): --force on a mistyped --out must not replace a
+    // dataset's annotations or anything else that happens to be a regular file.
+    Result<ReadableFile> existing = open_regular_file(path);
+    if (existing.has_value() && existing->size > 0) {
+      char magic[sizeof kHeaderMagic] = {};
+      if (existing->size < sizeof magic || !read_exactly(*existing, path, magic, sizeof magic).ok() ||
+          std::memcmp(magic, kHeaderMagic, sizeof magic) != 0)
+        return Status::invalid_argument(path + " exists and is not a textfeed cache: only a cache is replaced "
+                                        "(remove the file yourself if it should go)");
+    }
+  }
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->overwrite = overwrite;

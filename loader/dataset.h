@@ -56,7 +56,8 @@ struct SampleRecord {
 // A record or word the reader left out, with where and why.
 struct BadRecord {
   std::string file;  // annotation or image file
-  int line = 0;      // 1-based line (ICDAR) or word ordinal (UFO); 0 = the whole file
+  int line = 0;      // 1-based line of an ICDAR gt file; 0: none (the whole file, or a UFO record,
+                     // whose reason names its image and word)
   std::string reason;
 };
 

@@ -221,15 +221,14 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     for (auto [id, word] : words) {
       std::string why;
       if (!cx.word_ids.insert(id).second) {
-        cx.ds.bad.push_back({cx.shown, ordinal + 1, what + " word '" + std::string(id) +
-                                                        "' appears twice; the second is left out"});
+        cx.ds.bad.push_back({cx.shown, 0, what + " word '" + std::string(id) + "' appears twice; the second is left out"});
         ++ordinal;
         continue;
       }
       if (read_word(word, cx.options, ordinal, rec, cx.points, &why) != WordOutcome::kKept &&
           !why.empty())
         cx.ds.bad.push_back(
-            {cx.shown, ordinal + 1, what + " word '" + std::string(id) + "': " + why});
+            {cx.shown, 0, what + " word '" + std::string(id) + "': " + why});
       ++ordinal;
     }
   }

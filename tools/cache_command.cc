@@ -252,8 +252,8 @@ void add_cache_command(CLI::App& app) {
                     "largest share of the dataset's images that may be unreadable (quarantined); past it the "
                     "build fails with exit status 1 and writes nothing (default 0.05; 1 = no limit)")
       ->check(finite_in(0.0, 1.0));
-  build->add_flag("--force", b->force, "replace an existing cache at --out (a regular file only: never a "
-                                       "symlink, device or FIFO)");
+  build->add_flag("--force", b->force, "replace an existing cache (or empty file) at --out: never another "
+                                       "file, a symlink, a device or a FIFO");
   build->callback([b, image_size] {
     b->image_size_given = image_size->count() > 0;
     run_build(*b);

@@ -16,6 +16,26 @@
 namespace textfeed::tools {
 namespace {
 
+// `text` escaped and cut to at most `width` bytes for a table column, never inside an escape or a
+// UTF-8 character; a cut text ends with '~'.
+std::string column(const std::string& text, size_t width) {
+  const std::string shown = printable(text);
+  if (shown.size() <= width) return shown;
+  // Whole units from the start: an escape (\\, \n, ... or \xNN) or one UTF-8 character.
+  size_t cut = 0;
+  while (cut < shown.size()) {
+    const unsigned char c = static_cast<unsigned char>(shown[cut]);
+    size_t unit = 1;
+    if (c == '\\') unit = cut + 1 < shown.size() && shown[cut + 1] == 'x' ? 4 : 2;
+    else if (c >= 0xF0) unit = 4;
+    else if (c >= 0xE0) unit = 3;
+    else if (c >= 0xC0) unit = 2;
+    if (cut + unit > width - 1) break;
+    cut += unit;
+  }
+  return shown.substr(0, cut) + "~";
+}
+
 struct StatsArgs {
   std::string endpoint;
   bool json = false;
@@ -93,8 +113,8 @@ void run(const StatsArgs& a) {
   for (const transport::StreamStats& t : s->streams) {
     const std::string rank = std::to_string(t.rank) + "/" + std::to_string(t.world_size);
     const std::string pos = std::to_string(t.epoch) + ":" + std::to_string(t.next_batch);
-    std::printf("%-16llu %-22.22s %-10.10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
-                static_cast<unsigned long long>(t.stream_id), printable(t.client).c_str(), printable(t.dataset).c_str(),
+    std::printf("%-16llu %-22s %-10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
+                static_cast<unsigned long long>(t.stream_id), column(t.client, 22).c_str(), column(t.dataset, 10).c_str(),
                 rank.c_str(), t.transport == transport::WireTransport::kSharedMemory ? "shm" : "frames", pos.c_str(),
                 static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.samples),
                 t.samples_per_second, t.in_flight, t.credits_outstanding,

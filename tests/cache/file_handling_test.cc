@@ -81,6 +81,15 @@ TEST_F(CacheFileTest, ForceReplacesOnlyARegularFile) {
   ASSERT_TRUE((*again)->add(samples_[0].data()).ok());
   ASSERT_TRUE((*again)->finish(test_meta()).ok());
   EXPECT_EQ((*CacheReader::open(path_))->size(), 1u);
+  // But only a cache, or an empty file: a mistyped --out must not take a dataset's gt file.
+  const fs::path text = dir_ / "gt_img_1.txt";
+  write(text, "1,2,3,4,5,6,7,8,word\n");
+  auto refused = CacheWriter::create(text.string(), true);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(read(text), "1,2,3,4,5,6,7,8,word\n");
+  write(dir_ / "empty.tfc", "");
+  EXPECT_TRUE(CacheWriter::create((dir_ / "empty.tfc").string(), true).has_value());
 }
 
 // A link planted where an earlier build put its temporary ("<out>.tmp-<pid>") pointed at a file

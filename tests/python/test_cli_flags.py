@@ -125,3 +125,32 @@ def test_a_ufo_file_over_the_limit_is_refused_before_it_is_read(tmp_path):
         f.truncate((1 << 30) + 1)  # sparse: nothing to read, only a size
     proc = tf("inspect", str(tmp_path / "ufo" / "train.json"), timeout=20)
     assert_refused(proc, "bytes is over the limit of 1073741824 bytes")
+
+
+def test_the_stats_table_cuts_a_long_client_name_between_escapes_and_characters(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    import textfeed
+
+    sock = tmp_path / "tf.sock"
+    serve = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", f"ipc://{sock}",
+                              "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock.exists():
+            assert serve.poll() is None and time.monotonic() < deadline, "the daemon did not start"
+            time.sleep(0.02)
+        # The client name is "<host> pid <pid> rank <r>": a host name with an escape and accents.
+        monkeypatch.setattr(socket, "gethostname", lambda: "ab\x1b[31m" + "\u00e9" * 30)
+        with textfeed.Loader(f"ipc://{sock}", dataset="icdar", batch_size=2, profile="sakura", prefetch=2):
+            proc = tf("stats", f"ipc://{sock}")
+        assert proc.returncode == 0, proc.err
+        row = next(line for line in proc.stdout.split(b"\n") if b"ab\\x1b" in line)
+        cell = row.split()[1].decode("utf-8")  # valid UTF-8: no character cut in half
+        assert cell.endswith("~") and len(cell.encode()) <= 22, cell
+        assert not cell[:-1].endswith("\\"), cell
+        assert cell.startswith("ab\\x1b[31m\u00e9"), cell
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
