@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Output that could not be written (a full disk, a closed pipe) is a failure, not a success.
+  errno = 0;
   std::cout.flush();
   if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
     std::fprintf(stderr, "textfeed: writing the output failed: %s\n", std::strerror(errno != 0 ? errno : EIO));

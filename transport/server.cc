@@ -469,7 +469,7 @@ struct Server::Impl {
         const uint64_t epoch = out->header.epoch;
         total_rate.add(static_cast<double>(out->header.indices.size()), now);
         if (!send(s->peer(), out->header, std::move(out->payload))) {  // never drop a batch silently
-          if (!unread.count(s->peer()))  // not sent for want of a reader: the batch could not be encoded
+          if (!unread.count(s->peer()))  // the peer reads and is there: the batch could not be encoded
             error(s->peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
                                               std::to_string(id) + " could not be encoded (a header over 1 MiB?)"),
                   id);
