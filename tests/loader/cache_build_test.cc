@@ -176,13 +176,21 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
         << r.error().message();
     EXPECT_EQ(fs::file_size(o.out), before) << input;
   }
-  // Another existing file of the same name, outside the dataset, is replaced as before.
+  // Another existing file of the same name outside the dataset is not a cache either: refused.
   o.out = (dir_.path() / "good0.jpg").string();
   testing::write_bytes(o.out, image);
   tbb::task_arena arena(1);
+  auto refused = build_cache(ds_, o, arena, nullptr);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(fs::file_size(o.out), image.size());
+  // An empty file there is replaced, and so is the cache that build wrote.
+  testing::write_bytes(o.out, {});
   auto r = build_cache(ds_, o, arena, nullptr);
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
   EXPECT_EQ(r->samples, 3u);
+  auto again = build_cache(ds_, o, arena, nullptr);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
 }
 
 TEST_F(CacheBuildTest, MoreBadImagesThanTheAllowedShareFailTheBuildAndWriteNothing) {
