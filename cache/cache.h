@@ -127,6 +127,11 @@ struct SampleView {
   ImageView image() const { return {pixels.data(), height, width, 3, static_cast<ptrdiff_t>(width) * 3, DType::kU8}; }
 };
 
+// Whether `path` is a regular file that starts with a cache's header magic: what tells a cache
+// from a dataset or any other file, read without blocking (a FIFO or a device is no cache) and
+// without mapping or validating anything else (CacheReader::open does that).
+bool is_cache_file(const std::string& path);
+
 // A mapped cache file. Immutable after open(), shared between threads (hence shared_ptr):
 // every method is safe to call concurrently. Many processes can map the same file; the page
 // cache holds it once.

@@ -258,4 +258,11 @@ std::vector<std::string_view> SampleView::texts() const {
   return out;
 }
 
+bool is_cache_file(const std::string& path) {
+  Result<ReadableFile> f = open_regular_file(path);
+  char magic[sizeof kHeaderMagic] = {};
+  return f.has_value() && f->size >= sizeof magic && read_exactly(*f, path, magic, sizeof magic).ok() &&
+         std::memcmp(magic, kHeaderMagic, sizeof magic) == 0;
+}
+
 }  // namespace textfeed::cache

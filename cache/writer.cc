@@ -156,13 +156,9 @@ Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path
     // And only a cache (or an empty file): --force on a mistyped --out must not replace a
     // dataset's annotations or anything else that happens to be a regular file.
     Result<ReadableFile> existing = open_regular_file(path);
-    if (existing.has_value() && existing->size > 0) {
-      char magic[sizeof kHeaderMagic] = {};
-      if (existing->size < sizeof magic || !read_exactly(*existing, path, magic, sizeof magic).ok() ||
-          std::memcmp(magic, kHeaderMagic, sizeof magic) != 0)
-        return Status::invalid_argument(path + " exists and is not a textfeed cache: only a cache is replaced "
-                                        "(remove the file yourself if it should go)");
-    }
+    if (existing.has_value() && existing->size > 0 && !is_cache_file(path))
+      return Status::invalid_argument(path + " exists and is not a textfeed cache: only a cache is replaced "
+                                      "(remove the file yourself if it should go)");
   }
   auto impl = std::make_unique<Impl>();
   impl->path = path;

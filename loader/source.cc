@@ -5,9 +5,7 @@
 #include <fstream>
 #include <string_view>
 
-#include "base/file.h"
 #include "base/log.h"
-#include "cache/format.h"
 
 namespace textfeed::loader {
 
@@ -85,13 +83,9 @@ void log_bad_records(const Dataset& ds) {
                     << " more annotation record(s)";
 }
 
+// A .tfc that does not open is reported as a broken cache, not read as a dataset.
 bool looks_like_cache(const std::string& path) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) return true;
-  // Only a regular file can be a cache; a FIFO must not block this peek.
-  Result<ReadableFile> f = open_regular_file(path);
-  char magic[8] = {};
-  return f.has_value() && f->size >= 8 && read_exactly(*f, path, magic, 8).ok() &&
-         std::memcmp(magic, cache::kHeaderMagic, 8) == 0;
+  return (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) || cache::is_cache_file(path);
 }
 }  // namespace
 

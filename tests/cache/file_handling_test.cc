@@ -49,6 +49,27 @@ TEST_F(CacheFileTest, AFifoIsNotOpenedAsACacheAndDoesNotBlock) {
   EXPECT_NE(r.error().message().find("is a FIFO"), std::string::npos) << r.error().message();
 }
 
+// What tells a cache from anything else, in one place (cache/), without blocking on a FIFO.
+TEST_F(CacheFileTest, IsCacheFileKnowsACacheByItsMagicAlone) {
+  build(path_);
+  EXPECT_TRUE(is_cache_file(path_));
+  write(dir_ / "named.tfc", "not a cache at all");  // the name says nothing
+  EXPECT_FALSE(is_cache_file((dir_ / "named.tfc").string()));
+  write(dir_ / "short", "TXFC");  // a prefix of the magic
+  EXPECT_FALSE(is_cache_file((dir_ / "short").string()));
+  const fs::path fifo = dir_ / "fifo.tfc";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto done = std::async(std::launch::async, [&] { return is_cache_file(fifo.string()); });
+  if (done.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
+    ADD_FAILURE() << "is_cache_file blocked on a FIFO";
+    const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (w >= 0) ::close(w);
+  }
+  EXPECT_FALSE(done.get());
+  for (const std::string& other : {dir_.string(), std::string("/dev/zero"), (dir_ / "missing").string()})
+    EXPECT_FALSE(is_cache_file(other)) << other;
+}
+
 TEST_F(CacheFileTest, FoldersAndDevicesAreNotCaches) {
   for (const std::string& path : {dir_.string(), std::string("/dev/zero")}) {
     auto r = CacheReader::open(path);
