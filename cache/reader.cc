@@ -7,7 +7,6 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -196,13 +195,7 @@ Status CacheReader::Impl::check_content(size_t i, const SampleView& v) const {
   auto bad = [&](const std::string& what) {
     return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
   };
-  for (size_t q = 0; q < v.quads.size(); ++q) {
-    for (float c : v.quads[q].xy)
-      if (!std::isfinite(c)) return bad("word " + std::to_string(q + 1) + " has a coordinate that is not finite");
-    if (v.labels[q] != kLabelValid && v.labels[q] != kLabelIgnored)
-      return bad("word " + std::to_string(q + 1) + " has label " + std::to_string(v.labels[q]) +
-                 " (1 = valid, 0 = ignored)");
-  }
+  if (std::string why = internal::check_words(v.quads, v.labels); !why.empty()) return bad(why);
   if (v.codec == PixelCodec::kJpeg) {
     const auto size = jpeg_frame_size(v.pixels);
     if (!size) return bad("JPEG pixels have no frame header");

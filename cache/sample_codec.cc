@@ -1,4 +1,5 @@
 // Cap'n Proto encoding of Sample and Meta records.
+#include <cmath>
 #include <vector>
 
 #include <capnp/message.h>
@@ -164,6 +165,16 @@ Status read_meta(std::span<const capnp::word> words, CacheMeta& m) {
     return Status::corrupt(std::string("malformed meta record: ") + e.getDescription().cStr());
   }
   return Status();
+}
+
+std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> labels) {
+  for (size_t q = 0; q < quads.size(); ++q) {
+    for (float c : quads[q].xy)
+      if (!std::isfinite(c)) return "word " + std::to_string(q + 1) + " has a coordinate that is not finite";
+    if (labels[q] != kLabelValid && labels[q] != kLabelIgnored)
+      return "word " + std::to_string(q + 1) + " has label " + std::to_string(labels[q]) + " (1 = valid, 0 = ignored)";
+  }
+  return std::string();
 }
 
 }  // namespace textfeed::cache::internal

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -155,8 +154,9 @@ Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path
   if (overwrite) {
     // And only a cache (or an empty file): --force on a mistyped --out must not replace a
     // dataset's annotations or anything else that happens to be a regular file.
-    Result<ReadableFile> existing = open_regular_file(path);
-    if (existing.has_value() && existing->size > 0 && !is_cache_file(path))
+    std::error_code ec;
+    const uintmax_t bytes = std::filesystem::file_size(path, ec);  // a regular file, or none
+    if (!ec && bytes > 0 && !is_cache_file(path))
       return Status::invalid_argument(path + " exists and is not a textfeed cache: only a cache is replaced "
                                       "(remove the file yourself if it should go)");
   }
@@ -206,15 +206,9 @@ Status CacheWriter::add(const SampleData& s) {
                                     " of pixels, " + std::to_string(text_bytes) + " of transcriptions), over the " +
                                     "limits of " + std::to_string(kMaxBlobBytes) + " per field and " +
                                     std::to_string(kMaxRecordBytes) + " per record");
-  for (size_t q = 0; q < s.quads.size(); ++q) {  // what the reader refuses is never written
-    for (float c : s.quads[q].xy)
-      if (!std::isfinite(c))
-        return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
-                                        std::to_string(q + 1) + " has a coordinate that is not finite");
-    if (s.labels[q] != kLabelValid && s.labels[q] != kLabelIgnored)
-      return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' word " +
-                                      std::to_string(q + 1) + " has label " + std::to_string(s.labels[q]));
-  }
+  // What the reader refuses is never written.
+  if (std::string why = internal::check_words(s.quads, s.labels); !why.empty())
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' " + why);
   if (s.width <= 0 || s.height <= 0)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
                                     std::to_string(s.width) + "x" + std::to_string(s.height) + ")");

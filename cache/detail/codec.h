@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include <capnp/common.h>
 #include <kj/io.h>
@@ -19,5 +20,9 @@ void write_meta(kj::OutputStream& out, const CacheMeta& meta);
 // Parses a message in place. `words` must stay mapped while the view is used.
 Status read_sample(std::span<const capnp::word> words, SampleView& out);
 Status read_meta(std::span<const capnp::word> words, CacheMeta& out);
+
+// What a record's words must be, for the writer and the reader alike: finite coordinates and
+// labels kLabelValid or kLabelIgnored. Empty when they are; else "word N has ..." (1-based).
+std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> labels);
 
 }  // namespace textfeed::cache::internal
