@@ -10,16 +10,13 @@ TEXTFEED_REPIN=1 pytest tests/python/test_batch_pins.py rewrites the file, to be
 import hashlib
 import json
 import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import cv2
 import pytest
 
 import textfeed
-from support import SAMPLE, TEXTFEED
+from support import SAMPLE, Daemon
 
 PINS = Path(__file__).with_name("batch_pins.json")
 # (profile, dtype, batch size, crop size or None for the profile's own)
@@ -72,20 +69,10 @@ def open_loader(endpoint, profile, dtype, batch_size, crop_size, **kw):
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pins")
-    sock = folder / "tf.sock"
-    log = open(folder / "serve.log", "w")
-    proc = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", f"ipc://{sock}",
-                             "--threads", "2"], stdout=subprocess.DEVNULL, stderr=log)
-    deadline = time.monotonic() + 30
-    while not sock.exists():
-        assert proc.poll() is None, (folder / "serve.log").read_text()
-        assert time.monotonic() < deadline, "the daemon did not bind"
-        time.sleep(0.02)
-    yield f"ipc://{sock}"
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
-    log.close()
+    d = Daemon(tmp_path_factory.mktemp("pins"), client_timeout=10)
+    d.start()
+    yield d.endpoint
+    d.stop()
 
 
 @pytest.fixture(scope="module")

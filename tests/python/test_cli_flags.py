@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from support import SAMPLE, TEXTFEED
+from support import SAMPLE, TEXTFEED, Daemon
 
 
 def tf(*args, timeout=30, **kw):
@@ -129,22 +129,16 @@ def test_a_ufo_file_over_the_limit_is_refused_before_it_is_read(tmp_path):
 
 def test_the_stats_table_cuts_a_long_client_name_between_escapes_and_characters(tmp_path, monkeypatch):
     import socket
-    import time
 
     import textfeed
 
-    sock = tmp_path / "tf.sock"
-    serve = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", f"ipc://{sock}",
-                              "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    daemon = Daemon(tmp_path, client_timeout=10, threads=1)
+    daemon.start()
     try:
-        deadline = time.monotonic() + 30
-        while not sock.exists():
-            assert serve.poll() is None and time.monotonic() < deadline, "the daemon did not start"
-            time.sleep(0.02)
         # The client name is "<host> pid <pid> rank <r>": a host name with an escape and accents.
         monkeypatch.setattr(socket, "gethostname", lambda: "ab\x1b[31m" + "\u00e9" * 30)
-        with textfeed.Loader(f"ipc://{sock}", dataset="icdar", batch_size=2, profile="sakura", prefetch=2):
-            proc = tf("stats", f"ipc://{sock}")
+        with textfeed.Loader(daemon.endpoint, dataset="icdar", batch_size=2, profile="sakura", prefetch=2):
+            proc = tf("stats", daemon.endpoint)
         assert proc.returncode == 0, proc.err
         row = next(line for line in proc.stdout.split(b"\n") if b"ab\\x1b" in line)
         cell = row.split()[1].decode("utf-8")  # valid UTF-8: no character cut in half
@@ -152,5 +146,4 @@ def test_the_stats_table_cuts_a_long_client_name_between_escapes_and_characters(
         assert not cell[:-1].endswith("\\"), cell
         assert cell.startswith("ab\\x1b[31m\u00e9"), cell
     finally:
-        serve.terminate()
-        serve.wait(timeout=30)
+        daemon.stop()

@@ -18,7 +18,7 @@ import torch
 
 import textfeed
 from textfeed import errors
-from support import SAMPLE, TEXTFEED
+from support import SAMPLE, TEXTFEED, Daemon
 
 
 def slot_mappings(pid):
@@ -28,38 +28,6 @@ def slot_mappings(pid):
         return [line for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if "memfd:textfeed-slots" in line]
     except (FileNotFoundError, ProcessLookupError):
         return []
-
-
-class Daemon:
-    """`textfeed serve` on an ipc socket in tmp_path; restartable."""
-
-    def __init__(self, tmp_path, client_timeout=1.0):
-        self.sock = tmp_path / "tf.sock"
-        self.endpoint = f"ipc://{self.sock}"
-        self.client_timeout = client_timeout
-        self.proc = None
-        self.log = tmp_path / "serve.log"
-
-    def start(self):
-        with open(self.log, "a") as log:
-            self.proc = subprocess.Popen(
-                [TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", self.endpoint, "--threads", "2",
-                 "--client-timeout", str(self.client_timeout)],
-                stdout=subprocess.DEVNULL, stderr=log)
-        deadline = time.monotonic() + 30
-        while not self.sock.exists():
-            assert self.proc.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, "the daemon did not bind"
-            time.sleep(0.02)
-
-    def kill(self):
-        self.proc.kill()
-        self.proc.wait()
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=30)
 
 
 @pytest.fixture
