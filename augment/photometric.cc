@@ -110,7 +110,7 @@ ColorParams draw_color_params(const AugmentOptions& o, Rng& rng) {
 Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& p,
                          const AugmentOptions& o) {
   const int c = crop.width, h = crop.height;
-  const bool f32 = o.dtype == OutputDType::kF32;
+  const bool f32 = o.dtype == DType::kF32;
   if (crop.channels != 3 || crop.dtype != DType::kU8 || out.width != c || out.height != 3 * h ||
       out.dtype != (f32 ? DType::kF32 : DType::kU8))
     return Status::invalid_argument("photometric: output must be 3 planes of the crop's size in the output dtype");

@@ -25,7 +25,7 @@ struct ColorParams {
 ColorParams draw_color_params(const AugmentOptions& options, Rng& rng);
 
 // `crop`: uint8 HWC RGB. `out`: 3 planes stacked (height 3*C, width C, 1 channel): float32
-// (x/255 - mean)/std for OutputDType::kF32, or uint8 (jittered, not normalized) for kU8.
+// (x/255 - mean)/std for DType::kF32, or uint8 (jittered, not normalized) for kU8.
 // Ops clamp to [0, 255] in between, like PIL/torchvision on uint8 images (without their
 // intermediate rounding). Errors: kInvalidArgument (shapes or dtypes).
 Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& params,

@@ -135,8 +135,7 @@ Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
                                                                       {"up", AngleError::kUp}};
   static constexpr std::pair<std::string_view, RoiResize> kRoi[] = {
       {"linear", RoiResize::kLinear}, {"nearest", RoiResize::kNearest}, {"rasterize_at_map", RoiResize::kRasterizeAtMap}};
-  static constexpr std::pair<std::string_view, OutputDType> kDtype[] = {{"float32", OutputDType::kF32},
-                                                                       {"uint8", OutputDType::kU8}};
+  static constexpr std::pair<std::string_view, DType> kDtype[] = {{"float32", DType::kF32}, {"uint8", DType::kU8}};
   if (n == "image_size") return parse_int(n, v, o.image_size);
   if (n == "crop_size") return parse_int(n, v, o.crop_size);
   if (n == "map_scale") return parse_double(n, v, o.map_scale);
@@ -174,7 +173,7 @@ std::string describe(const AugmentOptions& o) {
     << " crop_max_tries=" << o.crop_max_tries << " color_jitter_p=" << o.color_jitter_p
     << " jitter=(" << o.brightness << "," << o.contrast << "," << o.saturation << "," << o.hue << ")"
     << " mask=" << (o.mask == MaskKind::kRoi ? "roi" : "ignored")
-    << " dtype=" << (o.dtype == OutputDType::kF32 ? "float32" : "uint8")
+    << " dtype=" << dtype_name(o.dtype)
     << " fill_rule=" << (o.fill_rule == FillRule::kEvenOdd ? "even_odd" : "union")
     << " overlap=" << static_cast<int>(o.overlap) << " ignored_targets="
     << (o.ignored_targets == IgnoredTargets::kKeep ? "keep" : "none")

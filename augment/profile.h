@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/tensor.h"
 
 namespace textfeed::augment {
 
@@ -22,7 +23,6 @@ enum class IgnoredTargets : unsigned char { kKeep, kNone };          // §5 #6 (
 enum class MaskKind : unsigned char { kRoi, kIgnored };  // UP roi (1 = valid) / SR ignored (1 = ignore)
 enum class AngleError : unsigned char { kSr, kUp };                  // §5 #11
 enum class RoiResize : unsigned char { kLinear, kNearest, kRasterizeAtMap };  // §5 #13
-enum class OutputDType : unsigned char { kF32, kU8 };
 
 // Every numeric field has a bound, given after it as [min, max]; validate() enforces them, and it
 // is the one place that does, for options from the CLI, Python and the wire alike. The bounds keep
@@ -50,7 +50,7 @@ struct AugmentOptions {
   double hue = 0.25;            // shift ~ U[-h, h] of a full turn. [0, 0.5]
   float mean[3] = {0.5f, 0.5f, 0.5f};  // [-1000, 1000]
   float std[3] = {0.5f, 0.5f, 0.5f};   // [1e-6, 1000]
-  OutputDType dtype = OutputDType::kF32;  // kU8: no jitter-normalize fusion; normalize on GPU
+  DType dtype = DType::kF32;            // kU8: no jitter-normalize fusion; normalize on GPU
 
   // Targets (§3).
   double map_scale = 0.5;  // map side = int(crop_size * map_scale). (0, 1], 1 / map_scale an

@@ -6,11 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/tensor.h"
+
 namespace textfeed {
-
-enum class DType : unsigned char { kU8, kF32 };
-
-inline constexpr size_t dtype_size(DType t) { return t == DType::kU8 ? 1 : 4; }
 
 // Read-only view of pixels owned elsewhere; valid while the owner lives. A value type.
 struct ImageView {

@@ -6,8 +6,7 @@ namespace textfeed::client {
 FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   const loader::BatchLayout& l = pipeline.layout();
   FeedLayout f;
-  for (const loader::TensorDesc& t : l.tensors)
-    f.tensors.push_back({std::string(t.name), t.dtype, t.shape, t.offset_bytes, t.sample_bytes});
+  f.tensors.assign(l.tensors.begin(), l.tensors.end());
   f.slot_bytes = l.slot_bytes;
   f.batches_per_epoch = pipeline.sampler().batches_per_epoch();
   f.dataset_size = pipeline.source().size();
@@ -95,7 +94,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds ti
   b.epoch = r->info.epoch;
   b.batch = r->info.batch;
   b.indices = std::move(r->info.indices);
-  for (auto& e : r->info.errors) b.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
+  b.errors = std::move(r->info.errors);
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();

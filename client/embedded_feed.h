@@ -16,7 +16,7 @@
 namespace textfeed::client {
 
 struct EmbeddedOptions {
-  loader::PipelineOptions pipeline;  // augmentation, sampler (seed, batch size, ranks), bad samples
+  loader::PipelineSpec pipeline;  // augmentation, sampler (seed, batch size, ranks), bad samples
   int threads = 0;                   // worker threads: 0 = one per core, else 1..loader::kMaxWorkerThreads
   uint32_t prefetch = 4;             // batches filled ahead, at most
   uint32_t held_slots = 0;           // slots beyond `prefetch` in the ring (for batches the caller

@@ -13,23 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "base/image.h"
+#include "base/tensor.h"
 #include "base/status.h"
 #include "client/slot_ring.h"
 
 namespace textfeed::client {
 
-// One tensor of a full batch inside a slot (C-contiguous, little-endian).
-struct TensorInfo {
-  std::string name;                // "image", "score", "geo", "roi" / "ignored"
-  DType dtype = DType::kF32;
-  std::array<int64_t, 4> shape{};  // [batch, channels, height, width] of a full batch
-  size_t offset_bytes = 0;         // from the start of the slot
-  size_t sample_bytes = 0;         // one row; a batch of r rows holds r * sample_bytes
-};
-
 struct FeedLayout {
-  std::vector<TensorInfo> tensors;
+  std::vector<TensorDesc> tensors;  // of a full batch
   size_t slot_bytes = 0;
   uint64_t batches_per_epoch = 0;
   uint64_t dataset_size = 0;
@@ -39,18 +30,12 @@ struct FeedLayout {
   std::optional<uint64_t> dataset_fingerprint;
 };
 
-struct FeedSampleError {
-  uint32_t index = 0, replaced_by = 0;
-  Code code = Code::kOk;
-  std::string message;  // names the file and the reason
-};
-
 // One delivered batch: its rows live in ring().slot(slot) until release(slot).
 struct FeedBatch {
   uint32_t slot = 0;
   uint64_t epoch = 0, batch = 0;
   std::vector<uint32_t> indices;  // dataset index of each row (rows = indices.size())
-  std::vector<FeedSampleError> errors;
+  std::vector<SampleError> errors;
 };
 
 struct FeedStats {
@@ -64,7 +49,7 @@ struct FeedStats {
                                       // gone (daemon_timeout, at least 3 of its heartbeats)
   std::vector<std::string> stage_names;  // EmbeddedFeed: per-sample ms by stage, summed over threads
   std::vector<double> stage_ms;
-  std::string transport;       // "embedded", "shared memory", "frames"
+  std::string transport;       // "embedded", or transport::transport_name(): "shm", "frames"
 };
 
 // Thread-safety: next(), seek(), stats() from one consumer thread; release() and cancel() from any

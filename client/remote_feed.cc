@@ -29,30 +29,15 @@ void drain_fd(int fd) {
 
 FeedLayout layout_of(const transport::StreamOpened& o) {
   FeedLayout f;
-  for (const transport::TensorDescriptor& t : o.tensors) {
-    TensorInfo info;
-    info.name = t.name;
-    info.dtype = t.dtype;
-    for (size_t i = 0; i < 4 && i < t.shape.size(); ++i) info.shape[i] = static_cast<int64_t>(t.shape[i]);
-    info.offset_bytes = t.offset;
-    info.sample_bytes = t.shape.empty() || t.shape[0] == 0 ? 0 : t.size / t.shape[0];
-    f.tensors.push_back(std::move(info));
-  }
+  f.tensors = o.tensors;
   f.slot_bytes = o.slot_bytes;
   f.batches_per_epoch = o.batches_per_epoch;
   f.dataset_size = o.dataset_size;
-  f.batch_size = o.tensors.empty() || o.tensors[0].shape.empty() ? 0 : static_cast<int>(o.tensors[0].shape[0]);
+  f.batch_size = o.tensors.empty() ? 0 : static_cast<int>(o.tensors[0].shape[0]);
   if (o.dataset_fingerprint != 0) f.dataset_fingerprint = o.dataset_fingerprint;
   return f;
 }
 }  // namespace
-
-Result<RemoteTransport> parse_remote_transport(std::string_view name) {
-  if (name == "auto") return RemoteTransport::kAuto;
-  if (name == "shm") return RemoteTransport::kSharedMemory;
-  if (name == "frames") return RemoteTransport::kFrames;
-  return Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" + std::string(name) + "'");
-}
 
 struct RemoteFeed::Io {
   enum class SlotState : unsigned char { kFree, kCredited, kOut };  // kOut: delivered to the caller
@@ -69,8 +54,8 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
     return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
   std::unique_ptr<RemoteFeed> f(new RemoteFeed());
   f->options_ = options;
-  f->epoch_ = options.request.epoch;
-  f->batch_ = options.request.start_batch;
+  f->epoch_ = options.request.start.epoch;
+  f->batch_ = options.request.start.batch;
   // One session for every connection this feed makes: a reconnect to a daemon that is still alive
   // ends the earlier connection's streams before they could write into slots lent again.
   if (f->options_.connect.session == 0) {
@@ -78,18 +63,18 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
     f->options_.connect.session = (uint64_t{rd()} << 32 | rd()) | 1;
   }
   auto io = std::make_unique<Io>();
-  io->epoch = options.request.epoch;
-  io->batch = options.request.start_batch;
+  io->epoch = options.request.start.epoch;
+  io->batch = options.request.start.batch;
   TF_ASSIGN_OR_RETURN(io->conn,
                       transport::Connection::connect(options.endpoint, options.client_name, f->options_.connect));
   // Shared memory where the daemon offers it (its ipc endpoint, which only processes of this host
   // reach); "auto" takes frames elsewhere, "shm" insists.
   const bool offered = !io->conn->hello().memory_socket.empty();
-  if (options.transport == RemoteTransport::kSharedMemory && !offered)
+  if (options.transport == transport::Transport::kSharedMemory && !offered)
     return Status::invalid_argument("transport 'shm': the daemon at " + options.endpoint +
                                     " offers no shared memory (only its ipc:// endpoint does); use 'frames' or 'auto'");
-  f->shm_ = options.transport != RemoteTransport::kFrames && offered;
-  f->options_.request.transport = f->shm_ ? transport::WireTransport::kSharedMemory : transport::WireTransport::kFrames;
+  f->shm_ = options.transport != transport::Transport::kFrames && offered;
+  f->options_.request.transport = f->shm_ ? transport::Transport::kSharedMemory : transport::Transport::kFrames;
   // Each answer is awaited as long as the first one (the caller's `timeout`), not a minute.
   const std::chrono::milliseconds answer = f->options_.connect.timeout;
   f->silence_limit(*io->conn);
@@ -150,13 +135,12 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
   // Opens a stream at io's position on io.conn and lends it the ring.
   auto open_stream = [&]() -> Status {
     transport::OpenStream request = options_.request;
-    request.epoch = io.epoch;
-    request.start_batch = io.batch;
+    request.start = {io.epoch, io.batch};
     TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, io.conn->open(request, answer));
     if (opened.slot_bytes != layout_.slot_bytes || opened.batches_per_epoch != layout_.batches_per_epoch)
       return Status::invalid_argument("the daemon's batches changed shape since the stream was first opened");
     if (layout_.dataset_fingerprint && opened.dataset_fingerprint != *layout_.dataset_fingerprint)
-      return Status::invalid_argument("the daemon's dataset '" + options_.request.dataset +
+      return Status::invalid_argument("the daemon's dataset '" + options_.request.spec.sources[0].path +
                                       "' is not the one this stream was first opened on (it restarted with another?)");
     io.stream_id = opened.stream_id;
     if (shm_) {
@@ -319,7 +303,7 @@ void RemoteFeed::run(std::unique_ptr<Io> owned) {
       b.epoch = h->epoch;
       b.batch = h->batch;
       b.indices = std::move(h->indices);
-      for (auto& e : h->errors) b.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
+      b.errors = std::move(h->errors);
       std::lock_guard<std::mutex> lock(mu_);
       if (in_flight_ > 0) --in_flight_;
       ready_.push_back(std::move(b));
@@ -445,7 +429,7 @@ FeedStats RemoteFeed::stats() const {
   s.held_slots = held_;
   s.reconnects = reconnects_;
   s.daemon_timeout_seconds = std::chrono::duration<double>(silence_ms_).count();
-  s.transport = shm_ ? "shared memory" : "frames";
+  s.transport = transport::transport_name(shm_ ? transport::Transport::kSharedMemory : transport::Transport::kFrames);
   return s;
 }
 

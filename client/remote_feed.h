@@ -23,20 +23,12 @@
 
 namespace textfeed::client {
 
-enum class RemoteTransport : unsigned char {
-  kAuto,          // shared memory when the daemon offers it (its ipc:// endpoint), frames otherwise
-  kSharedMemory,  // the daemon must be on this host
-  kFrames,
-};
-
-// "auto" | "shm" | "frames". Errors: kInvalidArgument.
-Result<RemoteTransport> parse_remote_transport(std::string_view name);
-
 struct RemoteOptions {
   std::string endpoint;                 // ipc:///path or tcp://host:port
   std::string client_name;              // shown in the daemon's logs and stats
-  transport::OpenStream request;        // dataset, profile, overrides, seed, start epoch/batch, ...
-  RemoteTransport transport = RemoteTransport::kAuto;
+  transport::OpenStream request;        // the spec (spec.sources[0].path: the daemon's dataset name)
+                                        // and the first batch; its transport is set from `transport`
+  transport::Transport transport = transport::Transport::kAuto;
   uint32_t prefetch = 4;                // batches the daemon may have in flight for this feed, at most
   uint32_t held_slots = 0;              // slots beyond `prefetch` in the ring (for batches the
                                         // caller holds); with 0, a held batch takes a prefetch slot

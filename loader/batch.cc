@@ -13,7 +13,7 @@ BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o) 
   l.crop_size = o.crop_size;
   l.map_size = o.map_size();
   const int64_t b = batch_size, c = o.crop_size, m = l.map_size;
-  const DType image_dtype = o.dtype == augment::OutputDType::kU8 ? DType::kU8 : DType::kF32;
+  const DType image_dtype = o.dtype;
   struct Spec {
     std::string_view name;
     DType dtype;

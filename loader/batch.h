@@ -1,6 +1,6 @@
 // BatchLayout: where each tensor of a batch lives inside one contiguous batch buffer (a slot).
 // One allocation per slot holds, in this order, each 64-byte aligned:
-//   image  [B, 3, C, C]  float32 normalized (or uint8 with OutputDType::kU8)
+//   image  [B, 3, C, C]  float32 normalized (or uint8 with DType::kU8)
 //   score  [B, 1, M, M]  float32
 //   geo    [B, 5, M, M]  float32: d1 top, d2 bottom, d3 left, d4 right (px), angle (rad)
 //   mask   [B, 1, M, M]  float32: "roi" (1 = valid; upstage) or "ignored" (1 = ignore; sakura)
@@ -18,20 +18,12 @@
 #include "augment/profile.h"
 #include "base/image.h"
 #include "base/status.h"
+#include "base/tensor.h"
 
 namespace textfeed::loader {
 
 enum class TensorId : unsigned char { kImage = 0, kScore = 1, kGeo = 2, kMask = 3 };
 inline constexpr int kNumTensors = 4;
-
-struct TensorDesc {
-  std::string_view name;       // "image", "score", "geo", "roi" / "ignored"
-  DType dtype = DType::kF32;
-  std::array<int64_t, 4> shape{};  // B, channels, height, width
-  size_t offset_bytes = 0;     // from the start of the slot
-  size_t size_bytes = 0;       // whole tensor (all samples)
-  size_t sample_bytes = 0;     // one sample's row
-};
 
 // A value type computed from the options; identical on every side of the wire.
 struct BatchLayout {
@@ -46,14 +38,6 @@ struct BatchLayout {
   // Views of sample `i`'s rows inside a slot starting at `slot`. Image: CHW as 3 planes stacked
   // (height 3*C, 1 channel); maps: channels stacked the same way.
   MutableImageView view(uint8_t* slot, TensorId id, int i) const;
-};
-
-// What went wrong with one sample of a batch, and what was done about it.
-struct SampleError {
-  uint32_t index = 0;        // dataset index of the bad sample
-  uint32_t replaced_by = 0;  // dataset index written in its place (== index if none)
-  Code code = Code::kOk;
-  std::string message;       // names the file and the reason
 };
 
 // Metadata that travels with a batch.

@@ -8,38 +8,11 @@
 
 #include "base/quad.h"
 #include "base/status.h"
+#include "loader/spec.h"
 
 namespace textfeed::loader {
 
 enum class DatasetFormat : unsigned char { kIcdar15, kUfo };
-
-// How a `###` in an ICDAR line marks the word ignored (docs/targets.md §1.1, §5 #16).
-enum class IgnoreText : unsigned char {
-  kSubstring,  // SakuraRiven: "###" anywhere in the line (the default, as the reference)
-  kExact,      // the transcription is exactly "###" (or "*", argman's convention)
-};
-
-// What a UFO word with more than 4 points becomes (docs/targets.md §1.2, §5 #7).
-enum class PolyPolicy : unsigned char {
-  kSkip,        // dropped, i.e. background (the reference)
-  kMinRect,     // replaced by its minimum-area rectangle, label kept
-  kMaskIgnore,  // replaced by its minimum-area rectangle with label 0 (masked out of the loss)
-};
-
-// Options of the readers. A value type; validated by the readers.
-struct ReaderOptions {
-  IgnoreText ignore_text = IgnoreText::kSubstring;
-  // UFO: words with any of these tags are skipped entirely (background), as the reference.
-  std::vector<std::string> ignore_tags = {"masked", "excluded-region", "maintable", "stamp"};
-  PolyPolicy poly_policy = PolyPolicy::kSkip;
-  // UFO filter_vertices: words whose convex-hull area is below this are dropped (reference: 1).
-  double drop_under_area = 1.0;
-  // UFO filter_vertices ignore_under, made effective (§5 #5). 0 = off, as the reference.
-  double ignore_under_area = 0.0;
-  // ICDAR folder layout below the root.
-  std::string images_dir = "images";
-  std::string gt_dir = "gt";
-};
 
 // One image and its words. Words are in annotation order; the four vectors have equal length.
 struct SampleRecord {

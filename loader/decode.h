@@ -12,6 +12,7 @@
 
 #include "base/image.h"
 #include "base/status.h"
+#include "loader/spec.h"
 
 namespace textfeed::loader {
 
@@ -22,11 +23,6 @@ struct ImageInfo {
   int height = 0;
   int channels = 0;  // in the file (1 gray, 3 colour, 4 CMYK); decode always gives RGB
   ImageCodec codec = ImageCodec::kOther;
-};
-
-struct DecodeOptions {
-  int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
-  bool windows = true;  // SampleProducer decodes only the part of a JPEG its crop reads
 };
 
 // Owns a TurboJPEG handle and scratch buffers. A resource type: move-only; not thread-safe, so

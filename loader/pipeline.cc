@@ -20,26 +20,7 @@ StageTimes minus(const StageTimes& a, const StageTimes& b) {
 }
 }  // namespace
 
-Result<OnBadSample> parse_on_bad_sample(std::string_view name) {
-  if (name == "skip") return OnBadSample::kSkip;
-  if (name == "fail") return OnBadSample::kFail;
-  return Status::invalid_argument("on_bad_sample must be 'skip' or 'fail', got '" + std::string(name) + "'");
-}
-
-Result<PipelineOptions> make_pipeline_options(std::string_view profile,
-                                              std::span<const std::pair<std::string, std::string>> overrides,
-                                              const SamplerOptions& sampler, OnBadSample on_bad_sample) {
-  PipelineOptions po;
-  TF_ASSIGN_OR_RETURN(const augment::Profile p, augment::parse_profile(profile));
-  po.augment = augment::profile_defaults(p);
-  for (const auto& [name, value] : overrides) TF_RETURN_IF_ERROR(augment::set_option(po.augment, name, value));
-  TF_RETURN_IF_ERROR(augment::validate(po.augment));
-  po.sampler = sampler;
-  po.on_bad_sample = on_bad_sample;
-  return po;
-}
-
-BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineOptions& options,
+BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options,
                              Sampler sampler)
     : source_(std::move(source)),
       options_(options),
@@ -47,11 +28,9 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
       layout_(BatchLayout::make(options.sampler.batch_size, options.augment)) {}
 
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
-                                                             const PipelineOptions& options) {
+                                                             const PipelineSpec& options) {
   TF_RETURN_IF_ERROR(augment::validate(options.augment));
-  if (options.sampler.batch_size > kMaxBatchSize)
-    return Status::invalid_argument("batch_size must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
-                                    std::to_string(options.sampler.batch_size));
+  TF_RETURN_IF_ERROR(validate(options.sampler));
   if (source->is_cache()) {
     const int stored = source->stored_image_size();
     if (stored != 0 && stored != options.augment.image_size)

@@ -21,34 +21,9 @@
 #include "loader/producer.h"
 #include "loader/sampler.h"
 #include "loader/source.h"
+#include "loader/spec.h"
 
 namespace textfeed::loader {
-
-// What to do with a sample whose image cannot be read or decoded.
-enum class OnBadSample : unsigned char {
-  kSkip,  // write a deterministically drawn replacement sample in its row; report both indices
-  kFail,  // fail the batch with the sample's error
-};
-// "skip" | "fail". Errors: kInvalidArgument.
-Result<OnBadSample> parse_on_bad_sample(std::string_view name);
-
-// The most samples in a batch (the daemon's bound too): beyond it a slot of float32 crops runs into
-// tens of GiB, which is a mistake rather than a batch.
-inline constexpr int kMaxBatchSize = 4096;
-
-struct PipelineOptions {
-  augment::AugmentOptions augment;
-  SamplerOptions sampler;
-  OnBadSample on_bad_sample = OnBadSample::kSkip;
-  DecodeOptions decode;
-};
-
-// The options of a pipeline of `profile` ("upstage" | "sakura") with augmentation options changed
-// by name (augment::set_option, e.g. {"crop_size", "768"}, {"dtype", "uint8"}), validated: what
-// the daemon, the Python loader and the tools build from text. Errors: kInvalidArgument.
-Result<PipelineOptions> make_pipeline_options(std::string_view profile,
-                                              std::span<const std::pair<std::string, std::string>> overrides,
-                                              const SamplerOptions& sampler, OnBadSample on_bad_sample);
 
 // A request to stop fills early, shared by whoever starts them (a BatchStream, whose close or reset
 // no longer wants them; the daemon, when its drain timeout runs out) and the fills themselves.
@@ -88,12 +63,12 @@ class BatchPipeline {
   // Errors: kInvalidArgument (options that fail augment::validate or the sampler, a batch size
   // above kMaxBatchSize, a cache whose pixels were resized for another image_size).
   static Result<std::unique_ptr<BatchPipeline>> create(std::shared_ptr<const SampleSource> source,
-                                                       const PipelineOptions& options);
+                                                       const PipelineSpec& options);
 
   const BatchLayout& layout() const { return layout_; }
   const Sampler& sampler() const { return sampler_; }
   const SampleSource& source() const { return *source_; }
-  const PipelineOptions& options() const { return options_; }
+  const PipelineSpec& options() const { return options_; }
 
   // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
   // parallel inside `arena` (called from outside it, the caller joins the arena; called from one
@@ -110,7 +85,7 @@ class BatchPipeline {
   StageTimes stage_times() const { return counters().stages; }
 
  private:
-  BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineOptions& options, Sampler sampler);
+  BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options, Sampler sampler);
   // The epoch's order; computed once per epoch and kept for the two most recent epochs, so fills
   // that straddle an epoch boundary do not recompute it.
   std::shared_ptr<const std::vector<uint32_t>> order_for(uint64_t epoch);
@@ -129,7 +104,7 @@ class BatchPipeline {
   RowOutcome fill_row(const RowTask& task, size_t row);
 
   std::shared_ptr<const SampleSource> source_;
-  PipelineOptions options_;
+  PipelineSpec options_;
   Sampler sampler_;
   BatchLayout layout_;
   tbb::enumerable_thread_specific<std::unique_ptr<SampleProducer>> producers_;

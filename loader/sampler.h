@@ -17,17 +17,9 @@
 #include <vector>
 
 #include "base/status.h"
+#include "loader/spec.h"
 
 namespace textfeed::loader {
-
-struct SamplerOptions {
-  uint64_t seed = 0;
-  int batch_size = 8;
-  int rank = 0;
-  int world_size = 1;
-  bool shuffle = true;
-  bool drop_last = false;
-};
 
 // A value type: immutable after creation, safe to use from many threads.
 class Sampler {

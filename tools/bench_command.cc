@@ -14,7 +14,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
@@ -24,17 +23,17 @@
 #include "loader/pipeline.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
+#include "tools/spec_flags.h"
 #include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
 
 struct BenchArgs {
-  std::string dataset, profile = "upstage", from = "auto", cache_path, endpoint, transport = "auto";
-  int threads = 1, samples = 64, batch_size = 8, repeat = 3, prefetch = 0;
-  uint64_t seed = 0;
-  bool json = false, benchmark = false;
-  std::vector<std::string> sets;
+  std::string dataset, from = "auto", cache_path, endpoint, transport = "auto";
+  int threads = 1, samples = 64, repeat = 3, prefetch = 0;
+  bool json = false;
+  SpecFlags spec;
   CurveFlags curve;
 };
 
@@ -64,7 +63,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     return rows;
   };
   size_t row_bytes = 0;
-  for (const client::TensorInfo& t : f.layout().tensors) row_bytes += t.sample_bytes;
+  for (const TensorDesc& t : f.layout().tensors) row_bytes += t.sample_bytes;
   pull();
   std::vector<double> rates, gbps, cpu_ms;
   for (int r = 0; r < a.repeat; ++r) {
@@ -84,7 +83,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     nlohmann::ordered_json j;
     j["source"] = what;
     j["transport"] = st.transport;
-    j["profile"] = a.profile;
+    j["profile"] = a.spec.profile;
     j["batch_size"] = f.layout().batch_size;
     j["samples_per_repeat"] = a.samples;
     j["repeats"] = a.repeat;
@@ -95,7 +94,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     return;
   }
   std::printf("source        %s via %s\nprofile       %s, batch %d, %d repeats of >= %d samples\n",
-              printable(what).c_str(), printable(st.transport).c_str(), a.profile.c_str(), f.layout().batch_size,
+              printable(what).c_str(), printable(st.transport).c_str(), a.spec.profile.c_str(), f.layout().batch_size,
               a.repeat, a.samples);
   std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(rates), median(rates), mx(rates));
   std::printf("payload GB/s  min %.2f  median %.2f  max %.2f  (%.1f MB per sample)\n", mn(gbps), median(gbps),
@@ -108,91 +107,65 @@ void run_remote(const BenchArgs& a) {
   client::RemoteOptions o;
   o.endpoint = a.endpoint;
   o.client_name = "textfeed bench";
-  o.request.dataset = a.dataset;
-  o.request.profile = a.profile;
-  o.request.overrides = parse_overrides("bench", a.sets);
-  o.request.seed = a.seed;
-  o.request.batch_size = static_cast<uint32_t>(a.batch_size);
-  o.request.benchmark = a.benchmark;
-  o.transport = *client::parse_remote_transport(a.transport);  // CLI has checked the name
+  o.request.spec = build_spec("bench", a.spec, a.dataset);
+  o.transport = *transport::parse_transport(a.transport);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch > 0 ? a.prefetch : 4);
   o.connect.curve = curve_client_options("bench", a.curve);
   auto feed = client::RemoteFeed::open(o);
   if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
-  bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint + (a.benchmark ? " (transport benchmark)" : ""));
+  bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint);
 }
 
-void run(const BenchArgs& a) {
-  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("bench", s.message(), 2);
-  if (!a.endpoint.empty()) return run_remote(a);
-  loader::disable_library_threads();
-  loader::SamplerOptions sampler;
-  sampler.seed = a.seed;
-  sampler.batch_size = a.batch_size;
-  sampler.shuffle = true;
-  auto options = loader::make_pipeline_options(a.profile, parse_overrides("bench", a.sets), sampler,
-                                               loader::OnBadSample::kSkip);
-  if (!options.has_value()) fail("bench", options.error().to_string(), 2);
-  const loader::PipelineOptions& po = *options;
-
-  tbb::task_arena arena(loader::resolve_worker_threads(a.threads));
-  std::string source_path = a.dataset;
-  std::optional<ScratchFolder> temp;  // the temporary cache's private folder, removed on every exit
-  auto probe = loader::SampleSource::open(a.dataset, {});
+// The source --from asks for: --dataset as it is, or a cache built from it first (not timed) in
+// --cache or in `temp`, a private scratch folder removed on every exit.
+std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, const loader::PipelineSpec& spec,
+                                                         loader::WorkerArena& arena,
+                                                         std::optional<ScratchFolder>& temp) {
+  const loader::ReaderOptions& reader = spec.sources[0].reader;
+  auto probe = loader::SampleSource::open(a.dataset, reader);
   if (!probe.has_value()) fail("bench", probe.error().to_string(), 2);
-  if (a.from == "cache" && !(*probe)->is_cache()) {
-    // Build a cache of the dataset first (not timed), then bench reading from it.
-    if (a.cache_path.empty()) {
-      auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
-      if (!folder.has_value()) fail("bench", folder.error().to_string());
-      temp.emplace(std::move(*folder));
-    }
-    source_path = temp ? temp->path() + "/bench.tfc" : a.cache_path;
-    // A file the user named is never replaced (bench has no --force): an existing cache is
-    // benched by naming it as --dataset, anything else is not bench's to overwrite.
-    std::error_code ec;
-    if (!temp && std::filesystem::symlink_status(source_path, ec).type() != std::filesystem::file_type::not_found)
-      fail("bench", "--cache " + source_path + " exists; bench builds a new cache there and replaces nothing "
-                    "(remove it, or bench that cache with --dataset " + source_path + ")", 2);
-    loader::CacheBuildOptions co;
-    co.out = source_path;
-    co.profile = po.augment.profile;
-    co.image_size = po.augment.image_size;
-    co.force = temp.has_value();  // only the private scratch folder's own file
-    std::fprintf(stderr, "bench: building cache %s ...\n", printable(source_path).c_str());
-    auto rep = loader::build_cache(*(*probe)->dataset(), co, arena, nullptr);
-    if (!rep.has_value()) fail("bench", rep.error().to_string());
-  } else if (a.from == "dataset" && (*probe)->is_cache()) {
+  if (a.from == "dataset" && (*probe)->is_cache())
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
+  if (a.from != "cache" || (*probe)->is_cache()) return *probe;
+  if (a.cache_path.empty()) {
+    auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
+    if (!folder.has_value()) fail("bench", folder.error().to_string());
+    temp.emplace(std::move(*folder));
   }
-  std::shared_ptr<const loader::SampleSource> source = *probe;
-  if (source_path != a.dataset) {
-    auto built = loader::SampleSource::open(source_path, {});
-    if (!built.has_value()) fail("bench", built.error().to_string());
-    source = *built;
-  }
+  const std::string path = temp ? temp->path() + "/bench.tfc" : a.cache_path;
+  // A file the user named is never replaced (bench has no --force): an existing cache is
+  // benched by naming it as --dataset, anything else is not bench's to overwrite.
+  std::error_code ec;
+  if (!temp && std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+    fail("bench", "--cache " + path + " exists; bench builds a new cache there and replaces nothing "
+                  "(remove it, or bench that cache with --dataset " + path + ")", 2);
+  loader::CacheBuildOptions co;
+  co.out = path;
+  co.profile = spec.augment.profile;
+  co.image_size = spec.augment.image_size;
+  co.force = temp.has_value();  // only the private scratch folder's own file
+  std::fprintf(stderr, "bench: building cache %s ...\n", printable(path).c_str());
+  auto rep = loader::build_cache(*(*probe)->dataset(), co, arena.arena(), nullptr);
+  if (!rep.has_value()) fail("bench", rep.error().to_string());
+  auto built = loader::SampleSource::open(path, reader);
+  if (!built.has_value()) fail("bench", built.error().to_string());
+  return *built;
+}
 
-  if (a.prefetch > 0) {
-    // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
-    client::EmbeddedOptions eo;
-    eo.pipeline = po;
-    eo.threads = a.threads;
-    eo.prefetch = static_cast<uint32_t>(a.prefetch);
-    auto feed = client::EmbeddedFeed::open(source, eo);
-    if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
-    bench_feed(**feed, a, source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
-    return;
-  }
-  auto pipeline = loader::BatchPipeline::create(source, po);
-  if (!pipeline.has_value()) fail("bench", pipeline.error().to_string(), 2);
-  loader::BatchPipeline& p = **pipeline;
+// What the timed repeats of one-fill-at-a-time measured.
+struct FillMeasurements {
+  std::vector<double> rates, cpu_ms;  // per repeat
+  double stage_ms[loader::kNumStages] = {};  // per sample, over every repeat
+};
+
+FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerArena& arena, const BenchArgs& a) {
   std::vector<uint8_t> slot(p.layout().slot_bytes);
   loader::BatchInfo info;
   const size_t per_epoch = p.sampler().batches_per_epoch();
   uint64_t epoch = 0;
   size_t batch = 0;
   auto next_batch = [&]() -> size_t {
-    if (Status s = p.fill(epoch, batch, slot.data(), info, arena); !s.ok()) fail("bench", s.to_string());
+    if (Status s = p.fill(epoch, batch, slot.data(), info, arena.arena()); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
       std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
                    printable(e.message).c_str());
@@ -201,8 +174,8 @@ void run(const BenchArgs& a) {
   };
   next_batch();  // warm-up: allocations, page faults, cache mapping
 
-  std::vector<double> rates, cpu_ms;
-  loader::StageTimes stages_before = p.stage_times(), stage_sum;
+  FillMeasurements m;
+  const loader::StageTimes before = p.stage_times();
   uint64_t timed_samples = 0;
   for (int r = 0; r < a.repeat; ++r) {
     const double c0 = cpu_seconds();
@@ -210,43 +183,69 @@ void run(const BenchArgs& a) {
     size_t done = 0;
     while (done < static_cast<size_t>(a.samples)) done += next_batch();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    rates.push_back(done / wall);
-    cpu_ms.push_back((cpu_seconds() - c0) * 1e3 / done);
+    m.rates.push_back(done / wall);
+    m.cpu_ms.push_back((cpu_seconds() - c0) * 1e3 / done);
     timed_samples += done;
   }
   const loader::StageTimes after = p.stage_times();
-  auto per = [&](double after_s, double before_s) { return (after_s - before_s) * 1e3 / timed_samples; };
-  const double st[6] = {per(after.read, stages_before.read), per(after.decode, stages_before.decode),
-                        per(after.plan, stages_before.plan), per(after.warp, stages_before.warp),
-                        per(after.photometric, stages_before.photometric),
-                        per(after.targets, stages_before.targets)};
-  const char* names[6] = {"read", "decode", "plan", "warp", "photometric", "targets"};
+  const double after_s[] = {after.read, after.decode, after.plan, after.warp, after.photometric, after.targets};
+  const double before_s[] = {before.read, before.decode, before.plan, before.warp, before.photometric, before.targets};
+  for (int i = 0; i < loader::kNumStages; ++i) m.stage_ms[i] = (after_s[i] - before_s[i]) * 1e3 / timed_samples;
+  return m;
+}
 
+void print_fills(const BenchArgs& a, const loader::SampleSource& source, const FillMeasurements& m) {
+  const auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  const auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
   if (a.json) {
     nlohmann::ordered_json j;
-    j["source"] = source->describe();
-    j["profile"] = a.profile;
+    j["source"] = source.describe();
+    j["profile"] = a.spec.profile;
     j["threads"] = a.threads;
-    j["batch_size"] = a.batch_size;
+    j["batch_size"] = a.spec.batch_size;
     j["samples_per_repeat"] = a.samples;
     j["repeats"] = a.repeat;
-    j["samples_per_s"] = {{"min", *std::min_element(rates.begin(), rates.end())}, {"median", median(rates)},
-                          {"max", *std::max_element(rates.begin(), rates.end())}};
-    j["cpu_ms_per_sample"] = {{"min", *std::min_element(cpu_ms.begin(), cpu_ms.end())}, {"median", median(cpu_ms)}};
+    j["samples_per_s"] = {{"min", mn(m.rates)}, {"median", median(m.rates)}, {"max", mx(m.rates)}};
+    j["cpu_ms_per_sample"] = {{"min", mn(m.cpu_ms)}, {"median", median(m.cpu_ms)}};
     nlohmann::ordered_json s;
-    for (int i = 0; i < 6; ++i) s[names[i]] = st[i];
+    for (int i = 0; i < loader::kNumStages; ++i) s[std::string(loader::kStageNames[i])] = m.stage_ms[i];
     j["stage_ms_per_sample"] = s;
     std::cout << json_text(j) << "\n";
     return;
   }
   std::printf("source        %s\nprofile       %s, batch %d, %d thread(s), %d repeats of >= %d samples\n",
-              printable(source->describe()).c_str(), a.profile.c_str(), a.batch_size, a.threads, a.repeat, a.samples);
-  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", *std::min_element(rates.begin(), rates.end()),
-              median(rates), *std::max_element(rates.begin(), rates.end()));
-  std::printf("CPU ms/sample min %.2f  median %.2f\n", *std::min_element(cpu_ms.begin(), cpu_ms.end()), median(cpu_ms));
+              printable(source.describe()).c_str(), a.spec.profile.c_str(), a.spec.batch_size, a.threads, a.repeat,
+              a.samples);
+  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(m.rates), median(m.rates), mx(m.rates));
+  std::printf("CPU ms/sample min %.2f  median %.2f\n", mn(m.cpu_ms), median(m.cpu_ms));
   std::printf("stage ms/sample (wall, summed over threads):");
-  for (int i = 0; i < 6; ++i) std::printf("  %s %.2f", names[i], st[i]);
+  for (int i = 0; i < loader::kNumStages; ++i)
+    std::printf("  %s %.2f", std::string(loader::kStageNames[i]).c_str(), m.stage_ms[i]);
   std::printf("\n");
+}
+
+void run(const BenchArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("bench", s.message(), 2);
+  if (!a.endpoint.empty()) return run_remote(a);
+  const loader::PipelineSpec spec = build_spec("bench", a.spec, a.dataset);
+  auto arena = loader::WorkerArena::create(a.threads);
+  if (!arena.has_value()) fail("bench", arena.error().to_string());
+  std::optional<ScratchFolder> temp;
+  const std::shared_ptr<const loader::SampleSource> source = bench_source(a, spec, **arena, temp);
+  if (a.prefetch > 0) {
+    // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
+    client::EmbeddedOptions eo;
+    eo.pipeline = spec;
+    eo.threads = a.threads;
+    eo.prefetch = static_cast<uint32_t>(a.prefetch);
+    auto feed = client::EmbeddedFeed::open(source, eo);
+    if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
+    bench_feed(**feed, a, source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
+    return;
+  }
+  auto pipeline = loader::BatchPipeline::create(source, spec);
+  if (!pipeline.has_value()) fail("bench", pipeline.error().to_string(), 2);
+  print_fills(a, *source, measure_fills(**pipeline, **arena, a));
 }
 
 }  // namespace
@@ -267,11 +266,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0, 64));
   cmd->add_option("--transport", a->transport, "with --endpoint: auto | shm | frames")
       ->check(CLI::IsMember({"auto", "shm", "frames"}));
-  cmd->add_flag("--benchmark", a->benchmark,
-                "with --endpoint: the daemon repeats one batch, so the figures are the transport's alone");
-  cmd->add_option("--set", a->sets, "augmentation override NAME=VALUE (e.g. crop_size=768), repeatable");
   add_curve_flags(cmd, a->curve);
-  cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
+  add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags | kSamplerFlags);
   cmd->add_option("--from", a->from, "auto (whatever --dataset is) | dataset | cache (builds a temporary cache "
                                      "first unless --cache names one)")
       ->check(CLI::IsMember({"auto", "dataset", "cache"}));
@@ -281,9 +277,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", a->threads,
                   "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 1; 0: one per core)");
   cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--batch-size", a->batch_size, "samples per batch (default 8)")->check(CLI::Range(1, 4096));
   cmd->add_option("--repeat", a->repeat, "timed repeats (default 3)")->check(CLI::Range(1, 1000));
-  cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a] { run(*a); });
 }

@@ -69,7 +69,7 @@ nlohmann::ordered_json to_json(const transport::Stats& s, const std::string& end
     x["dataset"] = t.dataset;
     x["rank"] = t.rank;
     x["world_size"] = t.world_size;
-    x["transport"] = t.transport == transport::WireTransport::kSharedMemory ? "shared_memory" : "frames";
+    x["transport"] = std::string(transport::transport_name(t.transport));
     x["epoch"] = t.epoch;
     x["next_batch"] = t.next_batch;
     x["batches"] = t.batches;
@@ -115,7 +115,7 @@ void run(const StatsArgs& a) {
     const std::string pos = std::to_string(t.epoch) + ":" + std::to_string(t.next_batch);
     std::printf("%-16llu %-22s %-10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
                 static_cast<unsigned long long>(t.stream_id), column(t.client, 22).c_str(), column(t.dataset, 10).c_str(),
-                rank.c_str(), t.transport == transport::WireTransport::kSharedMemory ? "shm" : "frames", pos.c_str(),
+                rank.c_str(), std::string(transport::transport_name(t.transport)).c_str(), pos.c_str(),
                 static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.samples),
                 t.samples_per_second, t.in_flight, t.credits_outstanding,
                 static_cast<unsigned long long>(t.skipped_samples));

@@ -26,16 +26,16 @@ Status daemon_error(const ErrorReply& e) {
 // Copies the payload frames parts[1..] of `h` into `dest` at the tensors' offsets.
 Status copy_payload(const BatchHeader& h, std::vector<zmq::message_t>& parts, std::span<uint8_t> dest) {
   size_t frame = 1;
-  for (const TensorDescriptor& t : h.tensors) {
-    if (!dest.empty() && (t.offset > dest.size() || t.size > dest.size() - t.offset))
-      return Status::corrupt("tensor '" + t.name + "' (" + std::to_string(t.size) + " bytes at " +
-                             std::to_string(t.offset) + ") does not fit a slot of " + std::to_string(dest.size()));
-    for (uint64_t at = 0; at < t.size; at += kMaxPayloadFrameBytes, ++frame) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size - at));
+  for (const TensorDesc& t : h.tensors) {
+    if (!dest.empty() && (t.offset_bytes > dest.size_bytes() || t.size_bytes > dest.size_bytes() - t.offset_bytes))
+      return Status::corrupt("tensor '" + t.name + "' (" + std::to_string(t.size_bytes) + " bytes at " +
+                             std::to_string(t.offset_bytes) + ") does not fit a slot of " + std::to_string(dest.size_bytes()));
+    for (uint64_t at = 0; at < t.size_bytes; at += kMaxPayloadFrameBytes, ++frame) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size_bytes - at));
       if (frame >= parts.size() || parts[frame].size() != n)
         return Status::corrupt("batch " + std::to_string(h.batch) + ": payload frames of tensor '" + t.name +
                                "' do not match its descriptor");
-      if (!dest.empty()) std::memcpy(dest.data() + t.offset + at, parts[frame].data(), n);
+      if (!dest.empty()) std::memcpy(dest.data() + t.offset_bytes + at, parts[frame].data(), n);
     }
   }
   if (frame != parts.size())

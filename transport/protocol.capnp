@@ -23,7 +23,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
-const protocolVersion :UInt32 = 2;  # 2: shared memory is handed over by descriptor
+const protocolVersion :UInt32 = 3;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec
 const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
@@ -71,9 +71,9 @@ struct HelloReply {
 }
 
 struct Override {
-  # One augmentation option changed from the profile's default, e.g. ("crop_size", "768").
-  name @0 :Text;                # an AugmentOptions field name (augment/profile.h); <= 4096 bytes
-  value @1 :Text;               # its value, parsed and validated by the daemon; <= 4096 bytes
+  # Retired in version 3 (OpenStream.spec carries typed fields): kept for its ordinal.
+  name @0 :Text;
+  value @1 :Text;
 }
 
 enum Transport {
@@ -82,27 +82,26 @@ enum Transport {
 }
 
 struct OpenStream {
-  dataset @0 :Text;             # one of HelloReply.datasets (a text over 4096 bytes is refused)
-  profile @1 :Text;             # "upstage" or "sakura" (a text over 4096 bytes is refused)
-  overrides @2 :List(Override);
-  seed @3 :UInt64;
+  # Fields 0-3 and 6-11, 13-16 are retired (version 3 sends them in `spec`); their ordinals stay.
+  obsoleteDataset @0 :Text;
+  obsoleteProfile @1 :Text;
+  obsoleteOverrides @2 :List(Override);
+  obsoleteSeed @3 :UInt64;
   epoch @4 :UInt64;             # the epoch to start in
   startBatch @5 :UInt64;        # first batch index within that epoch (exact resume)
-  batchSize @6 :UInt32;         # samples per batch, >= 1
-  rank @7 :UInt32;              # 0 <= rank < worldSize
-  worldSize @8 :UInt32;         # >= 1
-  shuffle @9 :Bool = true;
-  dropLast @10 :Bool = false;
-  dtype @11 :DType;             # of the image tensor; maps are always float32
+  obsoleteBatchSize @6 :UInt32;
+  obsoleteRank @7 :UInt32;
+  obsoleteWorldSize @8 :UInt32;
+  obsoleteShuffle @9 :Bool = true;
+  obsoleteDropLast @10 :Bool = false;
+  obsoleteDtype @11 :DType;
   transport @12 :Transport;     # sharedMemory: AttachMemory must follow before any Credit;
                                 # only over the daemon's ipc endpoint (refused over tcp)
   obsoleteShmName @13 :Text;    # retired: the shared memory is named by AttachMemory
   obsoleteShmSlots @14 :UInt32; # retired: see AttachMemory
-  benchmark @15 :Bool = false;  # transport benchmark: the daemon fills batch startBatch once and
-                                # delivers copies of it (shared memory: one memcpy per batch into
-                                # the slot; frames: the same bytes again), so that a client
-                                # measures the transport alone. Batch.batch still counts up.
-  onBadSample @16 :OnBadSample; # what to do with a sample whose image cannot be read
+  obsoleteBenchmark @15 :Bool = false;  # retired: the transport benchmark left the protocol
+  obsoleteOnBadSample @16 :OnBadSample;
+  spec @17 :PipelineSpec;       # what the stream is made of; the daemon validates every field
 }
 
 enum OnBadSample {
@@ -237,6 +236,116 @@ struct Heartbeat {
   # the daemon's timeout (default 10 s) is gone: its streams end and its shared memory is
   # unmapped. A client that hears nothing for as long treats the daemon as gone.
   unixMillis @0 :Int64;
+}
+
+# The pipeline spec (loader/spec.h): every field typed, each with the meaning, default and bound
+# written there and in augment/profile.h. Enumerants mirror the C++ enums value for value.
+enum Profile {
+  upstage @0;
+  sakura @1;
+}
+enum IgnoreText {
+  substring @0;
+  exact @1;
+}
+enum PolyPolicy {
+  skip @0;
+  minRect @1;
+  maskIgnore @2;
+}
+enum CropFallback {
+  keepLast @0;
+  ignoreCut @1;
+}
+enum MaskKind {
+  roi @0;
+  ignored @1;
+}
+enum AngleError {
+  sr @0;
+  up @1;
+}
+enum FillRule {
+  evenOdd @0;
+  union @1;
+}
+enum Overlap {
+  sum @0;
+  last @1;
+  smallest @2;
+  ignore @3;
+}
+enum IgnoredTargets {
+  keep @0;
+  none @1;
+}
+enum RoiResize {
+  linear @0;
+  nearest @1;
+  rasterizeAtMap @2;
+}
+
+struct ReaderOptions {
+  ignoreText @0 :IgnoreText;
+  ignoreTags @1 :List(Text);    # at most 256 tags of at most 4096 bytes
+  polyPolicy @2 :PolyPolicy;
+  dropUnderArea @3 :Float64;
+  ignoreUnderArea @4 :Float64;
+  imagesDir @5 :Text;
+  gtDir @6 :Text;
+}
+
+struct Source {
+  path @0 :Text;                # to a daemon: one of HelloReply.datasets; at most 4096 bytes
+  reader @1 :ReaderOptions;     # must equal the options the daemon read that dataset with
+}
+
+struct Recipe {
+  # augment::AugmentOptions, field for field.
+  profile @0 :Profile;
+  imageSize @1 :Int32;
+  cropSize @2 :Int32;
+  heightJitter @3 :Float64;
+  rotateDeg @4 :Float64;
+  cropMaxTries @5 :Int32;
+  cutLow @6 :Float64;
+  cutHigh @7 :Float64;
+  verticesF32 @8 :Bool;
+  intVertices @9 :Bool;
+  cropFallback @10 :CropFallback;
+  colorJitterP @11 :Float64;
+  brightness @12 :Float64;
+  contrast @13 :Float64;
+  saturation @14 :Float64;
+  hue @15 :Float64;
+  mean @16 :List(Float32);      # 3 values
+  std @17 :List(Float32);       # 3 values
+  dtype @18 :DType;             # of the image tensor; maps are always float32
+  mapScale @19 :Float64;
+  mask @20 :MaskKind;
+  angleError @21 :AngleError;
+  fillRule @22 :FillRule;
+  overlap @23 :Overlap;
+  ignoredTargets @24 :IgnoredTargets;
+  roiResize @25 :RoiResize;
+  fixOrientation @26 :Bool;
+  clampGeo @27 :Float64;
+}
+
+struct Sampler {
+  seed @0 :UInt64;
+  batchSize @1 :UInt32;         # 1..4096
+  rank @2 :UInt32;              # 0 <= rank < worldSize
+  worldSize @3 :UInt32;         # 1..1048576
+  shuffle @4 :Bool;
+  dropLast @5 :Bool;
+}
+
+struct PipelineSpec {
+  sources @0 :List(Source);     # one (a later version mixes several)
+  recipe @1 :Recipe;
+  sampler @2 :Sampler;
+  onBadSample @3 :OnBadSample;
 }
 
 struct Envelope {

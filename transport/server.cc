@@ -64,14 +64,14 @@ Status check_text(const char* field, const std::string& text, size_t limit) {
                                   std::to_string(limit));
 }
 
-Status check_texts(const OpenStream& o) {
-  TF_RETURN_IF_ERROR(check_text("OpenStream.dataset", o.dataset, kMaxRequestTextBytes));
-  TF_RETURN_IF_ERROR(check_text("OpenStream.profile", o.profile, kMaxRequestTextBytes));
-  for (const auto& [name, value] : o.overrides) {
-    TF_RETURN_IF_ERROR(check_text("an override's name", name, kMaxRequestTextBytes));
-    TF_RETURN_IF_ERROR(check_text("an override's value", value, kMaxRequestTextBytes));
-  }
-  return Status();
+// The reader options a stream asks for must be those the daemon read the dataset with (a cache
+// was read when it was built: they do not apply to it).
+Status check_reader(const std::string& name, const loader::SampleSource& source, const loader::ReaderOptions& asked,
+                    const loader::ReaderOptions& read) {
+  if (source.is_cache() || asked == read) return Status();
+  return Status::invalid_argument("the stream asks for other reader options than this daemon read '" + name +
+                                  "' with (ignore_text, ignore_tags, poly_policy, the areas, the folders): start "
+                                  "`textfeed serve` with the same reader flags");
 }
 
 const char* message_name(const Message& m) {
@@ -339,10 +339,13 @@ struct Server::Impl {
 
   void open(const std::string& peer, const OpenStream& o) {
     if (draining) return error(peer, Status::unavailable("textfeed serve is shutting down"));
-    if (Status st = check_texts(o); !st.ok()) return error(peer, st.with_context("OpenStream"));
-    auto ds = options.datasets.find(o.dataset);
-    if (ds == options.datasets.end()) return error(peer, Status::not_found("no dataset named '" + o.dataset + "'"));
-    if (o.transport == WireTransport::kSharedMemory && !inbox)
+    if (Status st = loader::validate(o.spec); !st.ok()) return error(peer, st.with_context("OpenStream"));
+    const std::string& dataset = o.spec.sources[0].path;
+    auto ds = options.datasets.find(dataset);
+    if (ds == options.datasets.end()) return error(peer, Status::not_found("no dataset named '" + dataset + "'"));
+    if (Status st = check_reader(dataset, *ds->second, o.spec.sources[0].reader, options.reader); !st.ok())
+      return error(peer, st.with_context("OpenStream"));
+    if (o.transport == Transport::kSharedMemory && !inbox)
       return error(peer, Status::invalid_argument("shared memory is offered over the daemon's ipc endpoint only; " +
                                                   bound + " takes frames"));
     if (Status st = stream_limits(peer); !st.ok()) return error(peer, st.with_context("OpenStream"));
@@ -350,7 +353,7 @@ struct Server::Impl {
     config.id = next_id;
     config.peer = peer;
     config.client_name = peers[peer].name;
-    config.dataset = o.dataset;
+    config.dataset = dataset;
     config.request = o;
     config.max_credits = options.max_credits;
     config.frame_buffers = options.frame_buffers;
@@ -364,11 +367,11 @@ struct Server::Impl {
                                             " MiB in use; --max-memory-mib)"));
     ++next_id;
     const StreamOpened reply = (*s)->opened();
-    TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << describe_peer(peer) << " on '" << o.dataset
-                 << "' (" << o.profile << ", batch " << o.batch_size << ", rank " << o.rank << "/" << o.world_size
-                 << ", " << (o.transport == WireTransport::kSharedMemory ? "shared memory" : "frames")
-                 << (o.benchmark ? ", transport benchmark" : "") << ") from epoch " << o.epoch << " batch "
-                 << o.start_batch;
+    const loader::SamplerOptions& sampler = o.spec.sampler;
+    TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << describe_peer(peer) << " on '" << dataset
+                 << "' (" << augment::profile_name(o.spec.augment.profile) << ", batch " << sampler.batch_size
+                 << ", rank " << sampler.rank << "/" << sampler.world_size << ", " << transport_name(o.transport)
+                 << ") from epoch " << o.start.epoch << " batch " << o.start.batch;
     streams.emplace(reply.stream_id, std::move(*s));
     send(peer, reply);
   }

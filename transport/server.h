@@ -23,6 +23,8 @@ namespace textfeed::transport {
 struct ServerOptions {
   std::string endpoint = "ipc:///tmp/textfeed.sock";  // ipc:// (made mode 0600) or tcp://
   std::map<std::string, std::shared_ptr<const loader::SampleSource>> datasets;  // name -> source
+  loader::ReaderOptions reader;  // what the datasets (not the caches) were read with: a stream must
+                                 // ask for the same
   std::string name = "textfeed serve";
   int max_credits = 16;      // per stream: batches in flight at most; more is refused (kOverloaded)
   int frame_buffers = 3;     // per frames stream: daemon-side batch buffers (memory = this x batch)

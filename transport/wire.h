@@ -9,12 +9,13 @@
 #include <variant>
 #include <vector>
 
-#include "base/image.h"
 #include "base/status.h"
+#include "base/tensor.h"
+#include "loader/spec.h"
 
 namespace textfeed::transport {
 
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 // Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set
@@ -24,10 +25,14 @@ inline constexpr size_t kMaxReceiveFrameBytes = size_t{2} << 20;
 // Texts a client sends that the daemon repeats in its log, its Error replies and Stats: longer ones
 // are refused (protocol.capnp), so that every reply about them fits in one envelope.
 inline constexpr size_t kMaxClientNameBytes = 256;    // Hello.clientName
-inline constexpr size_t kMaxRequestTextBytes = 4096;  // OpenStream.dataset, .profile, each override
 
-enum class WireTransport : unsigned char { kFrames, kSharedMemory };
-enum class WireOnBadSample : unsigned char { kSkip, kFail };
+// How a stream's batches travel (protocol.capnp enum Transport, value for value). kAuto is a
+// client's choice (shared memory when the daemon offers it, frames otherwise), never on the wire.
+enum class Transport : unsigned char { kFrames = 0, kSharedMemory = 1, kAuto = 2 };
+// "frames" | "shm" | "auto": the names of the CLI, Python, stats and logs.
+std::string_view transport_name(Transport t);
+// Errors: kInvalidArgument naming the accepted names.
+Result<Transport> parse_transport(std::string_view name);
 
 struct Hello {
   uint32_t protocol_version = kProtocolVersion;
@@ -43,15 +48,9 @@ struct HelloReply {
   uint32_t server_heartbeat_millis = 0;
 };
 struct OpenStream {
-  std::string dataset, profile;
-  std::vector<std::pair<std::string, std::string>> overrides;
-  uint64_t seed = 0, epoch = 0, start_batch = 0;
-  uint32_t batch_size = 8, rank = 0, world_size = 1;
-  bool shuffle = true, drop_last = false;
-  DType dtype = DType::kF32;
-  WireTransport transport = WireTransport::kFrames;
-  bool benchmark = false;
-  WireOnBadSample on_bad_sample = WireOnBadSample::kSkip;
+  loader::PipelineSpec spec;  // spec.sources[0].path names one of HelloReply.datasets
+  Position start;             // the first batch to deliver
+  Transport transport = Transport::kFrames;
 };
 struct AttachMemory {
   uint64_t stream_id = 0;
@@ -61,15 +60,9 @@ struct AttachMemory {
 struct MemoryAttached {
   uint64_t stream_id = 0;
 };
-struct TensorDescriptor {
-  std::string name;
-  DType dtype = DType::kF32;
-  std::vector<uint64_t> shape;
-  uint64_t offset = 0, size = 0;
-};
 struct StreamOpened {
   uint64_t stream_id = 0, batches_per_epoch = 0, dataset_size = 0, slot_bytes = 0;
-  std::vector<TensorDescriptor> tensors;
+  std::vector<TensorDesc> tensors;
   uint32_t max_credits = 0;
   std::vector<uint8_t> memory_token;  // sharedMemory streams: kMemoryTokenBytes (transport/shm.h)
   uint64_t dataset_fingerprint = 0;
@@ -79,17 +72,12 @@ struct Credit {
   std::vector<uint32_t> slots;
   uint32_t count = 0;
 };
-struct WireSampleError {
-  uint32_t index = 0, replaced_by = 0;
-  Code code = Code::kOk;
-  std::string message;
-};
 struct BatchHeader {
   uint64_t stream_id = 0, epoch = 0, batch = 0;
   uint32_t slot = 0;
-  std::vector<TensorDescriptor> tensors;
+  std::vector<TensorDesc> tensors;
   std::vector<uint32_t> indices;
-  std::vector<WireSampleError> errors;
+  std::vector<SampleError> errors;
 };
 struct EndOfEpoch {
   uint64_t stream_id = 0, epoch = 0;
@@ -117,7 +105,7 @@ struct StreamStats {
   double samples_per_second = 0;
   uint32_t credits_outstanding = 0, in_flight = 0;
   uint64_t epoch = 0, next_batch = 0;
-  WireTransport transport = WireTransport::kFrames;
+  Transport transport = Transport::kFrames;
   std::string client;
   std::vector<double> stage_ms;
 };

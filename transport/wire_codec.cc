@@ -1,5 +1,15 @@
 // Envelope encoding and bounded decoding; the only file that sees the generated accessors.
+//
+// Each message has one pair of overloads, put(builder, value) and get(reader, value), written
+// side by side so that a field added to one is seen missing from the other. get() checks what
+// Cap'n Proto does not: enumerants this build knows and list lengths within the protocol's bounds
+// (a small frame can hold a long list of empty elements, which the traversal limit counts as one
+// word each: bounding the lengths keeps what a frame decodes to proportional to the frame, and
+// what decodes also re-encodes within the limits). The values' own bounds (a batch size, a crop
+// size) are the receiver's to check, with the same validate() as every other edge.
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -13,207 +23,74 @@ namespace {
 
 namespace w = wire;
 
-// The schema is the source of truth; wire.h repeats these for code that does not see it.
+// The schema is the source of truth; wire.h and loader/spec.h repeat these for code that does not
+// see it.
 static_assert(w::PROTOCOL_VERSION == kProtocolVersion);
 static_assert(w::MAX_PAYLOAD_FRAME_BYTES == kMaxPayloadFrameBytes);
 
-w::DType to_wire(DType t) { return t == DType::kU8 ? w::DType::UINT8 : w::DType::FLOAT32; }
-DType from_wire(w::DType t) { return t == w::DType::UINT8 ? DType::kU8 : DType::kF32; }
-w::ErrorCode to_wire(Code c) { return static_cast<w::ErrorCode>(static_cast<uint16_t>(c)); }
-Code from_wire(w::ErrorCode c) {
+constexpr size_t kMaxTensors = 16, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536, kMaxStages = 64;
+
+// ---- enumerants: C++ and schema ordinals are equal (asserted per enum below) ----
+
+template <class W>
+constexpr W kLast = W{};  // the last enumerant this build knows, per schema enum
+template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
+template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
+template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAIL;
+template <> constexpr w::Profile kLast<w::Profile> = w::Profile::SAKURA;
+template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
+template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
+template <> constexpr w::CropFallback kLast<w::CropFallback> = w::CropFallback::IGNORE_CUT;
+template <> constexpr w::MaskKind kLast<w::MaskKind> = w::MaskKind::IGNORED;
+template <> constexpr w::AngleError kLast<w::AngleError> = w::AngleError::UP;
+template <> constexpr w::FillRule kLast<w::FillRule> = w::FillRule::UNION;
+template <> constexpr w::Overlap kLast<w::Overlap> = w::Overlap::IGNORE;
+template <> constexpr w::IgnoredTargets kLast<w::IgnoredTargets> = w::IgnoredTargets::NONE;
+template <> constexpr w::RoiResize kLast<w::RoiResize> = w::RoiResize::RASTERIZE_AT_MAP;
+
+template <class W, class C>
+constexpr bool same_last(C last) {
+  return static_cast<unsigned>(kLast<W>) == static_cast<unsigned>(last);
+}
+static_assert(same_last<w::DType>(DType::kU8) && static_cast<unsigned>(DType::kF32) == 0);
+static_assert(same_last<w::Transport>(Transport::kSharedMemory) && static_cast<unsigned>(Transport::kFrames) == 0);
+static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kFail));
+static_assert(same_last<w::Profile>(augment::Profile::kSakura));
+static_assert(same_last<w::IgnoreText>(loader::IgnoreText::kExact));
+static_assert(same_last<w::PolyPolicy>(loader::PolyPolicy::kMaskIgnore));
+static_assert(same_last<w::CropFallback>(augment::CropFallback::kIgnoreCut));
+static_assert(same_last<w::MaskKind>(augment::MaskKind::kIgnored));
+static_assert(same_last<w::AngleError>(augment::AngleError::kUp));
+static_assert(same_last<w::FillRule>(augment::FillRule::kUnion));
+static_assert(same_last<w::Overlap>(augment::Overlap::kIgnore));
+static_assert(same_last<w::IgnoredTargets>(augment::IgnoredTargets::kNone));
+static_assert(same_last<w::RoiResize>(augment::RoiResize::kRasterizeAtMap));
+
+template <class W, class C>
+W to_wire(C v) {
+  return static_cast<W>(static_cast<uint16_t>(v));
+}
+
+// An enumerant past the last one this build knows makes the message invalid (protocol.capnp):
+// it is refused rather than read as a default.
+template <class W, class C>
+Status from_wire(W v, const char* field, C& out) {
+  if (static_cast<uint16_t>(v) > static_cast<uint16_t>(kLast<W>))
+    return Status::invalid_argument(std::string(field) + " = " + std::to_string(static_cast<uint16_t>(v)) +
+                                    " is not a value this daemon or client knows");
+  out = static_cast<C>(static_cast<uint16_t>(v));
+  return Status();
+}
+
+w::ErrorCode to_wire_code(Code c) { return static_cast<w::ErrorCode>(static_cast<uint16_t>(c)); }
+// An unknown ErrorCode reads as `internal` (protocol.capnp).
+Code from_wire_code(w::ErrorCode c) {
   const auto v = static_cast<uint16_t>(c);
   return v <= static_cast<uint16_t>(Code::kInternal) ? static_cast<Code>(v) : Code::kInternal;
 }
 
-template <class B>
-void set_tensors(B list, const std::vector<TensorDescriptor>& ts) {
-  for (size_t i = 0; i < ts.size(); ++i) {
-    auto t = list[static_cast<unsigned>(i)];
-    t.setName(ts[i].name);
-    t.setDtype(to_wire(ts[i].dtype));
-    auto shape = t.initShape(static_cast<unsigned>(ts[i].shape.size()));
-    for (size_t k = 0; k < ts[i].shape.size(); ++k) shape.set(static_cast<unsigned>(k), ts[i].shape[k]);
-    t.setOffset(ts[i].offset);
-    t.setSize(ts[i].size);
-  }
-}
+// ---- lists ----
 
-w::Transport to_wire(WireTransport t) {
-  return t == WireTransport::kSharedMemory ? w::Transport::SHARED_MEMORY : w::Transport::FRAMES;
-}
-WireTransport from_wire(w::Transport t) {
-  return t == w::Transport::SHARED_MEMORY ? WireTransport::kSharedMemory : WireTransport::kFrames;
-}
-
-template <class B>
-void set_doubles(B list, const std::vector<double>& v) {
-  for (size_t i = 0; i < v.size(); ++i) list.set(static_cast<unsigned>(i), v[i]);
-}
-
-std::vector<TensorDescriptor> get_tensors(capnp::List<w::TensorDesc>::Reader list) {
-  std::vector<TensorDescriptor> out;
-  for (auto t : list) {
-    TensorDescriptor d;
-    d.name = t.getName();
-    d.dtype = from_wire(t.getDtype());
-    for (uint64_t s : t.getShape()) d.shape.push_back(s);
-    d.offset = t.getOffset();
-    d.size = t.getSize();
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
-struct Encoder {
-  w::Envelope::Builder e;
-  void operator()(const Hello& m) {
-    auto b = e.initHello();
-    b.setProtocolVersion(m.protocol_version);
-    b.setClientName(m.client_name);
-    b.setSession(m.session);
-  }
-  void operator()(const HelloReply& m) {
-    auto b = e.initHelloReply();
-    b.setProtocolVersion(m.protocol_version);
-    b.setServerName(m.server_name);
-    auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
-    for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
-    b.setMemorySocket(m.memory_socket);
-    b.setHeartbeatMillis(m.heartbeat_millis);
-    b.setServerHeartbeatMillis(m.server_heartbeat_millis);
-  }
-  void operator()(const OpenStream& m) {
-    auto b = e.initOpenStream();
-    b.setDataset(m.dataset);
-    b.setProfile(m.profile);
-    auto o = b.initOverrides(static_cast<unsigned>(m.overrides.size()));
-    for (size_t i = 0; i < m.overrides.size(); ++i) {
-      o[static_cast<unsigned>(i)].setName(m.overrides[i].first);
-      o[static_cast<unsigned>(i)].setValue(m.overrides[i].second);
-    }
-    b.setSeed(m.seed);
-    b.setEpoch(m.epoch);
-    b.setStartBatch(m.start_batch);
-    b.setBatchSize(m.batch_size);
-    b.setRank(m.rank);
-    b.setWorldSize(m.world_size);
-    b.setShuffle(m.shuffle);
-    b.setDropLast(m.drop_last);
-    b.setDtype(to_wire(m.dtype));
-    b.setTransport(to_wire(m.transport));
-    b.setBenchmark(m.benchmark);
-    b.setOnBadSample(m.on_bad_sample == WireOnBadSample::kFail ? w::OnBadSample::FAIL : w::OnBadSample::SKIP);
-  }
-  void operator()(const AttachMemory& m) {
-    auto b = e.initAttachMemory();
-    b.setStreamId(m.stream_id);
-    b.setSlots(m.slots);
-    b.setSlotStride(m.slot_stride);
-  }
-  void operator()(const MemoryAttached& m) { e.initMemoryAttached().setStreamId(m.stream_id); }
-  void operator()(const Closed& m) {
-    auto b = e.initClosed();
-    b.setStreamId(m.stream_id);
-    b.setBatchesDelivered(m.batches_delivered);
-  }
-  void operator()(const StatsRequest&) { e.initStatsRequest(); }
-  void operator()(const Stats& m) {
-    auto b = e.initStats();
-    auto streams = b.initStreams(static_cast<unsigned>(m.streams.size()));
-    for (size_t i = 0; i < m.streams.size(); ++i) {
-      const StreamStats& s = m.streams[i];
-      auto x = streams[static_cast<unsigned>(i)];
-      x.setStreamId(s.stream_id);
-      x.setDataset(s.dataset);
-      x.setRank(s.rank);
-      x.setWorldSize(s.world_size);
-      x.setBatches(s.batches);
-      x.setSamplesPerSecond(s.samples_per_second);
-      x.setCreditsOutstanding(s.credits_outstanding);
-      x.setSkippedSamples(s.skipped_samples);
-      x.setSamples(s.samples);
-      x.setInFlight(s.in_flight);
-      x.setEpoch(s.epoch);
-      x.setNextBatch(s.next_batch);
-      x.setTransport(to_wire(s.transport));
-      x.setClient(s.client);
-      set_doubles(x.initStageMs(static_cast<unsigned>(s.stage_ms.size())), s.stage_ms);
-    }
-    b.setSamplesPerSecond(m.samples_per_second);
-    set_doubles(b.initStageMs(static_cast<unsigned>(m.stage_ms.size())), m.stage_ms);
-    b.setQueueDepth(m.queue_depth);
-    auto names = b.initStageNames(static_cast<unsigned>(m.stage_names.size()));
-    for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), m.stage_names[i]);
-    b.setSamples(m.samples);
-    b.setSkippedSamples(m.skipped_samples);
-    b.setUptimeSeconds(m.uptime_seconds);
-    b.setThreads(m.threads);
-    b.setClients(m.clients);
-  }
-  void operator()(const StreamOpened& m) {
-    auto b = e.initStreamOpened();
-    b.setStreamId(m.stream_id);
-    b.setBatchesPerEpoch(m.batches_per_epoch);
-    b.setDatasetSize(m.dataset_size);
-    b.setSlotBytes(m.slot_bytes);
-    set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
-    b.setMaxCredits(m.max_credits);
-    b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
-    b.setDatasetFingerprint(m.dataset_fingerprint);
-  }
-  void operator()(const Credit& m) {
-    auto b = e.initCredit();
-    b.setStreamId(m.stream_id);
-    auto s = b.initSlots(static_cast<unsigned>(m.slots.size()));
-    for (size_t i = 0; i < m.slots.size(); ++i) s.set(static_cast<unsigned>(i), m.slots[i]);
-    b.setCount(m.count);
-  }
-  void operator()(const BatchHeader& m) {
-    auto b = e.initBatch();
-    b.setStreamId(m.stream_id);
-    b.setEpoch(m.epoch);
-    b.setBatch(m.batch);
-    b.setSlot(m.slot);
-    set_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
-    auto idx = b.initIndices(static_cast<unsigned>(m.indices.size()));
-    for (size_t i = 0; i < m.indices.size(); ++i) idx.set(static_cast<unsigned>(i), m.indices[i]);
-    auto errs = b.initErrors(static_cast<unsigned>(m.errors.size()));
-    for (size_t i = 0; i < m.errors.size(); ++i) {
-      auto x = errs[static_cast<unsigned>(i)];
-      x.setIndex(m.errors[i].index);
-      x.setReplacedBy(m.errors[i].replaced_by);
-      x.setCode(to_wire(m.errors[i].code));
-      x.setMessage(m.errors[i].message);
-    }
-  }
-  void operator()(const EndOfEpoch& m) {
-    auto b = e.initEndOfEpoch();
-    b.setStreamId(m.stream_id);
-    b.setEpoch(m.epoch);
-  }
-  void operator()(const ErrorReply& m) {
-    auto b = e.initError();
-    b.setCode(to_wire(m.code));
-    b.setMessage(m.message);
-    b.setStreamId(m.stream_id);
-  }
-  void operator()(const Close& m) { e.initClose().setStreamId(m.stream_id); }
-  void operator()(const Heartbeat& m) { e.initHeartbeat().setUnixMillis(m.unix_millis); }
-};
-
-// An enumerant past the last one this build knows makes the message invalid (protocol.capnp):
-// it is refused rather than read as a default.
-template <class E>
-Status known(E value, E last, const char* field) {
-  if (static_cast<uint16_t>(value) <= static_cast<uint16_t>(last)) return Status();
-  return Status::invalid_argument(std::string(field) + " = " + std::to_string(static_cast<uint16_t>(value)) +
-                                  " is not a value this daemon or client knows");
-}
-
-// No list is longer than the protocol can mean (protocol.capnp's bounds on its fields). Cap'n Proto
-// lets a small frame hold a long list of empty elements, which the traversal limit counts as one
-// word each: bounding the lengths keeps what a frame decodes to proportional to the frame, and
-// what decodes also re-encodes within the limits.
 template <class List>
 Status bounded(List list, size_t max, const char* field) {
   if (list.size() <= max) return Status();
@@ -221,176 +98,507 @@ Status bounded(List list, size_t max, const char* field) {
                          std::to_string(max) + " are allowed");
 }
 
-constexpr size_t kMaxTensors = 16, kMaxShape = 8, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536;
+template <class B, class V>
+void put_list(B list, const V& values) {
+  for (size_t i = 0; i < std::size(values); ++i) list.set(static_cast<unsigned>(i), values[i]);
+}
 
-Status check_tensors(capnp::List<w::TensorDesc>::Reader list, const char* field) {  // one read of the list
-  TF_RETURN_IF_ERROR(bounded(list, kMaxTensors, field));
-  for (auto t : list) {
-    TF_RETURN_IF_ERROR(bounded(t.getShape(), kMaxShape, "TensorDesc.shape"));
-    TF_RETURN_IF_ERROR(known(t.getDtype(), w::DType::UINT8, "TensorDesc.dtype"));
-  }
+template <class R, class V>
+Status get_list(R list, size_t max, const char* field, V& out) {
+  TF_RETURN_IF_ERROR(bounded(list, max, field));
+  out.clear();
+  for (auto v : list) out.emplace_back(v);
   return Status();
 }
 
-// What decoding reads beyond Cap'n Proto's own checks: enumerants this build knows, and list
-// lengths within the protocol's bounds.
-Status check_fields(w::Envelope::Reader e) {
-  switch (e.which()) {
-    case w::Envelope::HELLO_REPLY:
-      return bounded(e.getHelloReply().getDatasets(), kMaxNames, "HelloReply.datasets");
-    case w::Envelope::OPEN_STREAM: {
-      auto r = e.getOpenStream();
-      TF_RETURN_IF_ERROR(bounded(r.getOverrides(), kMaxNames, "OpenStream.overrides"));
-      TF_RETURN_IF_ERROR(known(r.getDtype(), w::DType::UINT8, "OpenStream.dtype"));
-      TF_RETURN_IF_ERROR(known(r.getTransport(), w::Transport::SHARED_MEMORY, "OpenStream.transport"));
-      return known(r.getOnBadSample(), w::OnBadSample::FAIL, "OpenStream.onBadSample");
-    }
-    case w::Envelope::STREAM_OPENED:
-      return check_tensors(e.getStreamOpened().getTensors(), "StreamOpened.tensors");
-    case w::Envelope::CREDIT:
-      return bounded(e.getCredit().getSlots(), kMaxRows, "Credit.slots");
-    case w::Envelope::BATCH: {
-      auto r = e.getBatch();
-      TF_RETURN_IF_ERROR(bounded(r.getIndices(), kMaxRows, "Batch.indices"));
-      TF_RETURN_IF_ERROR(bounded(r.getErrors(), kMaxRows, "Batch.errors"));
-      return check_tensors(r.getTensors(), "Batch.tensors");
-    }
-    case w::Envelope::STATS: {
-      auto r = e.getStats();
-      const auto streams = r.getStreams();
-      TF_RETURN_IF_ERROR(bounded(streams, kMaxListed, "Stats.streams"));
-      TF_RETURN_IF_ERROR(bounded(r.getStageMs(), kMaxTensors * 4, "Stats.stageMs"));
-      TF_RETURN_IF_ERROR(bounded(r.getStageNames(), kMaxTensors * 4, "Stats.stageNames"));
-      for (auto x : streams) {
-        TF_RETURN_IF_ERROR(bounded(x.getStageMs(), kMaxTensors * 4, "StreamStats.stageMs"));
-        TF_RETURN_IF_ERROR(known(x.getTransport(), w::Transport::SHARED_MEMORY, "StreamStats.transport"));
-      }
-      return Status();
-    }
-    default:
-      return Status();
+// ---- value types ----
+
+void put(w::TensorDesc::Builder b, const TensorDesc& t) {
+  b.setName(t.name);
+  b.setDtype(to_wire<w::DType>(t.dtype));
+  auto shape = b.initShape(static_cast<unsigned>(t.shape.size()));
+  for (size_t k = 0; k < t.shape.size(); ++k) shape.set(static_cast<unsigned>(k), static_cast<uint64_t>(t.shape[k]));
+  b.setOffset(t.offset_bytes);
+  b.setSize(t.size_bytes);
+}
+Status get(w::TensorDesc::Reader r, TensorDesc& t) {
+  t.name = r.getName();
+  TF_RETURN_IF_ERROR(from_wire(r.getDtype(), "TensorDesc.dtype", t.dtype));
+  const auto shape = r.getShape();
+  TF_RETURN_IF_ERROR(bounded(shape, t.shape.size(), "TensorDesc.shape"));
+  t.shape = {};
+  for (unsigned k = 0; k < shape.size(); ++k) {
+    if (shape[k] > static_cast<uint64_t>(INT64_MAX)) return Status::corrupt("TensorDesc.shape holds a negative size");
+    t.shape[k] = static_cast<int64_t>(shape[k]);
   }
+  t.offset_bytes = r.getOffset();
+  t.size_bytes = r.getSize();
+  t.sample_bytes = t.shape[0] == 0 ? 0 : t.size_bytes / static_cast<uint64_t>(t.shape[0]);
+  return Status();
 }
 
-Message decode_envelope(w::Envelope::Reader e) {
-  switch (e.which()) {
-    case w::Envelope::HELLO: {
-      auto r = e.getHello();
-      return Hello{r.getProtocolVersion(), r.getClientName(), r.getSession()};
-    }
-    case w::Envelope::HELLO_REPLY: {
-      auto r = e.getHelloReply();
-      HelloReply m{r.getProtocolVersion(), r.getServerName(), {}, r.getMemorySocket(), r.getHeartbeatMillis(),
-                   r.getServerHeartbeatMillis()};
-      for (auto d : r.getDatasets()) m.datasets.emplace_back(d);
-      return m;
-    }
-    case w::Envelope::OPEN_STREAM: {
-      auto r = e.getOpenStream();
-      OpenStream m;
-      m.dataset = r.getDataset();
-      m.profile = r.getProfile();
-      for (auto o : r.getOverrides()) m.overrides.emplace_back(o.getName(), o.getValue());
-      m.seed = r.getSeed();
-      m.epoch = r.getEpoch();
-      m.start_batch = r.getStartBatch();
-      m.batch_size = r.getBatchSize();
-      m.rank = r.getRank();
-      m.world_size = r.getWorldSize();
-      m.shuffle = r.getShuffle();
-      m.drop_last = r.getDropLast();
-      m.dtype = from_wire(r.getDtype());
-      m.transport = from_wire(r.getTransport());
-      m.benchmark = r.getBenchmark();
-      m.on_bad_sample = r.getOnBadSample() == w::OnBadSample::FAIL ? WireOnBadSample::kFail : WireOnBadSample::kSkip;
-      return m;
-    }
-    case w::Envelope::ATTACH_MEMORY: {
-      auto r = e.getAttachMemory();
-      return AttachMemory{r.getStreamId(), r.getSlots(), r.getSlotStride()};
-    }
-    case w::Envelope::MEMORY_ATTACHED:
-      return MemoryAttached{e.getMemoryAttached().getStreamId()};
-    case w::Envelope::CLOSED:
-      return Closed{e.getClosed().getStreamId(), e.getClosed().getBatchesDelivered()};
-    case w::Envelope::STATS_REQUEST:
-      return StatsRequest{};
-    case w::Envelope::STATS: {
-      auto r = e.getStats();
-      Stats m;
-      for (auto x : r.getStreams()) {
-        StreamStats s;
-        s.stream_id = x.getStreamId();
-        s.dataset = x.getDataset();
-        s.rank = x.getRank();
-        s.world_size = x.getWorldSize();
-        s.batches = x.getBatches();
-        s.samples_per_second = x.getSamplesPerSecond();
-        s.credits_outstanding = x.getCreditsOutstanding();
-        s.skipped_samples = x.getSkippedSamples();
-        s.samples = x.getSamples();
-        s.in_flight = x.getInFlight();
-        s.epoch = x.getEpoch();
-        s.next_batch = x.getNextBatch();
-        s.transport = from_wire(x.getTransport());
-        s.client = x.getClient();
-        for (double v : x.getStageMs()) s.stage_ms.push_back(v);
-        m.streams.push_back(std::move(s));
-      }
-      m.samples_per_second = r.getSamplesPerSecond();
-      for (double v : r.getStageMs()) m.stage_ms.push_back(v);
-      m.queue_depth = r.getQueueDepth();
-      for (auto n : r.getStageNames()) m.stage_names.emplace_back(n);
-      m.samples = r.getSamples();
-      m.skipped_samples = r.getSkippedSamples();
-      m.uptime_seconds = r.getUptimeSeconds();
-      m.threads = r.getThreads();
-      m.clients = r.getClients();
-      return m;
-    }
-    case w::Envelope::STREAM_OPENED: {
-      auto r = e.getStreamOpened();
-      const auto token = r.getMemoryToken();
-      return StreamOpened{r.getStreamId(),          r.getBatchesPerEpoch(),       r.getDatasetSize(),
-                          r.getSlotBytes(),         get_tensors(r.getTensors()), r.getMaxCredits(),
-                          {token.begin(), token.end()}, r.getDatasetFingerprint()};
-    }
-    case w::Envelope::CREDIT: {
-      auto r = e.getCredit();
-      Credit m{r.getStreamId(), {}, r.getCount()};
-      for (uint32_t s : r.getSlots()) m.slots.push_back(s);
-      return m;
-    }
-    case w::Envelope::BATCH: {
-      auto r = e.getBatch();
-      BatchHeader m{r.getStreamId(), r.getEpoch(), r.getBatch(), r.getSlot(), get_tensors(r.getTensors()), {}, {}};
-      for (uint32_t i : r.getIndices()) m.indices.push_back(i);
-      for (auto x : r.getErrors())
-        m.errors.push_back({x.getIndex(), x.getReplacedBy(), from_wire(x.getCode()), x.getMessage()});
-      return m;
-    }
-    case w::Envelope::END_OF_EPOCH:
-      return EndOfEpoch{e.getEndOfEpoch().getStreamId(), e.getEndOfEpoch().getEpoch()};
-    case w::Envelope::ERROR: {
-      auto r = e.getError();
-      return ErrorReply{from_wire(r.getCode()), r.getMessage(), r.getStreamId()};
-    }
-    case w::Envelope::CLOSE:
-      return Close{e.getClose().getStreamId()};
-    case w::Envelope::HEARTBEAT:
-      return Heartbeat{e.getHeartbeat().getUnixMillis()};
-    default:
-      break;
+template <class B>
+void put_tensors(B list, const std::vector<TensorDesc>& ts) {
+  for (size_t i = 0; i < ts.size(); ++i) put(list[static_cast<unsigned>(i)], ts[i]);
+}
+Status get_tensors(capnp::List<w::TensorDesc>::Reader list, const char* field, std::vector<TensorDesc>& out) {
+  TF_RETURN_IF_ERROR(bounded(list, kMaxTensors, field));
+  out.resize(list.size());
+  for (unsigned i = 0; i < list.size(); ++i) TF_RETURN_IF_ERROR(get(list[i], out[i]));
+  return Status();
+}
+
+void put(w::SampleError::Builder b, const SampleError& e) {
+  b.setIndex(e.index);
+  b.setReplacedBy(e.replaced_by);
+  b.setCode(to_wire_code(e.code));
+  b.setMessage(e.message);
+}
+Status get(w::SampleError::Reader r, SampleError& e) {
+  e = {r.getIndex(), r.getReplacedBy(), from_wire_code(r.getCode()), r.getMessage()};
+  return Status();
+}
+
+// ---- the pipeline spec ----
+
+void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
+  b.setIgnoreText(to_wire<w::IgnoreText>(o.ignore_text));
+  auto tags = b.initIgnoreTags(static_cast<unsigned>(o.ignore_tags.size()));
+  for (size_t i = 0; i < o.ignore_tags.size(); ++i) tags.set(static_cast<unsigned>(i), o.ignore_tags[i]);
+  b.setPolyPolicy(to_wire<w::PolyPolicy>(o.poly_policy));
+  b.setDropUnderArea(o.drop_under_area);
+  b.setIgnoreUnderArea(o.ignore_under_area);
+  b.setImagesDir(o.images_dir);
+  b.setGtDir(o.gt_dir);
+}
+Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
+  TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
+  TF_RETURN_IF_ERROR(get_list(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags", o.ignore_tags));
+  TF_RETURN_IF_ERROR(from_wire(r.getPolyPolicy(), "ReaderOptions.polyPolicy", o.poly_policy));
+  o.drop_under_area = r.getDropUnderArea();
+  o.ignore_under_area = r.getIgnoreUnderArea();
+  o.images_dir = r.getImagesDir();
+  o.gt_dir = r.getGtDir();
+  return Status();
+}
+
+void put(w::Recipe::Builder b, const augment::AugmentOptions& o) {
+  b.setProfile(to_wire<w::Profile>(o.profile));
+  b.setImageSize(o.image_size);
+  b.setCropSize(o.crop_size);
+  b.setHeightJitter(o.height_jitter);
+  b.setRotateDeg(o.rotate_deg);
+  b.setCropMaxTries(o.crop_max_tries);
+  b.setCutLow(o.cut_low);
+  b.setCutHigh(o.cut_high);
+  b.setVerticesF32(o.vertices_f32);
+  b.setIntVertices(o.int_vertices);
+  b.setCropFallback(to_wire<w::CropFallback>(o.crop_fallback));
+  b.setColorJitterP(o.color_jitter_p);
+  b.setBrightness(o.brightness);
+  b.setContrast(o.contrast);
+  b.setSaturation(o.saturation);
+  b.setHue(o.hue);
+  put_list(b.initMean(3), o.mean);
+  put_list(b.initStd(3), o.std);
+  b.setDtype(to_wire<w::DType>(o.dtype));
+  b.setMapScale(o.map_scale);
+  b.setMask(to_wire<w::MaskKind>(o.mask));
+  b.setAngleError(to_wire<w::AngleError>(o.angle_error));
+  b.setFillRule(to_wire<w::FillRule>(o.fill_rule));
+  b.setOverlap(to_wire<w::Overlap>(o.overlap));
+  b.setIgnoredTargets(to_wire<w::IgnoredTargets>(o.ignored_targets));
+  b.setRoiResize(to_wire<w::RoiResize>(o.roi_resize));
+  b.setFixOrientation(o.fix_orientation);
+  b.setClampGeo(o.clamp_geo);
+}
+Status get_triple(capnp::List<float>::Reader list, const char* field, float (&out)[3]) {
+  if (list.size() != 3) return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " values, 3 are expected");
+  for (unsigned c = 0; c < 3; ++c) out[c] = list[c];
+  return Status();
+}
+Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
+  TF_RETURN_IF_ERROR(from_wire(r.getProfile(), "Recipe.profile", o.profile));
+  o.image_size = r.getImageSize();
+  o.crop_size = r.getCropSize();
+  o.height_jitter = r.getHeightJitter();
+  o.rotate_deg = r.getRotateDeg();
+  o.crop_max_tries = r.getCropMaxTries();
+  o.cut_low = r.getCutLow();
+  o.cut_high = r.getCutHigh();
+  o.vertices_f32 = r.getVerticesF32();
+  o.int_vertices = r.getIntVertices();
+  TF_RETURN_IF_ERROR(from_wire(r.getCropFallback(), "Recipe.cropFallback", o.crop_fallback));
+  o.color_jitter_p = r.getColorJitterP();
+  o.brightness = r.getBrightness();
+  o.contrast = r.getContrast();
+  o.saturation = r.getSaturation();
+  o.hue = r.getHue();
+  TF_RETURN_IF_ERROR(get_triple(r.getMean(), "Recipe.mean", o.mean));
+  TF_RETURN_IF_ERROR(get_triple(r.getStd(), "Recipe.std", o.std));
+  TF_RETURN_IF_ERROR(from_wire(r.getDtype(), "Recipe.dtype", o.dtype));
+  o.map_scale = r.getMapScale();
+  TF_RETURN_IF_ERROR(from_wire(r.getMask(), "Recipe.mask", o.mask));
+  TF_RETURN_IF_ERROR(from_wire(r.getAngleError(), "Recipe.angleError", o.angle_error));
+  TF_RETURN_IF_ERROR(from_wire(r.getFillRule(), "Recipe.fillRule", o.fill_rule));
+  TF_RETURN_IF_ERROR(from_wire(r.getOverlap(), "Recipe.overlap", o.overlap));
+  TF_RETURN_IF_ERROR(from_wire(r.getIgnoredTargets(), "Recipe.ignoredTargets", o.ignored_targets));
+  TF_RETURN_IF_ERROR(from_wire(r.getRoiResize(), "Recipe.roiResize", o.roi_resize));
+  o.fix_orientation = r.getFixOrientation();
+  o.clamp_geo = r.getClampGeo();
+  return Status();
+}
+
+// The wire's UInt32s become the sampler's ints: a value past INT32_MAX is refused here (the
+// bounds proper are validate()'s).
+Status to_int(uint32_t v, const char* field, int& out) {
+  if (v > static_cast<uint32_t>(INT32_MAX)) return Status::invalid_argument(std::string(field) + " = " + std::to_string(v) + " is out of range");
+  out = static_cast<int>(v);
+  return Status();
+}
+
+void put(w::Sampler::Builder b, const loader::SamplerOptions& o) {
+  b.setSeed(o.seed);
+  b.setBatchSize(static_cast<uint32_t>(o.batch_size));
+  b.setRank(static_cast<uint32_t>(o.rank));
+  b.setWorldSize(static_cast<uint32_t>(o.world_size));
+  b.setShuffle(o.shuffle);
+  b.setDropLast(o.drop_last);
+}
+Status get(w::Sampler::Reader r, loader::SamplerOptions& o) {
+  o.seed = r.getSeed();
+  TF_RETURN_IF_ERROR(to_int(r.getBatchSize(), "Sampler.batchSize", o.batch_size));
+  TF_RETURN_IF_ERROR(to_int(r.getRank(), "Sampler.rank", o.rank));
+  TF_RETURN_IF_ERROR(to_int(r.getWorldSize(), "Sampler.worldSize", o.world_size));
+  o.shuffle = r.getShuffle();
+  o.drop_last = r.getDropLast();
+  return Status();
+}
+
+void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
+  auto sources = b.initSources(static_cast<unsigned>(s.sources.size()));
+  for (size_t i = 0; i < s.sources.size(); ++i) {
+    sources[static_cast<unsigned>(i)].setPath(s.sources[i].path);
+    put(sources[static_cast<unsigned>(i)].initReader(), s.sources[i].reader);
   }
-  KJ_FAIL_REQUIRE("unhandled envelope member", static_cast<int>(e.which()));
+  put(b.initRecipe(), s.augment);
+  put(b.initSampler(), s.sampler);
+  b.setOnBadSample(to_wire<w::OnBadSample>(s.on_bad_sample));
+}
+Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
+  const auto sources = r.getSources();
+  TF_RETURN_IF_ERROR(bounded(sources, loader::kMaxSources, "PipelineSpec.sources"));
+  s.sources.resize(sources.size());
+  for (unsigned i = 0; i < sources.size(); ++i) {
+    s.sources[i].path = sources[i].getPath();
+    TF_RETURN_IF_ERROR(get(sources[i].getReader(), s.sources[i].reader));
+  }
+  TF_RETURN_IF_ERROR(get(r.getRecipe(), s.augment));
+  TF_RETURN_IF_ERROR(get(r.getSampler(), s.sampler));
+  return from_wire(r.getOnBadSample(), "PipelineSpec.onBadSample", s.on_bad_sample);
+}
+
+// ---- messages ----
+
+void put(w::Hello::Builder b, const Hello& m) {
+  b.setProtocolVersion(m.protocol_version);
+  b.setClientName(m.client_name);
+  b.setSession(m.session);
+}
+Status get(w::Hello::Reader r, Hello& m) {
+  m = {r.getProtocolVersion(), r.getClientName(), r.getSession()};
+  return Status();
+}
+
+void put(w::HelloReply::Builder b, const HelloReply& m) {
+  b.setProtocolVersion(m.protocol_version);
+  b.setServerName(m.server_name);
+  auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
+  for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
+  b.setMemorySocket(m.memory_socket);
+  b.setHeartbeatMillis(m.heartbeat_millis);
+  b.setServerHeartbeatMillis(m.server_heartbeat_millis);
+}
+Status get(w::HelloReply::Reader r, HelloReply& m) {
+  m.protocol_version = r.getProtocolVersion();
+  m.server_name = r.getServerName();
+  TF_RETURN_IF_ERROR(get_list(r.getDatasets(), kMaxNames, "HelloReply.datasets", m.datasets));
+  m.memory_socket = r.getMemorySocket();
+  m.heartbeat_millis = r.getHeartbeatMillis();
+  m.server_heartbeat_millis = r.getServerHeartbeatMillis();
+  return Status();
+}
+
+void put(w::OpenStream::Builder b, const OpenStream& m) {
+  put(b.initSpec(), m.spec);
+  b.setEpoch(m.start.epoch);
+  b.setStartBatch(m.start.batch);
+  b.setTransport(to_wire<w::Transport>(m.transport));
+}
+Status get(w::OpenStream::Reader r, OpenStream& m) {
+  if (!r.hasSpec()) return Status::invalid_argument("OpenStream has no spec (a client older than protocol 3?)");
+  TF_RETURN_IF_ERROR(get(r.getSpec(), m.spec));
+  m.start = {r.getEpoch(), r.getStartBatch()};
+  return from_wire(r.getTransport(), "OpenStream.transport", m.transport);
+}
+
+void put(w::AttachMemory::Builder b, const AttachMemory& m) {
+  b.setStreamId(m.stream_id);
+  b.setSlots(m.slots);
+  b.setSlotStride(m.slot_stride);
+}
+Status get(w::AttachMemory::Reader r, AttachMemory& m) {
+  m = {r.getStreamId(), r.getSlots(), r.getSlotStride()};
+  return Status();
+}
+
+void put(w::MemoryAttached::Builder b, const MemoryAttached& m) { b.setStreamId(m.stream_id); }
+Status get(w::MemoryAttached::Reader r, MemoryAttached& m) {
+  m.stream_id = r.getStreamId();
+  return Status();
+}
+
+void put(w::StreamOpened::Builder b, const StreamOpened& m) {
+  b.setStreamId(m.stream_id);
+  b.setBatchesPerEpoch(m.batches_per_epoch);
+  b.setDatasetSize(m.dataset_size);
+  b.setSlotBytes(m.slot_bytes);
+  put_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+  b.setMaxCredits(m.max_credits);
+  b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
+  b.setDatasetFingerprint(m.dataset_fingerprint);
+}
+Status get(w::StreamOpened::Reader r, StreamOpened& m) {
+  m.stream_id = r.getStreamId();
+  m.batches_per_epoch = r.getBatchesPerEpoch();
+  m.dataset_size = r.getDatasetSize();
+  m.slot_bytes = r.getSlotBytes();
+  TF_RETURN_IF_ERROR(get_tensors(r.getTensors(), "StreamOpened.tensors", m.tensors));
+  m.max_credits = r.getMaxCredits();
+  const auto token = r.getMemoryToken();
+  m.memory_token.assign(token.begin(), token.end());
+  m.dataset_fingerprint = r.getDatasetFingerprint();
+  return Status();
+}
+
+void put(w::Credit::Builder b, const Credit& m) {
+  b.setStreamId(m.stream_id);
+  put_list(b.initSlots(static_cast<unsigned>(m.slots.size())), m.slots);
+  b.setCount(m.count);
+}
+Status get(w::Credit::Reader r, Credit& m) {
+  m.stream_id = r.getStreamId();
+  TF_RETURN_IF_ERROR(get_list(r.getSlots(), kMaxRows, "Credit.slots", m.slots));
+  m.count = r.getCount();
+  return Status();
+}
+
+void put(w::Batch::Builder b, const BatchHeader& m) {
+  b.setStreamId(m.stream_id);
+  b.setEpoch(m.epoch);
+  b.setBatch(m.batch);
+  b.setSlot(m.slot);
+  put_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+  put_list(b.initIndices(static_cast<unsigned>(m.indices.size())), m.indices);
+  auto errors = b.initErrors(static_cast<unsigned>(m.errors.size()));
+  for (size_t i = 0; i < m.errors.size(); ++i) put(errors[static_cast<unsigned>(i)], m.errors[i]);
+}
+Status get(w::Batch::Reader r, BatchHeader& m) {
+  m.stream_id = r.getStreamId();
+  m.epoch = r.getEpoch();
+  m.batch = r.getBatch();
+  m.slot = r.getSlot();
+  TF_RETURN_IF_ERROR(get_tensors(r.getTensors(), "Batch.tensors", m.tensors));
+  TF_RETURN_IF_ERROR(get_list(r.getIndices(), kMaxRows, "Batch.indices", m.indices));
+  const auto errors = r.getErrors();
+  TF_RETURN_IF_ERROR(bounded(errors, kMaxRows, "Batch.errors"));
+  m.errors.resize(errors.size());
+  for (unsigned i = 0; i < errors.size(); ++i) TF_RETURN_IF_ERROR(get(errors[i], m.errors[i]));
+  return Status();
+}
+
+void put(w::EndOfEpoch::Builder b, const EndOfEpoch& m) {
+  b.setStreamId(m.stream_id);
+  b.setEpoch(m.epoch);
+}
+Status get(w::EndOfEpoch::Reader r, EndOfEpoch& m) {
+  m = {r.getStreamId(), r.getEpoch()};
+  return Status();
+}
+
+void put(w::Error::Builder b, const ErrorReply& m) {
+  b.setCode(to_wire_code(m.code));
+  b.setMessage(m.message);
+  b.setStreamId(m.stream_id);
+}
+Status get(w::Error::Reader r, ErrorReply& m) {
+  m = {from_wire_code(r.getCode()), r.getMessage(), r.getStreamId()};
+  return Status();
+}
+
+void put(w::Close::Builder b, const Close& m) { b.setStreamId(m.stream_id); }
+Status get(w::Close::Reader r, Close& m) {
+  m.stream_id = r.getStreamId();
+  return Status();
+}
+
+void put(w::Closed::Builder b, const Closed& m) {
+  b.setStreamId(m.stream_id);
+  b.setBatchesDelivered(m.batches_delivered);
+}
+Status get(w::Closed::Reader r, Closed& m) {
+  m = {r.getStreamId(), r.getBatchesDelivered()};
+  return Status();
+}
+
+void put(w::Heartbeat::Builder b, const Heartbeat& m) { b.setUnixMillis(m.unix_millis); }
+Status get(w::Heartbeat::Reader r, Heartbeat& m) {
+  m.unix_millis = r.getUnixMillis();
+  return Status();
+}
+
+void put(w::StatsRequest::Builder, const StatsRequest&) {}
+Status get(w::StatsRequest::Reader, StatsRequest&) { return Status(); }
+
+void put(w::StreamStats::Builder x, const StreamStats& s) {
+  x.setStreamId(s.stream_id);
+  x.setDataset(s.dataset);
+  x.setRank(s.rank);
+  x.setWorldSize(s.world_size);
+  x.setBatches(s.batches);
+  x.setSamplesPerSecond(s.samples_per_second);
+  x.setCreditsOutstanding(s.credits_outstanding);
+  x.setSkippedSamples(s.skipped_samples);
+  x.setSamples(s.samples);
+  x.setInFlight(s.in_flight);
+  x.setEpoch(s.epoch);
+  x.setNextBatch(s.next_batch);
+  x.setTransport(to_wire<w::Transport>(s.transport));
+  x.setClient(s.client);
+  put_list(x.initStageMs(static_cast<unsigned>(s.stage_ms.size())), s.stage_ms);
+}
+Status get(w::StreamStats::Reader x, StreamStats& s) {
+  s.stream_id = x.getStreamId();
+  s.dataset = x.getDataset();
+  s.rank = x.getRank();
+  s.world_size = x.getWorldSize();
+  s.batches = x.getBatches();
+  s.samples_per_second = x.getSamplesPerSecond();
+  s.credits_outstanding = x.getCreditsOutstanding();
+  s.skipped_samples = x.getSkippedSamples();
+  s.samples = x.getSamples();
+  s.in_flight = x.getInFlight();
+  s.epoch = x.getEpoch();
+  s.next_batch = x.getNextBatch();
+  TF_RETURN_IF_ERROR(from_wire(x.getTransport(), "StreamStats.transport", s.transport));
+  s.client = x.getClient();
+  return get_list(x.getStageMs(), kMaxStages, "StreamStats.stageMs", s.stage_ms);
+}
+
+void put(w::Stats::Builder b, const Stats& m) {
+  auto streams = b.initStreams(static_cast<unsigned>(m.streams.size()));
+  for (size_t i = 0; i < m.streams.size(); ++i) put(streams[static_cast<unsigned>(i)], m.streams[i]);
+  b.setSamplesPerSecond(m.samples_per_second);
+  put_list(b.initStageMs(static_cast<unsigned>(m.stage_ms.size())), m.stage_ms);
+  b.setQueueDepth(m.queue_depth);
+  auto names = b.initStageNames(static_cast<unsigned>(m.stage_names.size()));
+  for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), m.stage_names[i]);
+  b.setSamples(m.samples);
+  b.setSkippedSamples(m.skipped_samples);
+  b.setUptimeSeconds(m.uptime_seconds);
+  b.setThreads(m.threads);
+  b.setClients(m.clients);
+}
+Status get(w::Stats::Reader r, Stats& m) {
+  const auto streams = r.getStreams();
+  TF_RETURN_IF_ERROR(bounded(streams, kMaxListed, "Stats.streams"));
+  m.streams.resize(streams.size());
+  for (unsigned i = 0; i < streams.size(); ++i) TF_RETURN_IF_ERROR(get(streams[i], m.streams[i]));
+  m.samples_per_second = r.getSamplesPerSecond();
+  TF_RETURN_IF_ERROR(get_list(r.getStageMs(), kMaxStages, "Stats.stageMs", m.stage_ms));
+  m.queue_depth = r.getQueueDepth();
+  TF_RETURN_IF_ERROR(get_list(r.getStageNames(), kMaxStages, "Stats.stageNames", m.stage_names));
+  m.samples = r.getSamples();
+  m.skipped_samples = r.getSkippedSamples();
+  m.uptime_seconds = r.getUptimeSeconds();
+  m.threads = r.getThreads();
+  m.clients = r.getClients();
+  return Status();
+}
+
+// ---- the envelope: which union member holds which message ----
+
+template <class T>
+struct Member;
+#define TEXTFEED_MEMBER(Type, Tag, Name)                                             \
+  template <>                                                                          \
+  struct Member<Type> {                                                                \
+    static constexpr w::Envelope::Which kWhich = w::Envelope::Tag;                     \
+    static auto init(w::Envelope::Builder e) { return e.init##Name(); }                \
+    static auto read(w::Envelope::Reader e) { return e.get##Name(); }                  \
+  }
+TEXTFEED_MEMBER(Hello, HELLO, Hello);
+TEXTFEED_MEMBER(HelloReply, HELLO_REPLY, HelloReply);
+TEXTFEED_MEMBER(OpenStream, OPEN_STREAM, OpenStream);
+TEXTFEED_MEMBER(StreamOpened, STREAM_OPENED, StreamOpened);
+TEXTFEED_MEMBER(Credit, CREDIT, Credit);
+TEXTFEED_MEMBER(BatchHeader, BATCH, Batch);
+TEXTFEED_MEMBER(EndOfEpoch, END_OF_EPOCH, EndOfEpoch);
+TEXTFEED_MEMBER(ErrorReply, ERROR, Error);
+TEXTFEED_MEMBER(Close, CLOSE, Close);
+TEXTFEED_MEMBER(Heartbeat, HEARTBEAT, Heartbeat);
+TEXTFEED_MEMBER(AttachMemory, ATTACH_MEMORY, AttachMemory);
+TEXTFEED_MEMBER(MemoryAttached, MEMORY_ATTACHED, MemoryAttached);
+TEXTFEED_MEMBER(Closed, CLOSED, Closed);
+TEXTFEED_MEMBER(StatsRequest, STATS_REQUEST, StatsRequest);
+TEXTFEED_MEMBER(Stats, STATS, Stats);
+#undef TEXTFEED_MEMBER
+
+// The Message alternative whose member `e` holds, or kUnimplemented for one this build does not
+// handle (a newer peer's).
+template <size_t... I>
+Result<Message> get_envelope(w::Envelope::Reader e, std::index_sequence<I...>) {
+  Result<Message> out = Status::unimplemented("envelope member " + std::to_string(static_cast<int>(e.which())) +
+                                              " is not handled by this build");
+  const auto try_one = [&]<size_t K>() {
+    using T = std::variant_alternative_t<K, Message>;
+    if (e.which() != Member<T>::kWhich) return false;
+    T m;
+    const Status s = get(Member<T>::read(e), m);
+    out = s.ok() ? Result<Message>(std::move(m)) : Result<Message>(s);
+    return true;
+  };
+  (try_one.template operator()<I>() || ...);
+  return out;
 }
 
 }  // namespace
 
+std::string_view transport_name(Transport t) {
+  switch (t) {
+    case Transport::kSharedMemory:
+      return "shm";
+    case Transport::kFrames:
+      return "frames";
+    case Transport::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+Result<Transport> parse_transport(std::string_view name) {
+  for (Transport t : {Transport::kAuto, Transport::kSharedMemory, Transport::kFrames})
+    if (name == transport_name(t)) return t;
+  return Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" + std::string(name) + "'");
+}
+
 Result<std::vector<uint8_t>> encode(const Message& message) {
+  if (const auto* open = std::get_if<OpenStream>(&message); open && open->transport == Transport::kAuto)
+    return Status::invalid_argument("OpenStream.transport is 'auto': a client resolves it before it asks");
   try {
     capnp::MallocMessageBuilder builder;
-    std::visit(Encoder{builder.initRoot<w::Envelope>()}, message);
+    auto envelope = builder.initRoot<w::Envelope>();
+    std::visit([&](const auto& m) { put(Member<std::decay_t<decltype(m)>>::init(envelope), m); }, message);
     const kj::Array<capnp::word> words = capnp::messageToFlatArray(builder);
     const auto bytes = words.asBytes();
     if (bytes.size() > kMaxEnvelopeBytes)
@@ -412,18 +620,13 @@ Result<Message> decode(std::span<const uint8_t> frame) {
   std::memcpy(words.begin(), frame.data(), frame.size());
   try {
     capnp::ReaderOptions options;
-    // Each list is read twice (check_fields, then the copy), and the traversal limit counts every
-    // read: four times the frame's largest size bounds the work and never refuses what encode()
-    // made.
+    // Each list is read once or twice (its length, then its entries), and the traversal limit
+    // counts every read: four times the frame's largest size bounds the work and never refuses
+    // what encode() made.
     options.traversalLimitInWords = 4 * kMaxEnvelopeBytes / sizeof(capnp::word);
     options.nestingLimit = 16;
     capnp::FlatArrayMessageReader reader(words, options);
-    auto envelope = reader.getRoot<w::Envelope>();
-    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::CLOSED))
-      return Status::unimplemented("envelope member " + std::to_string(static_cast<int>(envelope.which())) +
-                                   " is not handled by this build");
-    TF_RETURN_IF_ERROR(check_fields(envelope));
-    return decode_envelope(envelope);
+    return get_envelope(reader.getRoot<w::Envelope>(), std::make_index_sequence<std::variant_size_v<Message>>());
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());
   }

@@ -155,7 +155,7 @@ class PyFeed {
     }
     py::object lease = py::cast(std::move(owner));
     py::list errors;
-    for (const client::FeedSampleError& e : b.errors)
+    for (const SampleError& e : b.errors)
       errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
     return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors);
   }
@@ -174,8 +174,8 @@ class PyFeed {
 
   py::dict layout() const {
     py::list tensors;
-    for (const client::TensorInfo& t : layout_.tensors)
-      tensors.append(py::make_tuple(text(t.name), t.dtype == DType::kU8 ? "uint8" : "float32",
+    for (const TensorDesc& t : layout_.tensors)
+      tensors.append(py::make_tuple(text(t.name), std::string(dtype_name(t.dtype)),
                                     std::vector<int64_t>(t.shape.begin(), t.shape.end()), t.offset_bytes,
                                     t.sample_bytes));
     py::dict d;
@@ -307,17 +307,22 @@ std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }
 
-loader::PipelineOptions pipeline_options(const std::string& profile, const std::map<std::string, std::string>& overrides,
-                                         uint64_t seed, int batch_size, int rank, int world_size, bool shuffle,
-                                         bool drop_last, const std::string& dtype, const std::string& on_bad_sample) {
+loader::PipelineSpec pipeline_spec(const std::string& dataset, const std::string& profile,
+                                   const std::map<std::string, std::string>& overrides, uint64_t seed, int batch_size,
+                                   int rank, int world_size, bool shuffle, bool drop_last, const std::string& dtype,
+                                   const std::string& on_bad_sample) {
+  auto p = augment::parse_profile(profile);
+  if (!p.has_value()) throw_status(p.error());
+  loader::PipelineSpec spec = loader::default_spec(*p, dataset);
   auto bad = loader::parse_on_bad_sample(on_bad_sample);
   if (!bad.has_value()) throw_status(bad.error());
-  std::vector<std::pair<std::string, std::string>> options = {{"dtype", dtype}};
-  options.insert(options.end(), overrides.begin(), overrides.end());
-  auto po = loader::make_pipeline_options(profile, options, {seed, batch_size, rank, world_size, shuffle, drop_last},
-                                          *bad);
-  if (!po.has_value()) throw_status(po.error());
-  return *po;
+  spec.on_bad_sample = *bad;
+  if (Status s = augment::set_option(spec.augment, "dtype", dtype); !s.ok()) throw_status(s);
+  for (const auto& [name, value] : overrides)
+    if (Status s = augment::set_option(spec.augment, name, value); !s.ok()) throw_status(s);
+  spec.sampler = {seed, batch_size, rank, world_size, shuffle, drop_last};
+  if (Status s = loader::validate(spec); !s.ok()) throw_status(s);
+  return spec;
 }
 
 std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::string& profile,
@@ -329,8 +334,8 @@ std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::str
   // Before the dataset is read (which may take a while), so that a bad count fails at once.
   if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
   client::EmbeddedOptions o;
-  o.pipeline = pipeline_options(profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last, dtype,
-                                on_bad_sample);
+  o.pipeline = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
+                             dtype, on_bad_sample);
   o.threads = threads;
   o.prefetch = prefetch;
   o.epoch = epoch;
@@ -338,7 +343,7 @@ std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::str
   Result<std::unique_ptr<client::EmbeddedFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
-    auto source = loader::SampleSource::open(dataset, {});
+    auto source = loader::SampleSource::open(dataset, o.pipeline.sources[0].reader);
     f = source.has_value() ? client::EmbeddedFeed::open(*source, o) : Result<std::unique_ptr<client::EmbeddedFeed>>(source.error());
   }
   if (!f.has_value()) throw_status(f.error());
@@ -356,27 +361,13 @@ std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::stri
   check_text("dataset", dataset);
   check_text("curve_server_key", server_key_file);
   check_text("curve_client_key", client_key_file);
-  // Validated here too, so that a bad option fails before any connection is made.
-  (void)pipeline_options(profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last, dtype,
-                         on_bad_sample);
   client::RemoteOptions o;
   o.endpoint = endpoint;
   o.client_name = client_name;
-  o.request.dataset = dataset;
-  o.request.profile = profile;
-  for (const auto& [name, value] : overrides) o.request.overrides.emplace_back(name, value);
-  o.request.seed = seed;
-  o.request.epoch = epoch;
-  o.request.start_batch = batch;
-  o.request.batch_size = static_cast<uint32_t>(batch_size);
-  o.request.rank = static_cast<uint32_t>(rank);
-  o.request.world_size = static_cast<uint32_t>(world_size);
-  o.request.shuffle = shuffle;
-  o.request.drop_last = drop_last;
-  o.request.dtype = dtype == "uint8" ? DType::kU8 : DType::kF32;
-  o.request.on_bad_sample = on_bad_sample == "fail" ? transport::WireOnBadSample::kFail
-                                                    : transport::WireOnBadSample::kSkip;
-  auto how = client::parse_remote_transport(transport);
+  o.request.spec = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
+                                 dtype, on_bad_sample);
+  o.request.start = {epoch, batch};
+  auto how = transport::parse_transport(transport);
   if (!how.has_value()) throw_status(how.error());
   o.transport = *how;
   o.prefetch = prefetch;

@@ -58,7 +58,7 @@ TEST(PhotometricTest, BrightnessClampsAndU8OutputSkipsNormalize) {
   p.applied = true;
   p.brightness = 1.5;  // 300 -> clamped to 255
   AugmentOptions o = profile_defaults(Profile::kSakura);
-  o.dtype = OutputDType::kU8;
+  o.dtype = DType::kU8;
   std::vector<uint8_t> out(3 * 16 * 16);
   MutableImageView v{out.data(), 48, 16, 1, 16, DType::kU8};
   ASSERT_TRUE(apply_photometric(v, r.crop.view(), p, o).ok());
@@ -117,7 +117,7 @@ TEST(PhotometricTest, HueMatchesAReferenceHsvRotation) {
   for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
   for (int i = 0; i < 16; ++i) r.crop.data()[3 * i] = r.crop.data()[3 * i + 1] = r.crop.data()[3 * i + 2] = 90;  // grey
   AugmentOptions o = profile_defaults(Profile::kSakura);
-  o.dtype = OutputDType::kU8;
+  o.dtype = DType::kU8;
   std::vector<uint8_t> out(3 * 16 * 16);
   const MutableImageView v{out.data(), 48, 16, 1, 16, DType::kU8};
   for (double shift : {-0.25, -0.1, 0.03, 0.17, 0.25}) {

@@ -14,16 +14,15 @@ namespace {
 
 std::vector<std::pair<std::string, Message>> seed_messages() {
   OpenStream open;
-  open.dataset = "train";
-  open.profile = "sakura";
-  open.overrides = {{"crop_size", "768"}, {"map_scale", "0.25"}};
-  open.seed = 7;
-  open.world_size = 2;
-  open.dtype = DType::kU8;
-  open.transport = WireTransport::kSharedMemory;
-  open.on_bad_sample = WireOnBadSample::kFail;
-  const TensorDescriptor image{"image", DType::kF32, {8, 3, 512, 512}, 0, 8ull * 3 * 512 * 512 * 4};
-  const TensorDescriptor score{"score_map", DType::kU8, {8, 1, 128, 128}, 4096, 8ull * 128 * 128};
+  open.spec = loader::default_spec(augment::Profile::kSakura, "train");
+  open.spec.augment.crop_size = 768;
+  open.spec.augment.dtype = DType::kU8;
+  open.spec.sampler.seed = 7;
+  open.spec.sampler.world_size = 2;
+  open.spec.on_bad_sample = loader::OnBadSample::kFail;
+  open.transport = Transport::kSharedMemory;
+  const TensorDesc image{"image", DType::kF32, {8, 3, 512, 512}, 0, 8ull * 3 * 512 * 512 * 4, 3ull * 512 * 512 * 4};
+  const TensorDesc score{"score_map", DType::kU8, {8, 1, 128, 128}, 4096, 8ull * 128 * 128, 128ull * 128};
   BatchHeader batch{9, 2, 41, 3, {image, score}, {5, 7, 11}, {}};
   batch.errors = {{7, 12, Code::kCorrupt, "images/img_7.jpg: JPEG decode failed"}};
   Stats stats;
@@ -48,7 +47,7 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
       {"error", ErrorReply{Code::kNotFound, "no dataset 'x'", 9}},
       {"close", Close{9}},
       {"heartbeat", Heartbeat{1700000000000}},
-      {"attach_memory", AttachMemory{9, "/textfeed-1-2", 4, 1 << 20}},
+      {"attach_memory", AttachMemory{9, 4, 1 << 20}},
       {"memory_attached", MemoryAttached{9}},
       {"closed", Closed{9, 77}},
       {"stats_request", StatsRequest{}},

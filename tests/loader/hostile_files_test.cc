@@ -99,7 +99,7 @@ class HostilePipelineTest : public ::testing::Test {
 
   // One batch of every sample, in order, on one thread (so a poisoned decoder would be reused).
   Status fill_all(std::shared_ptr<const SampleSource> src, BatchInfo& info) {
-    PipelineOptions o;
+    PipelineSpec o;
     o.augment = augment::profile_defaults(augment::Profile::kUpstage);
     o.augment.crop_size = 64;
     o.sampler.batch_size = static_cast<int>(src->size());

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
 
 std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, augment::Profile profile) {
-  PipelineOptions o;
+  PipelineSpec o;
   o.augment = augment::profile_defaults(profile);
   o.sampler.seed = 42;
   o.sampler.batch_size = 4;
@@ -92,7 +92,7 @@ TEST(PipelineTest, WindowDecodesGiveTheWholeDecodesSamples) {
   auto src = SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
   for (auto profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
-    PipelineOptions o;
+    PipelineSpec o;
     o.augment = augment::profile_defaults(profile);
     o.sampler.seed = 9;
     o.sampler.batch_size = 5;
@@ -134,7 +134,7 @@ TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
   { std::ofstream(dir / "images" / "img_1.jpg", std::ios::binary | std::ios::trunc) << "not a jpeg"; }
   auto src = SampleSource::open(dir.string(), {});
   ASSERT_TRUE(src.has_value());
-  PipelineOptions o;
+  PipelineSpec o;
   o.augment = augment::profile_defaults(augment::Profile::kSakura);
   o.sampler.batch_size = 10;
   o.sampler.shuffle = false;
@@ -175,7 +175,7 @@ TEST(PipelineTest, AFillCancelledBeforeItBeginsProducesNoSample) {
 TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
   auto src = SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
-  PipelineOptions o;
+  PipelineSpec o;
   o.augment = augment::profile_defaults(augment::Profile::kSakura);
   o.sampler.batch_size = 10;
   auto p = BatchPipeline::create(*src, o);

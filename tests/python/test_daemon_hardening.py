@@ -117,7 +117,7 @@ def test_a_shared_memory_client_stalled_past_the_client_timeout_resumes(tmp_daem
     lines += out.splitlines()
     got = [(int(e), int(b), int(c)) for e, b, c, _ in (line.split() for line in lines)]
     assert got == expected, "batches lost, repeated or different after the stall"
-    assert {line.split()[3] for line in lines} == {"shared_memory"}
+    assert {line.split()[3] for line in lines} == {"shm"}
     assert "reconnected" in err
 
 

@@ -86,7 +86,7 @@ def test_bad_arguments_are_refused_before_anything_starts():
 
 def test_embedded_and_remote_batches_are_identical(daemon):
     with loader() as embedded, loader(daemon.endpoint) as shm, loader(daemon.endpoint, transport="frames") as frames:
-        assert shm.stats()["transport"] == "shared memory" and frames.stats()["transport"] == "frames"
+        assert shm.stats()["transport"] == "shm" and frames.stats()["transport"] == "frames"
         for epoch in (0, 1):
             for a, b, c in zip(embedded, shm, frames):
                 assert a.indices == b.indices == c.indices and (a.epoch, a.batch) == (b.epoch, b.batch)

@@ -97,19 +97,15 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
   }
   OpenStream request(uint32_t rank, uint32_t world, uint64_t start = 0) const {
     OpenStream o;
-    o.dataset = "icdar";
-    o.profile = "sakura";
-    o.seed = 5;
-    o.batch_size = 3;
-    o.rank = rank;
-    o.world_size = world;
-    o.start_batch = start;
+    o.spec = loader::default_spec(augment::Profile::kSakura, "icdar");
+    o.spec.sampler = {5, 3, static_cast<int>(rank), static_cast<int>(world), true, false};
+    o.start = {0, start};
     return o;
   }
-  client::RemoteOptions remote(const OpenStream& r, client::RemoteTransport t = client::RemoteTransport::kAuto) const {
+  client::RemoteOptions remote(const OpenStream& r, Transport t = Transport::kAuto) const {
     client::RemoteOptions o;
     o.endpoint = endpoint_;
-    o.client_name = "rank " + std::to_string(r.rank);
+    o.client_name = "rank " + std::to_string(r.spec.sampler.rank);
     o.request = r;
     o.transport = t;
     o.prefetch = 3;
@@ -127,7 +123,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
   // Batch `batch` of `epoch` for (rank, world) from the in-process pipeline on `threads` threads.
   std::vector<uint8_t> local(uint32_t rank, uint32_t world, uint64_t epoch, uint64_t batch, int threads,
                              loader::BatchInfo* info = nullptr) {
-    loader::PipelineOptions po;
+    loader::PipelineSpec po;
     po.augment = augment::profile_defaults(augment::Profile::kSakura);
     po.sampler = {5, 3, static_cast<int>(rank), static_cast<int>(world), true, false};
     auto p = loader::BatchPipeline::create(source_, po);
@@ -150,7 +146,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
   }
   static void expect_same(const client::Feed& f, const client::FeedBatch& b, const std::vector<uint8_t>& expected) {
     const uint8_t* slot = f.ring().slot(b.slot);
-    for (const client::TensorInfo& t : f.layout().tensors)
+    for (const TensorDesc& t : f.layout().tensors)
       ASSERT_EQ(0, std::memcmp(slot + t.offset_bytes, expected.data() + t.offset_bytes, t.sample_bytes * b.indices.size()))
           << t.name << " of epoch " << b.epoch << " batch " << b.batch;
   }
@@ -186,7 +182,7 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
   size_t batches[2] = {0, 0};
   auto rank = [&](uint32_t r) {
     // Rank 1 takes payload frames even over ipc, so both transports are checked; tcp offers frames only.
-    auto f = open_feed(remote(request(r, 2), r == 0 ? client::RemoteTransport::kAuto : client::RemoteTransport::kFrames));
+    auto f = open_feed(remote(request(r, 2), r == 0 ? Transport::kAuto : Transport::kFrames));
     ASSERT_TRUE(f);
     EXPECT_EQ(f->shared_memory(), r == 0 && GetParam() == "ipc");
     batches[r] = f->layout().batches_per_epoch;
@@ -278,27 +274,27 @@ TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
 
   auto code_of = [&](OpenStream o) { return (*c)->open(o).status().code(); };
   OpenStream unknown = request(0, 1);
-  unknown.dataset = "nope";
+  unknown.spec.sources[0].path = "nope";
   EXPECT_EQ(code_of(unknown), Code::kNotFound);
   OpenStream absurd = request(0, 1);
-  absurd.batch_size = 1u << 30;
+  absurd.spec.sampler.batch_size = 1 << 30;
   EXPECT_EQ(code_of(absurd), Code::kInvalidArgument);
   OpenStream huge = request(0, 1);
-  huge.overrides = {{"crop_size", "16384"}};  // 3 x 3 x 16384^2 floats: over the 4 GiB batch limit
+  huge.spec.augment.crop_size = 16384;  // 3 x 3 x 16384^2 floats: over the 4 GiB batch limit
   EXPECT_EQ(code_of(huge), Code::kInvalidArgument);
-  OpenStream unknown_option = request(0, 1);
-  unknown_option.overrides = {{"colour", "red"}};
-  EXPECT_EQ(code_of(unknown_option), Code::kInvalidArgument);
+  OpenStream out_of_bound = request(0, 1);  // a typed value past its bound (std must be >= 1e-6)
+  out_of_bound.spec.augment.std[1] = 0;
+  EXPECT_EQ(code_of(out_of_bound), Code::kInvalidArgument);
   EXPECT_EQ(code_of(request(3, 2)), Code::kInvalidArgument);
   OpenStream past = request(0, 1, 99);
   EXPECT_EQ(code_of(past), Code::kInvalidArgument);
 
   OpenStream crop_loop = request(0, 1);  // ~2e9 crop tries of a sample would hold a worker for ever
-  crop_loop.overrides = {{"crop_max_tries", "2000000000"}};
+  crop_loop.spec.augment.crop_max_tries = 2000000000;
   EXPECT_EQ(code_of(crop_loop), Code::kInvalidArgument);
 
   OpenStream shm = request(0, 1);
-  shm.transport = WireTransport::kSharedMemory;
+  shm.transport = Transport::kSharedMemory;
   if (GetParam() == "tcp") {  // shared memory is offered over ipc only
     EXPECT_TRUE((*c)->hello().memory_socket.empty());
     EXPECT_EQ(code_of(shm), Code::kInvalidArgument);
@@ -355,7 +351,7 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
     auto a = Connection::connect(endpoint_, "doomed", connect_options());
     ASSERT_TRUE(a.has_value());
     OpenStream o = request(0, 1);
-    o.transport = GetParam() == "ipc" ? WireTransport::kSharedMemory : WireTransport::kFrames;
+    o.transport = GetParam() == "ipc" ? Transport::kSharedMemory : Transport::kFrames;
     auto opened = (*a)->open(o);
     ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
     if (GetParam() == "ipc") {
@@ -495,7 +491,7 @@ TEST_P(DaemonTest, ASlotNamedTwiceInOneCreditIsRefused) {
   auto c = Connection::connect(endpoint_, "twice", connect_options());
   ASSERT_TRUE(c.has_value());
   OpenStream o = request(0, 1);
-  o.transport = WireTransport::kSharedMemory;
+  o.transport = Transport::kSharedMemory;
   auto opened = (*c)->open(o);
   ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
   const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
@@ -554,7 +550,7 @@ TEST_P(DaemonTest, AnotherClientCannotAttachCreditOrCloseAStreamThatIsNotItsOwn)
   ASSERT_TRUE(owner.has_value());
   ASSERT_TRUE(other.has_value());
   OpenStream o = request(0, 1);
-  o.transport = WireTransport::kSharedMemory;
+  o.transport = Transport::kSharedMemory;
   auto opened = (*owner)->open(o);
   ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
   const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;
@@ -737,7 +733,7 @@ TEST_P(DaemonTest, StreamsPerClientTotalAndMemoryAreBounded) {
   EXPECT_NE(frames.status().message().find("--max-memory-mib"), std::string::npos);
   if (GetParam() == "ipc") {
     OpenStream shm = request(0, 1);
-    shm.transport = WireTransport::kSharedMemory;
+    shm.transport = Transport::kSharedMemory;
     EXPECT_TRUE((*c)->open(shm).has_value());
   }
 }

@@ -65,9 +65,8 @@ class HostileClientTest : public ::testing::Test {
   }
   static OpenStream request() {
     OpenStream o;
-    o.dataset = "icdar";
-    o.profile = "sakura";
-    o.batch_size = 2;
+    o.spec = loader::default_spec(augment::Profile::kSakura, "icdar");
+    o.spec.sampler.batch_size = 2;
     return o;
   }
 
@@ -97,14 +96,14 @@ TEST_F(HostileClientTest, AClientNameOverItsBoundIsRefusedAndStatsStayReadable) 
   EXPECT_EQ(s->streams[0].client, std::string(kMaxClientNameBytes, 'n'));
 }
 
-// An option name just under 1 MiB was refused with an Error that repeated it and the known names:
+// A text of a request just under 1 MiB (an option's name then; an ignore tag now) was refused with an Error that repeated it and the known names:
 // over the envelope limit, so no reply went out at all and the client waited for its timeout.
 TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
   auto c = connect();
   ASSERT_TRUE(c);
-  for (size_t size : {size_t{5000}, size_t{(1 << 20) - 400}}) {
+  for (size_t size : {size_t{5000}, size_t{(1 << 20) - 2048}}) {
     OpenStream o = request();
-    o.overrides = {{std::string(size, 'o'), "1"}};
+    o.spec.sources[0].reader.ignore_tags = {std::string(size, 'o')};
     const auto t0 = std::chrono::steady_clock::now();
     auto opened = c->open(o, 20s);
     ASSERT_FALSE(opened.has_value());
@@ -114,49 +113,12 @@ TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "no reply: the client waited for its timeout";
   }
   OpenStream o = request();
-  o.dataset = std::string(kMaxRequestTextBytes, 'd');  // within the bound: named in the reply
+  o.spec.sources[0].path = std::string(loader::kMaxTextBytes, 'd');  // within the bound: named in the reply
   auto opened = c->open(o, 10s);
   ASSERT_FALSE(opened.has_value());
   EXPECT_EQ(opened.error().code(), Code::kNotFound);
-  EXPECT_NE(opened.error().message().find(o.dataset), std::string::npos);
+  EXPECT_NE(opened.error().message().find(o.spec.sources[0].path), std::string::npos);
   EXPECT_TRUE(c->open(request(), 10s).has_value()) << "the daemon serves on";
-}
-
-// A transport benchmark stream had its one batch filled on the daemon's socket thread inside
-// OpenStream: every other client went without replies, batches and heartbeats while it ran
-// (5 s for one batch of 24 pages on one thread).
-TEST_F(HostileClientTest, ABenchmarkBatchIsFilledOffTheSocketThread) {
-  auto c = connect();
-  ASSERT_TRUE(c);
-  OpenStream o = request();
-  o.benchmark = true;
-  o.batch_size = 10;  // the whole sample, at a size that takes a while
-  o.overrides = {{"image_size", "2048"}, {"crop_size", "1024"}};
-  const auto t0 = std::chrono::steady_clock::now();
-  auto opened = c->open(o, 120s);
-  const auto t1 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
-  auto observer = connect("observer");
-  ASSERT_TRUE(observer);
-  ASSERT_TRUE(c->credit(opened->stream_id, 2).ok());
-  auto stats = observer->stats(10s);  // while the batch is being made
-  const auto t2 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(stats.has_value()) << stats.error().to_string();
-  std::vector<uint8_t> slot(opened->slot_bytes), second(opened->slot_bytes);
-  auto first = c->receive(slot, 120s);
-  const auto t3 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(first.has_value()) << first.error().to_string();
-  auto next = c->receive(second, 120s);
-  ASSERT_TRUE(next.has_value()) << next.error().to_string();
-  const uint64_t per_epoch = opened->batches_per_epoch;
-  EXPECT_EQ(next->epoch * per_epoch + next->batch, first->epoch * per_epoch + first->batch + 1);
-  EXPECT_EQ(next->indices, first->indices);
-  EXPECT_EQ(slot, second) << "every batch of a benchmark stream is the same bytes";
-  // The batch takes its time after OpenStream was answered, not before, and Stats meanwhile.
-  const auto open_took = t1 - t0, stats_took = t2 - t1, batch_took = t3 - t1;
-  EXPECT_LT(open_took * 4, batch_took) << std::chrono::duration<double>(open_took).count() << " s to open, "
-                                       << std::chrono::duration<double>(batch_took).count() << " s to the batch";
-  EXPECT_LT(stats_took * 4, batch_took);
 }
 
 // A stream that failed was already ended when its client sent Close: the daemon answered Closed at
@@ -175,12 +137,13 @@ TEST_F(HostileClientTest, ClosedComesOnlyOnceTheFillsOfAFailedStreamHaveStopped)
   auto c = connect();
   ASSERT_TRUE(c);
   OpenStream o = request();
-  o.dataset = "bad";
-  o.batch_size = 1;
-  o.shuffle = false;
-  o.on_bad_sample = WireOnBadSample::kFail;
-  o.transport = WireTransport::kSharedMemory;
-  o.overrides = {{"image_size", "2048"}, {"crop_size", "1024"}};  // batch 1 takes a while
+  o.spec.sources[0].path = "bad";
+  o.spec.sampler.batch_size = 1;
+  o.spec.sampler.shuffle = false;
+  o.spec.on_bad_sample = loader::OnBadSample::kFail;
+  o.transport = Transport::kSharedMemory;
+  o.spec.augment.image_size = 2048;  // batch 1 takes a while
+  o.spec.augment.crop_size = 1024;
   auto opened = c->open(o, 10s);
   ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
   const uint64_t stride = (opened->slot_bytes + 4095) / 4096 * 4096;

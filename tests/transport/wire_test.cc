@@ -30,34 +30,36 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(r.datasets, (std::vector<std::string>{"train", "val"}));
 
   OpenStream o;
-  o.dataset = "train";
-  o.profile = "sakura";
-  o.overrides = {{"crop_size", "768"}};
-  o.seed = 1ull << 40;
-  o.epoch = 3;
-  o.start_batch = 17;
-  o.batch_size = 16;
-  o.rank = 1;
-  o.world_size = 4;
-  o.shuffle = false;
-  o.dtype = DType::kU8;
-  o.transport = WireTransport::kSharedMemory;
-  o.benchmark = true;
-  o.on_bad_sample = WireOnBadSample::kFail;
+  o.spec = loader::default_spec(augment::Profile::kSakura, "train");
+  o.spec.sources[0].reader.ignore_tags = {"stamp"};
+  o.spec.sources[0].reader.poly_policy = loader::PolyPolicy::kMaskIgnore;
+  o.spec.sources[0].reader.ignore_under_area = 12.5;
+  o.spec.augment.crop_size = 768;
+  o.spec.augment.dtype = DType::kU8;
+  o.spec.augment.fill_rule = augment::FillRule::kUnion;
+  o.spec.augment.mean[2] = 0.25f;
+  o.spec.sampler = {1ull << 40, 16, 1, 4, false, false};
+  o.spec.on_bad_sample = loader::OnBadSample::kFail;
+  o.start = {3, 17};
+  o.transport = Transport::kSharedMemory;
   auto o2 = std::get<OpenStream>(round_trip(o));
-  EXPECT_EQ(o2.overrides, o.overrides);
-  EXPECT_EQ(o2.seed, o.seed);
-  EXPECT_EQ(o2.start_batch, 17u);
-  EXPECT_EQ(o2.world_size, 4u);
-  EXPECT_FALSE(o2.shuffle);
-  EXPECT_EQ(o2.dtype, DType::kU8);
-  EXPECT_EQ(o2.transport, WireTransport::kSharedMemory);
-  EXPECT_TRUE(o2.benchmark);
-  EXPECT_EQ(o2.on_bad_sample, WireOnBadSample::kFail);
-  const OpenStream defaults = std::get<OpenStream>(round_trip(OpenStream{}));
-  EXPECT_FALSE(defaults.benchmark);
-  EXPECT_TRUE(defaults.shuffle);
-  EXPECT_EQ(defaults.on_bad_sample, WireOnBadSample::kSkip);
+  EXPECT_EQ(o2.spec.sources, o.spec.sources);
+  EXPECT_EQ(o2.spec.sampler, o.spec.sampler);
+  EXPECT_EQ(o2.spec.augment.profile, augment::Profile::kSakura);
+  EXPECT_EQ(o2.spec.augment.crop_size, 768);
+  EXPECT_EQ(o2.spec.augment.map_scale, 0.25);
+  EXPECT_EQ(o2.spec.augment.dtype, DType::kU8);
+  EXPECT_EQ(o2.spec.augment.fill_rule, augment::FillRule::kUnion);
+  EXPECT_EQ(o2.spec.augment.mean[2], 0.25f);
+  EXPECT_EQ(o2.spec.augment.mask, augment::MaskKind::kIgnored);
+  EXPECT_EQ(augment::describe(o2.spec.augment), augment::describe(o.spec.augment));
+  EXPECT_EQ(o2.spec.on_bad_sample, loader::OnBadSample::kFail);
+  EXPECT_EQ(o2.start, (Position{3, 17}));
+  EXPECT_EQ(o2.transport, Transport::kSharedMemory);
+  // A stream's transport is resolved before it is asked for: 'auto' never travels.
+  OpenStream automatic = o;
+  automatic.transport = Transport::kAuto;
+  EXPECT_EQ(encode(automatic).status().code(), Code::kInvalidArgument);
 
   auto am = std::get<AttachMemory>(round_trip(AttachMemory{9, 6, 1ull << 28}));
   EXPECT_EQ(am.stream_id, 9u);
@@ -65,7 +67,7 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(am.slot_stride, 1ull << 28);
   EXPECT_EQ(std::get<MemoryAttached>(round_trip(MemoryAttached{9})).stream_id, 9u);
 
-  TensorDescriptor t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4};
+  const TensorDesc t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4, 5ull * 512 * 512 * 4};
   const std::vector<uint8_t> token = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}, 16, token}));
   EXPECT_EQ(so.max_credits, 16u);
@@ -76,7 +78,7 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(hr.heartbeat_millis, 250u);
   ASSERT_EQ(so.tensors.size(), 1u);
   EXPECT_EQ(so.tensors[0].shape, t.shape);
-  EXPECT_EQ(so.tensors[0].size, t.size);
+  EXPECT_EQ(so.tensors[0], t);
 }
 
 TEST(WireTest, BatchCreditErrorAndControlRoundTrip) {
@@ -129,7 +131,7 @@ TEST(WireTest, StatsRoundTrip) {
   st.in_flight = 1;
   st.epoch = 3;
   st.next_batch = 7;
-  st.transport = WireTransport::kSharedMemory;
+  st.transport = Transport::kSharedMemory;
   st.client = "rank 1";
   st.stage_ms = {0.5, 20};
   s.streams = {st};
@@ -140,7 +142,7 @@ TEST(WireTest, StatsRoundTrip) {
   EXPECT_EQ(b.clients, 1u);
   ASSERT_EQ(b.streams.size(), 1u);
   EXPECT_EQ(b.streams[0].client, "rank 1");
-  EXPECT_EQ(b.streams[0].transport, WireTransport::kSharedMemory);
+  EXPECT_EQ(b.streams[0].transport, Transport::kSharedMemory);
   EXPECT_EQ(b.streams[0].next_batch, 7u);
   EXPECT_DOUBLE_EQ(b.streams[0].samples_per_second, 60.25);
 }
@@ -181,9 +183,12 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   auto frame = [](auto set) {
     capnp::MallocMessageBuilder b;
     auto o = b.initRoot<wire::Envelope>().initOpenStream();
-    o.setDataset("train");
-    o.setBatchSize(2);
-    o.setWorldSize(1);
+    auto spec = o.initSpec();
+    spec.initSources(1)[0].setPath("train");
+    auto recipe = spec.initRecipe();
+    recipe.initMean(3);
+    recipe.initStd(3);
+    spec.initSampler().setBatchSize(2);
     set(o);
     const auto words = capnp::messageToFlatArray(b);
     const auto bytes = words.asBytes();
@@ -193,9 +198,12 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   const std::vector<uint8_t> good = frame([](O) {});
   ASSERT_TRUE(decode(good).has_value());
   const std::pair<std::vector<uint8_t>, const char*> bad[] = {
-      {frame([](O o) { o.setDtype(static_cast<wire::DType>(7)); }), "OpenStream.dtype"},
+      {frame([](O o) { o.getSpec().getRecipe().setDtype(static_cast<wire::DType>(7)); }), "Recipe.dtype"},
       {frame([](O o) { o.setTransport(static_cast<wire::Transport>(9)); }), "OpenStream.transport"},
-      {frame([](O o) { o.setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "OpenStream.onBadSample"},
+      {frame([](O o) { o.getSpec().setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "PipelineSpec.onBadSample"},
+      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(2)); }), "Recipe.profile"},
+      {frame([](O o) { o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3)); }),
+       "ReaderOptions.polyPolicy"},
   };
   for (const auto& [bytes, field] : bad) {
     auto m = decode(bytes);

@@ -61,11 +61,11 @@ void FramePool::free_frame(void*, void* hint) {
   if (!done->pool->fixed_) done->pool->give_back(done->id);
 }
 
-std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDescriptor>& tensors) {
+std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDesc>& tensors) {
   uint8_t* bytes = buffers_[id]->bytes;
   std::vector<zmq::message_t> out;
   size_t frames = 0;
-  for (const TensorDescriptor& t : tensors) frames += (t.size + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;
+  for (const TensorDesc& t : tensors) frames += (t.size_bytes + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;
   if (frames == 0) {
     release(id);
     return out;
@@ -77,10 +77,10 @@ std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<T
   send->pending.store(static_cast<int>(frames), std::memory_order_relaxed);
   Send* hint = send.release();  // freed by the last free_frame
   out.reserve(frames);
-  for (const TensorDescriptor& t : tensors) {
-    for (uint64_t at = 0; at < t.size; at += kMaxPayloadFrameBytes) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size - at));
-      out.emplace_back(bytes + t.offset + at, n, &FramePool::free_frame, hint);
+  for (const TensorDesc& t : tensors) {
+    for (uint64_t at = 0; at < t.size_bytes; at += kMaxPayloadFrameBytes) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size_bytes - at));
+      out.emplace_back(bytes + t.offset_bytes + at, n, &FramePool::free_frame, hint);
     }
   }
   return out;

@@ -40,7 +40,7 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
   // The payload frames of `tensors` (offsets into buffer `id`), each tensor cut into pieces of at
   // most kMaxPayloadFrameBytes; they reference the buffer, which returns to the pool when ZeroMQ
   // has released all of them.
-  std::vector<zmq::message_t> messages(uint32_t id, const std::vector<TensorDescriptor>& tensors);
+  std::vector<zmq::message_t> messages(uint32_t id, const std::vector<TensorDesc>& tensors);
   size_t slot_bytes() const { return slot_bytes_; }
 
  private:

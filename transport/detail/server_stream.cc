@@ -16,14 +16,9 @@ namespace {
 constexpr uint32_t kMaxShmSlots = 1024;
 constexpr uint64_t kPageBytes = 4096;
 
-std::vector<TensorDescriptor> descriptors(const loader::BatchLayout& l, size_t rows) {
-  std::vector<TensorDescriptor> out;
-  for (const loader::TensorDesc& t : l.tensors) {
-    TensorDescriptor d{std::string(t.name), t.dtype, {}, t.offset_bytes, t.sample_bytes * rows};
-    d.shape = {rows, static_cast<uint64_t>(t.shape[1]), static_cast<uint64_t>(t.shape[2]),
-               static_cast<uint64_t>(t.shape[3])};
-    out.push_back(std::move(d));
-  }
+std::vector<TensorDesc> descriptors(const loader::BatchLayout& l, size_t rows) {
+  std::vector<TensorDesc> out;
+  for (const TensorDesc& t : l.tensors) out.push_back(t.with_rows(rows));
   return out;
 }
 
@@ -64,46 +59,30 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
-  if (o.batch_size == 0 || o.batch_size > static_cast<uint32_t>(loader::kMaxBatchSize))
-    return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1.." +
-                                    std::to_string(loader::kMaxBatchSize));
-  if (o.world_size == 0 || o.world_size > 65536 || o.rank >= o.world_size)
-    return Status::invalid_argument("rank " + std::to_string(o.rank) + " of world_size " +
-                                    std::to_string(o.world_size) + ": need 0 <= rank < world_size <= 65536");
-  // The image dtype first, so that an explicit "dtype" override wins as it always did.
-  std::vector<std::pair<std::string, std::string>> overrides;
-  if (o.dtype == DType::kU8) overrides.emplace_back("dtype", "uint8");
-  overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
-  TF_ASSIGN_OR_RETURN(
-      const loader::PipelineOptions po,
-      loader::make_pipeline_options(
-          o.profile, overrides,
-          {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size),
-           o.shuffle, o.drop_last},
-          o.on_bad_sample == WireOnBadSample::kFail ? loader::OnBadSample::kFail : loader::OnBadSample::kSkip));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p, loader::BatchPipeline::create(std::move(source), po));
+  TF_RETURN_IF_ERROR(loader::validate(o.spec));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p, loader::BatchPipeline::create(std::move(source), o.spec));
   std::shared_ptr<loader::BatchPipeline> pipeline(std::move(p));
   const loader::BatchLayout& layout = pipeline->layout();
   if (layout.slot_bytes > max_slot_bytes)
     return Status::invalid_argument("a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
                                     std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
   const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
-  if (o.start_batch >= per_epoch)
-    return Status::invalid_argument("start batch " + std::to_string(o.start_batch) + " of an epoch of " +
+  if (o.start.batch >= per_epoch)
+    return Status::invalid_argument("start batch " + std::to_string(o.start.batch) + " of an epoch of " +
                                     std::to_string(per_epoch) + " batches");
   std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), arena, std::move(wakeup)));
-  if (o.transport == WireTransport::kFrames) {
-    const int buffers = o.benchmark ? 1 : std::min(s->config_.frame_buffers, s->config_.max_credits);
+  if (o.transport == Transport::kFrames) {
+    const int buffers = false ? 1 : std::min(s->config_.frame_buffers, s->config_.max_credits);
     s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, buffers, s->wakeup_);
     s->memory_bytes_ = layout.slot_bytes * static_cast<size_t>(buffers);
   } else {
     s->token_ = new_memory_token();
   }
-  if (o.benchmark && !s->pool_) s->memory_bytes_ = layout.slot_bytes;  // its template batch
-  if (o.benchmark) {
+  if (false && !s->pool_) s->memory_bytes_ = layout.slot_bytes;  // its template batch
+  if (false) {
     TF_RETURN_IF_ERROR(s->make_benchmark_batch());
   } else {
-    s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
+    s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.start.epoch, o.start.batch, [w = s->wakeup_] { w->signal(); });
   }
   return s;
 }
@@ -130,7 +109,7 @@ Status ServerStream::make_benchmark_batch() {
     pool_->fix_first_buffer();
   }
   loader::BatchStream::CancellableFill fill = [bench = bench_, pipeline = pipeline_, arena = &arena_, bytes,
-                                               first = std::pair(o.epoch, o.start_batch)](
+                                               first = std::pair(o.start.epoch, o.start.batch)](
                                                   uint64_t e, uint64_t b, uint8_t* slot, loader::BatchInfo& out,
                                                   const loader::CancelToken& cancel) {
     std::call_once(bench->once, [&] {
@@ -149,7 +128,7 @@ Status ServerStream::make_benchmark_batch() {
     return Status();
   };
   batches_ = std::make_unique<loader::BatchStream>(std::move(fill), pipeline_->sampler().batches_per_epoch(), arena_,
-                                                   o.epoch, o.start_batch, [w = wakeup_] { w->signal(); });
+                                                   o.start.epoch, o.start.batch, [w = wakeup_] { w->signal(); });
   return Status();
 }
 
@@ -170,7 +149,7 @@ const MemoryToken* ServerStream::awaiting_memory() const {
 void ServerStream::deposit(FileDescriptor fd) { deposited_ = std::move(fd); }
 
 Status ServerStream::attach(const AttachMemory& m) {
-  if (config_.request.transport != WireTransport::kSharedMemory)
+  if (config_.request.transport != Transport::kSharedMemory)
     return Status::invalid_argument("stream " + std::to_string(config_.id) + " was opened for frames, not shared memory");
   if (shm_) return Status::invalid_argument("stream " + std::to_string(config_.id) + " already has its memory");
   const uint64_t slot_bytes = pipeline_->layout().slot_bytes;
@@ -193,7 +172,7 @@ Status ServerStream::attach(const AttachMemory& m) {
 }
 
 Status ServerStream::credit(const Credit& c) {
-  if (config_.request.transport == WireTransport::kSharedMemory) {
+  if (config_.request.transport == Transport::kSharedMemory) {
     if (!shm_) return Status::invalid_argument("Credit before AttachMemory on a shared-memory stream");
     if (c.count != 0) return Status::invalid_argument("a shared-memory stream is credited with slots, not a count");
     // All or nothing: every slot is checked (a slot named twice in this Credit included) before any
@@ -223,11 +202,11 @@ Status ServerStream::credit(const Credit& c) {
 
 bool ServerStream::can_start() const {
   if (bench_ && !bench_->made.load() && batches_->in_flight() > 0) return false;
-  return config_.request.transport == WireTransport::kSharedMemory ? !credited_.empty() : credits_ > 0;
+  return config_.request.transport == Transport::kSharedMemory ? !credited_.empty() : credits_ > 0;
 }
 
 Status ServerStream::start_one() {
-  if (config_.request.transport == WireTransport::kSharedMemory) {
+  if (config_.request.transport == Transport::kSharedMemory) {
     const uint32_t id = credited_.front();
     credited_.pop_front();
     owner_[id] = SlotOwner::kDaemon;
@@ -245,7 +224,7 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   std::optional<loader::ReadyBatch> r = batches_->pop();
   if (!r) return std::nullopt;
   Outgoing out;
-  const bool shm = config_.request.transport == WireTransport::kSharedMemory;
+  const bool shm = config_.request.transport == Transport::kSharedMemory;
   if (!r->status.ok()) {
     out.error = r->status;
     if (shm) owner_[r->slot.id] = SlotOwner::kClient;
@@ -273,7 +252,7 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
 
 void ServerStream::discard_finished() {
   while (std::optional<loader::ReadyBatch> r = batches_->pop()) {
-    if (config_.request.transport == WireTransport::kSharedMemory) owner_[r->slot.id] = SlotOwner::kClient;
+    if (config_.request.transport == Transport::kSharedMemory) owner_[r->slot.id] = SlotOwner::kClient;
     else pool_->release(r->slot.id);
   }
 }
@@ -283,13 +262,13 @@ StreamStats ServerStream::stats(std::chrono::steady_clock::time_point now) const
   const OpenStream& o = config_.request;
   s.stream_id = config_.id;
   s.dataset = config_.dataset;
-  s.rank = o.rank;
-  s.world_size = o.world_size;
+  s.rank = static_cast<uint32_t>(o.spec.sampler.rank);
+  s.world_size = static_cast<uint32_t>(o.spec.sampler.world_size);
   s.batches = batches_sent_;
   s.samples = samples_sent_;
   s.skipped_samples = skipped_;
   s.samples_per_second = rate_.rate(now);
-  s.credits_outstanding = o.transport == WireTransport::kSharedMemory ? static_cast<uint32_t>(credited_.size())
+  s.credits_outstanding = o.transport == Transport::kSharedMemory ? static_cast<uint32_t>(credited_.size())
                                                                       : credits_;
   s.in_flight = static_cast<uint32_t>(batches_->in_flight());
   s.epoch = batches_->next_epoch();

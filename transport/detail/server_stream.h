@@ -71,7 +71,7 @@ class ServerStream {
   // nullptr once a descriptor came (or for a frames stream).
   const MemoryToken* awaiting_memory() const;
   // Whether the stream's one memory hand-over was refused (by attach()): it can never get memory.
-  bool memory_refused() const { return config_.request.transport == WireTransport::kSharedMemory && !token_ && !shm_; }
+  bool memory_refused() const { return config_.request.transport == Transport::kSharedMemory && !token_ && !shm_; }
   // Keeps the descriptor that came with this stream's token, for attach().
   void deposit(FileDescriptor fd);
   // sharedMemory streams: maps the deposited descriptor as the client's slots. Errors:

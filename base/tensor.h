@@ -1,0 +1,61 @@
+// The value types a batch is described with on every side of the wire: an element type (DType),
+// where one tensor of a batch lives in its slot (TensorDesc), what went wrong with one sample
+// (SampleError) and which batch of which epoch a thing is (Position). The pipeline produces them,
+// the wire codec maps them to and from protocol.capnp, the feeds and Python hand them out.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace textfeed {
+
+// Element type of a tensor. The ordinals are the wire's (protocol.capnp enum DType).
+enum class DType : unsigned char { kF32 = 0, kU8 = 1 };
+
+inline constexpr size_t dtype_size(DType t) { return t == DType::kU8 ? 1 : 4; }
+// "float32" | "uint8": the names every edge (CLI, Python, logs) uses.
+std::string_view dtype_name(DType t);
+// Errors: kInvalidArgument naming the accepted names.
+Result<DType> parse_dtype(std::string_view name);
+
+// One tensor of a batch inside a slot: C-contiguous, little-endian, rows of `sample_bytes`.
+struct TensorDesc {
+  std::string name;                // "image", "score", "geo", "roi" / "ignored"
+  DType dtype = DType::kF32;
+  std::array<int64_t, 4> shape{};  // [rows, channels, height, width]
+  size_t offset_bytes = 0;         // from the start of the slot
+  size_t size_bytes = 0;           // the whole tensor: shape[0] * sample_bytes
+  size_t sample_bytes = 0;         // one row
+
+  // The same tensor with `rows` rows (a short last batch).
+  TensorDesc with_rows(size_t rows) const {
+    TensorDesc t = *this;
+    t.shape[0] = static_cast<int64_t>(rows);
+    t.size_bytes = sample_bytes * rows;
+    return t;
+  }
+  friend bool operator==(const TensorDesc&, const TensorDesc&) = default;
+};
+
+// What went wrong with one sample of a batch, and what was done about it.
+struct SampleError {
+  uint32_t index = 0;        // dataset index of the bad sample
+  uint32_t replaced_by = 0;  // dataset index written in its place (== index if none)
+  Code code = Code::kOk;
+  std::string message;       // names the file and the reason
+  friend bool operator==(const SampleError&, const SampleError&) = default;
+};
+
+// Batch `batch` (within the epoch, for one rank) of epoch `epoch`.
+struct Position {
+  uint64_t epoch = 0;
+  uint64_t batch = 0;
+  friend bool operator==(const Position&, const Position&) = default;
+};
+
+}  // namespace textfeed

@@ -1,0 +1,127 @@
+// PipelineSpec: defaults, bounds and the names the text edges parse.
+#include "loader/spec.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace textfeed::loader {
+namespace {
+
+template <class E, size_t N>
+Result<E> parse_name(const char* field, std::string_view name, const std::pair<std::string_view, E> (&table)[N]) {
+  std::string expected;
+  for (const auto& [text, value] : table) {
+    if (name == text) return value;
+    expected += expected.empty() ? "'" : "', '";
+    expected += text;
+  }
+  return Status::invalid_argument(std::string(field) + " must be one of " + expected + "', got '" +
+                                  std::string(name) + "'");
+}
+
+template <class E, size_t N>
+std::string_view name_of(E value, const std::pair<std::string_view, E> (&table)[N]) {
+  for (const auto& [text, v] : table)
+    if (v == value) return text;
+  return "?";
+}
+
+constexpr std::pair<std::string_view, OnBadSample> kOnBadSample[] = {{"skip", OnBadSample::kSkip},
+                                                                    {"fail", OnBadSample::kFail}};
+constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring", IgnoreText::kSubstring},
+                                                                  {"exact", IgnoreText::kExact}};
+constexpr std::pair<std::string_view, PolyPolicy> kPolyPolicy[] = {
+    {"skip", PolyPolicy::kSkip}, {"minrect", PolyPolicy::kMinRect}, {"mask-ignore", PolyPolicy::kMaskIgnore}};
+
+Status check_text(const char* field, const std::string& value) {
+  if (value.size() > kMaxTextBytes)
+    return Status::invalid_argument(std::string(field) + " is " + std::to_string(value.size()) +
+                                    " bytes long; at most " + std::to_string(kMaxTextBytes));
+  if (value.find('\0') != std::string::npos) return Status::invalid_argument(std::string(field) + " contains a NUL byte");
+  return Status();
+}
+
+// A folder below a dataset's root: relative, and never "..".
+Status check_folder(const char* field, const std::string& value) {
+  TF_RETURN_IF_ERROR(check_text(field, value));
+  if (value.empty() || value.front() == '/')
+    return Status::invalid_argument(std::string(field) + " must be a relative folder name, got '" + value + "'");
+  std::istringstream parts(value);
+  for (std::string part; std::getline(parts, part, '/');)
+    if (part == "..")
+      return Status::invalid_argument(std::string(field) + " must stay below the dataset's root, got '" + value + "'");
+  return Status();
+}
+
+Status check_area(const char* field, double v) {
+  if (0 <= v && v <= 1e12) return Status();  // NaN fails too
+  std::ostringstream s;
+  s << field << " = " << v << ": must be a finite area in [0, 1e12]";
+  return Status::invalid_argument(s.str());
+}
+
+}  // namespace
+
+PipelineSpec default_spec(augment::Profile profile, std::string path) {
+  PipelineSpec spec;
+  spec.sources.push_back({std::move(path), {}});
+  spec.augment = augment::profile_defaults(profile);
+  return spec;
+}
+
+Status validate(const ReaderOptions& o) {
+  if (o.ignore_tags.size() > kMaxIgnoreTags)
+    return Status::invalid_argument("ignore_tags has " + std::to_string(o.ignore_tags.size()) + " tags; at most " +
+                                    std::to_string(kMaxIgnoreTags));
+  for (const std::string& tag : o.ignore_tags) TF_RETURN_IF_ERROR(check_text("an ignore_tags entry", tag));
+  TF_RETURN_IF_ERROR(check_area("drop_under_area", o.drop_under_area));
+  TF_RETURN_IF_ERROR(check_area("ignore_under_area", o.ignore_under_area));
+  TF_RETURN_IF_ERROR(check_folder("images_dir", o.images_dir));
+  return check_folder("gt_dir", o.gt_dir);
+}
+
+Status validate(const SamplerOptions& o) {
+  if (o.batch_size < 1 || o.batch_size > kMaxBatchSize)
+    return Status::invalid_argument("batch_size must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
+                                    std::to_string(o.batch_size));
+  if (o.world_size < 1 || o.world_size > kMaxWorldSize || o.rank < 0 || o.rank >= o.world_size)
+    return Status::invalid_argument("need 0 <= rank < world_size <= " + std::to_string(kMaxWorldSize) + ", got rank " +
+                                    std::to_string(o.rank) + " of " + std::to_string(o.world_size));
+  return Status();
+}
+
+Status validate(const PipelineSpec& spec) {
+  if (spec.sources.empty() || spec.sources.size() > kMaxSources)
+    return Status::invalid_argument("a pipeline reads " + std::to_string(kMaxSources) + " source, got " +
+                                    std::to_string(spec.sources.size()));
+  for (const SourceSpec& s : spec.sources) {
+    TF_RETURN_IF_ERROR(check_text("a source's path", s.path));
+    if (s.path.empty()) return Status::invalid_argument("a source's path is empty");
+    TF_RETURN_IF_ERROR(validate(s.reader));
+  }
+  TF_RETURN_IF_ERROR(augment::validate(spec.augment));
+  TF_RETURN_IF_ERROR(validate(spec.sampler));
+  if (spec.on_bad_sample != OnBadSample::kSkip && spec.on_bad_sample != OnBadSample::kFail)
+    return Status::invalid_argument("on_bad_sample holds an unknown value");
+  return Status();
+}
+
+Result<OnBadSample> parse_on_bad_sample(std::string_view name) { return parse_name("on_bad_sample", name, kOnBadSample); }
+std::string_view on_bad_sample_name(OnBadSample v) { return name_of(v, kOnBadSample); }
+Result<IgnoreText> parse_ignore_text(std::string_view name) { return parse_name("ignore_text", name, kIgnoreText); }
+std::string_view ignore_text_name(IgnoreText v) { return name_of(v, kIgnoreText); }
+Result<PolyPolicy> parse_poly_policy(std::string_view name) { return parse_name("poly_policy", name, kPolyPolicy); }
+std::string_view poly_policy_name(PolyPolicy v) { return name_of(v, kPolyPolicy); }
+
+std::string describe(const PipelineSpec& spec) {
+  std::ostringstream s;
+  for (const SourceSpec& src : spec.sources)
+    s << "source=" << src.path << " ignore_text=" << ignore_text_name(src.reader.ignore_text)
+      << " poly_policy=" << poly_policy_name(src.reader.poly_policy) << " ";
+  s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
+    << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
+    << " drop_last=" << spec.sampler.drop_last << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample);
+  return s.str();
+}
+
+}  // namespace textfeed::loader

@@ -1,0 +1,129 @@
+// PipelineSpec: everything a training job asks of the pipeline, as one typed value — where the
+// samples come from (sources, each with its reader options), how each sample is made (the
+// recipe: a profile's defaults with typed changes), how batches are drawn (the sampler) and what
+// a bad sample does. The same value travels from the Python keywords or the CLI flags through the
+// wire (protocol.capnp PipelineSpec) to the worker threads; text is parsed into it only at those
+// edges. validate() is the one check of every field's bound.
+//
+// This header and spec.cc depend on base/ and augment/profile.h only, so that a client that
+// merely sends a spec to a daemon links neither OpenCV nor oneTBB.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "augment/profile.h"
+#include "base/status.h"
+
+namespace textfeed::loader {
+
+// How a `###` in an ICDAR line marks the word ignored (docs/targets.md §1.1, §5 #16).
+enum class IgnoreText : unsigned char {
+  kSubstring,  // SakuraRiven: "###" anywhere in the line (the default, as the reference)
+  kExact,      // the transcription is exactly "###" (or "*", argman's convention)
+};
+
+// What a UFO word with more than 4 points becomes (docs/targets.md §1.2, §5 #7).
+enum class PolyPolicy : unsigned char {
+  kSkip,        // dropped, i.e. background (the reference)
+  kMinRect,     // replaced by its minimum-area rectangle, label kept
+  kMaskIgnore,  // replaced by its minimum-area rectangle with label 0 (masked out of the loss)
+};
+
+// Options of the dataset readers. Bounds: ignore_tags at most kMaxIgnoreTags names of at most
+// kMaxTextBytes each; the areas finite and in [0, 1e12]; the folder names relative, without "..".
+struct ReaderOptions {
+  IgnoreText ignore_text = IgnoreText::kSubstring;
+  // UFO: words with any of these tags are skipped entirely (background), as the reference.
+  std::vector<std::string> ignore_tags = {"masked", "excluded-region", "maintable", "stamp"};
+  PolyPolicy poly_policy = PolyPolicy::kSkip;
+  // UFO filter_vertices: words whose convex-hull area is below this are dropped (reference: 1).
+  double drop_under_area = 1.0;
+  // UFO filter_vertices ignore_under, made effective (§5 #5). 0 = off, as the reference.
+  double ignore_under_area = 0.0;
+  // ICDAR folder layout below the root.
+  std::string images_dir = "images";
+  std::string gt_dir = "gt";
+
+  friend bool operator==(const ReaderOptions&, const ReaderOptions&) = default;
+};
+
+// Which samples make up batch k of rank r (loader/sampler.h has the semantics). Bounds:
+// batch_size in [1, kMaxBatchSize], world_size in [1, kMaxWorldSize], 0 <= rank < world_size.
+struct SamplerOptions {
+  uint64_t seed = 0;
+  int batch_size = 8;
+  int rank = 0;
+  int world_size = 1;
+  bool shuffle = true;
+  bool drop_last = false;
+
+  friend bool operator==(const SamplerOptions&, const SamplerOptions&) = default;
+};
+
+// How images are decoded: the limits of the process that decodes (a daemon uses its own; they
+// are not sent over the wire).
+struct DecodeOptions {
+  int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
+  bool windows = true;  // SampleProducer decodes only the part of a JPEG its crop reads
+};
+
+// What to do with a sample whose image cannot be read or decoded.
+enum class OnBadSample : unsigned char {
+  kSkip,  // write a deterministically drawn replacement sample in its row; report both indices
+  kFail,  // fail the batch with the sample's error
+};
+
+// Where samples come from: a dataset (folder, UFO json) or a cache file; to a daemon, one of the
+// names it serves. The reader options apply to a dataset (a cache was read with its own).
+struct SourceSpec {
+  std::string path;
+  ReaderOptions reader;
+
+  friend bool operator==(const SourceSpec&, const SourceSpec&) = default;
+};
+
+// The most samples in a batch (the daemon's bound too): beyond it a slot of float32 crops runs into
+// tens of GiB, which is a mistake rather than a batch.
+inline constexpr int kMaxBatchSize = 4096;
+inline constexpr int kMaxWorldSize = 1 << 20;
+// Sources in one spec: one for now (a mixture of weighted sources comes later).
+inline constexpr size_t kMaxSources = 1;
+// A path, name, tag or folder in a spec (what a daemon repeats in its replies fits one envelope).
+inline constexpr size_t kMaxTextBytes = 4096;
+inline constexpr size_t kMaxIgnoreTags = 256;
+
+struct PipelineSpec {
+  std::vector<SourceSpec> sources;   // kMaxSources at most, at least one
+  augment::AugmentOptions augment;   // the recipe: profile defaults, changed field by field
+  SamplerOptions sampler;
+  OnBadSample on_bad_sample = OnBadSample::kSkip;
+  DecodeOptions decode;              // local: not part of what a client asks a daemon for
+};
+
+// A spec of `profile`'s defaults reading `path` (what every edge starts from).
+PipelineSpec default_spec(augment::Profile profile, std::string path = {});
+
+// Every field against its bound (augment::validate for the recipe). Errors: kInvalidArgument
+// naming the field, the value and the bound.
+Status validate(const PipelineSpec& spec);
+Status validate(const ReaderOptions& options);
+Status validate(const SamplerOptions& options);
+
+// The text edges (CLI flags, Python keywords) parse names here, and only here.
+// "skip" | "fail".
+Result<OnBadSample> parse_on_bad_sample(std::string_view name);
+std::string_view on_bad_sample_name(OnBadSample v);
+// "substring" | "exact".
+Result<IgnoreText> parse_ignore_text(std::string_view name);
+std::string_view ignore_text_name(IgnoreText v);
+// "skip" | "minrect" | "mask-ignore".
+Result<PolyPolicy> parse_poly_policy(std::string_view name);
+std::string_view poly_policy_name(PolyPolicy v);
+
+// One line naming every field, for logs.
+std::string describe(const PipelineSpec& spec);
+
+}  // namespace textfeed::loader

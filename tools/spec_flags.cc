@@ -1,0 +1,100 @@
+// The spec's flags and their one translation into a PipelineSpec.
+#include "tools/spec_flags.h"
+
+#include "augment/profile.h"
+#include "tools/commands.h"
+
+namespace textfeed::tools {
+
+void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
+  if (groups & kReaderFlags) {
+    cmd->add_option("--ignore-text", f.ignore_text,
+                    "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere in its line "
+                    "(the reference); exact: when its transcription is exactly ### or *")
+        ->check(CLI::IsMember({"substring", "exact"}))
+        ->capture_default_str();
+    cmd->add_option("--ignore-tags", f.ignore_tags,
+                    "UFO: comma-separated word tags whose words are skipped (background); '' for none")
+        ->capture_default_str();
+    cmd->add_option("--poly-policy", f.poly_policy,
+                    "UFO words with more than 4 points. skip: background, as the reference (listed as bad "
+                    "records); minrect: their minimum-area rectangle; mask-ignore: that rectangle, marked ignored")
+        ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
+        ->capture_default_str();
+    cmd->add_option("--ignore-under-area", f.ignore_under_area,
+                    "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, as the reference")
+        ->check(finite_in(0.0, 1e12))
+        ->capture_default_str();
+    cmd->add_option("--images-dir", f.images_dir, "ICDAR-2015: the images folder below the dataset's root")
+        ->capture_default_str();
+  }
+  if (groups & kRecipeFlags) {
+    cmd->add_option("--profile", f.profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
+    cmd->add_option("--set", f.sets,
+                    "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768), repeatable; "
+                    "names: " + std::string(augment::option_names()));
+    cmd->add_option("--dtype", f.dtype, "image dtype: float32 | uint8")->check(CLI::IsMember({"float32", "uint8"}));
+  }
+  if (groups & kSamplerFlags) {
+    cmd->add_option("--seed", f.seed, "augmentation seed (default 0)")->check(unsigned_64());
+    cmd->add_option("--batch-size", f.batch_size, "samples per batch (default 8)")
+        ->check(CLI::Range(1, loader::kMaxBatchSize));
+    cmd->add_option("--rank", f.rank, "this client's rank (default 0)");
+    cmd->add_option("--world-size", f.world_size, "number of ranks (default 1)");
+    cmd->add_flag("--no-shuffle", f.no_shuffle, "dataset order instead of a per-epoch permutation");
+    cmd->add_flag("--drop-last", f.drop_last, "drop the last, short batch and the uneven tail");
+    cmd->add_option("--on-bad-sample", f.on_bad_sample, "skip (replace and report) | fail")
+        ->check(CLI::IsMember({"skip", "fail"}));
+  }
+}
+
+namespace {
+
+template <class T>
+T or_fail(const std::string& command, Result<T> r) {
+  if (!r.has_value()) fail(command, r.error().message(), 2);
+  return std::move(*r);
+}
+
+std::vector<std::string> split_tags(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= text.size() && !text.empty()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+loader::ReaderOptions reader_options(const std::string& command, const SpecFlags& f) {
+  loader::ReaderOptions o;
+  o.ignore_text = or_fail(command, loader::parse_ignore_text(f.ignore_text));
+  o.ignore_tags = split_tags(f.ignore_tags);
+  o.poly_policy = or_fail(command, loader::parse_poly_policy(f.poly_policy));
+  o.ignore_under_area = f.ignore_under_area;
+  o.images_dir = f.images_dir;
+  if (Status s = loader::validate(o); !s.ok()) fail(command, s.message(), 2);
+  return o;
+}
+
+loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& f, const std::string& source) {
+  loader::PipelineSpec spec =
+      loader::default_spec(or_fail(command, augment::parse_profile(f.profile)), source);
+  spec.sources[0].reader = reader_options(command, f);
+  spec.augment.dtype = or_fail(command, parse_dtype(f.dtype));
+  for (const std::string& s : f.sets) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) fail(command, "--set takes NAME=VALUE, got '" + s + "'", 2);
+    if (Status st = augment::set_option(spec.augment, s.substr(0, eq), s.substr(eq + 1)); !st.ok())
+      fail(command, "--set " + s + ": " + st.message(), 2);
+  }
+  spec.sampler = {f.seed, f.batch_size, f.rank, f.world_size, !f.no_shuffle, f.drop_last};
+  spec.on_bad_sample = or_fail(command, loader::parse_on_bad_sample(f.on_bad_sample));
+  if (Status s = loader::validate(spec); !s.ok()) fail(command, s.message(), 2);
+  return spec;
+}
+
+}  // namespace textfeed::tools

@@ -1,0 +1,49 @@
+// The flags of the pipeline spec (loader/spec.h), declared once and added to every command that
+// builds or reads a pipeline: the reader options (inspect, cache build, serve, bench, show, pull),
+// the recipe (--profile, --set NAME=VALUE, --dtype) and the sampler. build_spec() is where their
+// text becomes the typed spec, checked by the same validate() as the Python keywords and the wire.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "loader/spec.h"
+
+namespace textfeed::tools {
+
+struct SpecFlags {
+  // Reader.
+  std::string ignore_text = "substring";
+  std::string ignore_tags = "masked,excluded-region,maintable,stamp";  // comma-separated; "" = none
+  std::string poly_policy = "skip";
+  double ignore_under_area = 0;
+  std::string images_dir = "images";
+  // Recipe.
+  std::string profile = "upstage";
+  std::vector<std::string> sets;  // NAME=VALUE
+  std::string dtype = "float32";
+  // Sampler and bad samples.
+  uint64_t seed = 0;
+  int batch_size = 8, rank = 0, world_size = 1;
+  bool no_shuffle = false, drop_last = false;
+  std::string on_bad_sample = "skip";
+};
+
+enum SpecFlagGroup : unsigned {
+  kReaderFlags = 1,   // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
+  kRecipeFlags = 2,   // --profile --set --dtype
+  kSamplerFlags = 4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
+};
+
+// Adds the flags of `groups` (SpecFlagGroup bits) to `cmd`, stored in `flags`.
+void add_spec_flags(CLI::App* cmd, SpecFlags& flags, unsigned groups);
+// The reader options the flags name. Fails `command` (exit 2) on a bad value.
+loader::ReaderOptions reader_options(const std::string& command, const SpecFlags& flags);
+// The spec of one source `source` (a path, or a daemon's dataset name) with every flag applied,
+// validated. Fails `command` (exit 2) naming the flag and the bound.
+loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& flags, const std::string& source);
+
+}  // namespace textfeed::tools
