@@ -60,16 +60,173 @@ bool cuts_a_word(const std::vector<WordHull>& words, double x0, double y0, doubl
 // a division by zero or an int overflow.
 constexpr double kMaxSidePx = 1 << 30;
 
+// The chain's state from step to step. The vertices are held as the reference holds them: UP
+// keeps float32 until rotate (every product rounds to float32, with the factor rounded to float32
+// first, as numpy does for a float32 array times a Python float); SR holds int64 (y truncates
+// after adjust_height); float64 after rotate.
+struct PlanState {
+  GeometryPlan& plan;  // the output: each step records its size and draws there
+  const AugmentOptions& o;
+  Rng& rng;
+  int src_w = 0, src_h = 0;  // the input's size, named in errors
+  int w = 0, h = 0;          // the image's size after the steps so far
+  std::vector<double> v;     // n * 8 vertices
+  Affine pix;                // source pixel -> current pixel
+};
+
 // `w` x `h`, the size a step computed, as ints; kInvalidArgument naming the step when it is
 // empty or too large.
-Status step_size(const char* step, int src_w, int src_h, double w, double h, int* out_w, int* out_h) {
+Status step_size(const PlanState& s, const char* step, double w, double h, int* out_w, int* out_h) {
   if (!(w >= 1 && h >= 1 && w <= kMaxSidePx && h <= kMaxSidePx))
-    return Status::invalid_argument("plan: a " + std::to_string(src_w) + "x" + std::to_string(src_h) +
+    return Status::invalid_argument("plan: a " + std::to_string(s.src_w) + "x" + std::to_string(s.src_h) +
                                     " image is " + std::to_string(static_cast<int64_t>(std::min(w, 1e18))) + "x" +
                                     std::to_string(static_cast<int64_t>(std::min(h, 1e18))) + " after " + step +
                                     ": its aspect ratio is too extreme to train on");
   *out_w = static_cast<int>(w);
   *out_h = static_cast<int>(h);
+  return Status();
+}
+
+// resize_img: longer side to image_size, vertices *= r on both axes.
+Status resize_img(PlanState& s) {
+  const AugmentOptions& o = s.o;
+  const double r = static_cast<double>(o.image_size) / std::max(s.w, s.h);
+  int nw = 0, nh = 0;
+  TF_RETURN_IF_ERROR(step_size(s, "resize_img", s.w > s.h ? o.image_size : std::trunc(s.w * r),
+                               s.w > s.h ? std::trunc(s.h * r) : o.image_size, &nw, &nh));
+  if (o.vertices_f32) {
+    const float rf = static_cast<float>(r);
+    for (double& x : s.v) x = static_cast<float>(x) * rf;
+  } else {
+    for (double& x : s.v) x *= r;
+  }
+  s.pix.resize(s.w, s.h, nw, nh);
+  s.w = nw, s.h = nh;
+  return Status();
+}
+
+// adjust_height: one draw; new_h = np.around(h * ratio) (half to even); y *= new_h / h.
+Status adjust_height(PlanState& s) {
+  const AugmentOptions& o = s.o;
+  const double ratio_h = 1 + o.height_jitter * (s.rng.uniform() * 2 - 1);
+  s.plan.height_ratio = ratio_h;
+  int new_h = 0, same_w = 0;
+  TF_RETURN_IF_ERROR(step_size(s, "adjust_height", s.w, std::nearbyint(s.h * ratio_h), &same_w, &new_h));
+  const double fy = static_cast<double>(new_h) / s.h;
+  for (size_t k = 1; k < s.v.size(); k += 2) {
+    if (o.vertices_f32) {
+      s.v[k] = static_cast<float>(s.v[k]) * static_cast<float>(fy);
+    } else if (o.int_vertices) {
+      s.v[k] = std::trunc(s.v[k] * fy);  // SR: int64 vertices truncate on assignment
+    } else {
+      s.v[k] *= fy;
+    }
+  }
+  s.pix.resize(s.w, s.h, s.w, new_h);
+  s.h = new_h;
+  s.plan.adjusted = {s.w, s.h};
+  return Status();
+}
+
+// rotate_img: one draw; PIL rotate(angle) turns the image counter-clockwise, so the vertices turn
+// by -angle about the image's centre. The size is kept.
+void rotate_img(PlanState& s) {
+  const double angle = s.o.rotate_deg * (s.rng.uniform() * 2 - 1);
+  s.plan.angle_deg = angle;
+  const double cx = (s.w - 1) / 2.0, cy = (s.h - 1) / 2.0;
+  const double theta = -angle / 180 * 3.14159265358979323846;
+  const double c = std::cos(theta), sn = std::sin(theta);
+  for (size_t i = 0; i < s.v.size(); i += 2) {
+    const double dx = s.v[i] - cx, dy = s.v[i + 1] - cy;
+    s.v[i] = (c * dx + (-sn) * dy) + cx;
+    s.v[i + 1] = (sn * dx + c * dy) + cy;
+  }
+  const double m[6] = {c, -sn, cx - c * cx + sn * cy, sn, c, cy - sn * cx - c * cy};
+  s.pix.then(m);
+}
+
+// crop_img's first part: upscale so the shorter side is at least crop_size.
+Status upscale_for_crop(PlanState& s) {
+  s.plan.before_crop = {s.w, s.h};
+  const int len = s.o.crop_size;
+  int nw = s.w, nh = s.h;
+  if (s.h >= s.w && s.w < len) {
+    TF_RETURN_IF_ERROR(step_size(s, "crop_img's upscale", len, std::trunc(static_cast<double>(s.h) * len / s.w),
+                                 &nw, &nh));
+  } else if (s.h < s.w && s.h < len) {
+    TF_RETURN_IF_ERROR(step_size(s, "crop_img's upscale", std::trunc(static_cast<double>(s.w) * len / s.h), len,
+                                 &nw, &nh));
+  }
+  if (nw != s.w || nh != s.h) {
+    const double rw = static_cast<double>(nw) / s.w, rh = static_cast<double>(nh) / s.h;
+    for (size_t k = 0; k < s.v.size(); ++k) s.v[k] *= (k % 2 == 0) ? rw : rh;
+    s.pix.resize(s.w, s.h, nw, nh);
+    s.w = nw, s.h = nh;
+  }
+  s.plan.upscaled = {s.w, s.h};
+  return Status();
+}
+
+// The hulls of the valid words, in word order: the crop search tests only these.
+std::vector<WordHull> valid_word_hulls(const PlanState& s) {
+  std::vector<WordHull> words;
+  for (size_t i = 0; i < s.plan.labels.size(); ++i) {
+    if (s.plan.labels[i] != kLabelValid) continue;
+    const auto pts = quad_points(std::span<const double, 8>(s.v.data() + 8 * i, 8));
+    WordHull wh;
+    wh.hull = convex_hull(pts);
+    wh.area = polygon_area(wh.hull);
+    wh.xmin = std::min({pts[0].x, pts[1].x, pts[2].x, pts[3].x});
+    wh.xmax = std::max({pts[0].x, pts[1].x, pts[2].x, pts[3].x});
+    wh.ymin = std::min({pts[0].y, pts[1].y, pts[2].y, pts[3].y});
+    wh.ymax = std::max({pts[0].y, pts[1].y, pts[2].y, pts[3].y});
+    words.push_back(std::move(wh));
+  }
+  return words;
+}
+
+// crop_img's search: two draws per try until a position cuts no valid word or crop_max_tries
+// run out (the last position is then kept: plan.fallback).
+void search_crop(PlanState& s, const std::vector<WordHull>& words) {
+  const AugmentOptions& o = s.o;
+  const int len = o.crop_size;
+  const int remain_w = s.w - len, remain_h = s.h - len;
+  int sw = 0, sh = 0, tries = 0;
+  bool cut = true;
+  while (cut && tries < o.crop_max_tries) {
+    ++tries;
+    sw = static_cast<int>(s.rng.uniform() * remain_w);
+    sh = static_cast<int>(s.rng.uniform() * remain_h);
+    cut = !words.empty() && cuts_a_word(words, sw, sh, len, o.cut_low, o.cut_high);
+  }
+  s.plan.crop_x = sw;
+  s.plan.crop_y = sh;
+  s.plan.tries = tries;
+  s.plan.fallback = cut;
+}
+
+// crop_fallback = kIgnoreCut: the valid words the kept position cuts become ignored.
+void ignore_cut_words(PlanState& s, const std::vector<WordHull>& words) {
+  const AugmentOptions& o = s.o;
+  GeometryPlan& p = s.plan;
+  for (size_t i = 0, wi = 0; i < p.labels.size(); ++i) {
+    if (p.labels[i] != kLabelValid) continue;
+    if (cuts_a_word({words[wi]}, p.crop_x, p.crop_y, o.crop_size, o.cut_low, o.cut_high))
+      p.labels[i] = kLabelIgnored;
+    ++wi;
+  }
+}
+
+// crop_img: upscale, search a position, then move vertices and pixels into the crop's frame.
+Status crop_img(PlanState& s) {
+  TF_RETURN_IF_ERROR(upscale_for_crop(s));
+  const std::vector<WordHull> words = valid_word_hulls(s);
+  search_crop(s, words);
+  if (s.plan.fallback && s.o.crop_fallback == CropFallback::kIgnoreCut) ignore_cut_words(s, words);
+  const int sw = s.plan.crop_x, sh = s.plan.crop_y;
+  for (size_t k = 0; k < s.v.size(); ++k) s.v[k] -= (k % 2 == 0) ? sw : sh;
+  const double shift[6] = {1, 0, -static_cast<double>(sw), 0, 1, -static_cast<double>(sh)};
+  s.pix.then(shift);
   return Status();
 }
 
@@ -81,126 +238,17 @@ Status plan_geometry(GeometryPlan& p, int src_w, int src_h, std::span<const Quad
     return Status::invalid_argument("plan: empty source image " + std::to_string(src_w) + "x" + std::to_string(src_h));
   if (quads.size() != labels.size()) return Status::invalid_argument("plan: quads and labels differ in count");
   const int64_t draws0 = rng.draws();
-  const size_t n = quads.size();
-  // Vertices as the reference holds them: UP keeps float32 until rotate (every product rounds to
-  // float32, with the factor rounded to float32 first, as numpy does for a float32 array times a
-  // Python float); SR holds int64 (y truncates after adjust_height); float64 after rotate.
-  std::vector<double> v(8 * n);
-  for (size_t i = 0; i < n; ++i) std::copy(quads[i].xy.begin(), quads[i].xy.end(), v.begin() + 8 * i);
+  PlanState s{p, o, rng, src_w, src_h, src_w, src_h, std::vector<double>(8 * quads.size()), Affine()};
+  for (size_t i = 0; i < quads.size(); ++i) std::copy(quads[i].xy.begin(), quads[i].xy.end(), s.v.begin() + 8 * i);
   p.labels.assign(labels.begin(), labels.end());
   p.source = {src_w, src_h};
-  Affine pix;
-
-  // resize_img: longer side to image_size, vertices *= r on both axes.
-  int w = src_w, h = src_h;
-  if (o.image_size > 0 && !pre_resized) {
-    const double r = static_cast<double>(o.image_size) / std::max(w, h);
-    int nw = 0, nh = 0;
-    TF_RETURN_IF_ERROR(step_size("resize_img", src_w, src_h, w > h ? o.image_size : std::trunc(w * r),
-                                 w > h ? std::trunc(h * r) : o.image_size, &nw, &nh));
-    if (o.vertices_f32) {
-      const float rf = static_cast<float>(r);
-      for (double& x : v) x = static_cast<float>(x) * rf;
-    } else {
-      for (double& x : v) x *= r;
-    }
-    pix.resize(w, h, nw, nh);
-    w = nw, h = nh;
-  }
-  p.resized = {w, h};
-
-  // adjust_height: one draw; new_h = np.around(h * ratio) (half to even); y *= new_h / h.
-  const double ratio_h = 1 + o.height_jitter * (rng.uniform() * 2 - 1);
-  p.height_ratio = ratio_h;
-  int new_h = 0, same_w = 0;
-  TF_RETURN_IF_ERROR(step_size("adjust_height", src_w, src_h, w, std::nearbyint(h * ratio_h), &same_w, &new_h));
-  const double fy = static_cast<double>(new_h) / h;
-  for (size_t k = 1; k < v.size(); k += 2) {
-    if (o.vertices_f32) {
-      v[k] = static_cast<float>(v[k]) * static_cast<float>(fy);
-    } else if (o.int_vertices) {
-      v[k] = std::trunc(v[k] * fy);  // SR: int64 vertices truncate on assignment
-    } else {
-      v[k] *= fy;
-    }
-  }
-  pix.resize(w, h, w, new_h);
-  h = new_h;
-  p.adjusted = {w, h};
-
-  // rotate_img: PIL rotate(angle) turns the image counter-clockwise; vertices by -angle.
-  const double angle = o.rotate_deg * (rng.uniform() * 2 - 1);
-  p.angle_deg = angle;
-  {
-    const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
-    const double theta = -angle / 180 * 3.14159265358979323846;
-    const double c = std::cos(theta), s = std::sin(theta);
-    for (size_t i = 0; i < n; ++i)
-      for (int k = 0; k < 4; ++k) {
-        const double dx = v[8 * i + 2 * k] - cx, dy = v[8 * i + 2 * k + 1] - cy;
-        v[8 * i + 2 * k] = (c * dx + (-s) * dy) + cx;
-        v[8 * i + 2 * k + 1] = (s * dx + c * dy) + cy;
-      }
-    const double m[6] = {c, -s, cx - c * cx + s * cy, s, c, cy - s * cx - c * cy};
-    pix.then(m);
-  }
-
-  // crop_img: upscale so the shorter side is at least L, then search a position.
-  p.before_crop = {w, h};
-  const int len = o.crop_size;
-  int nw = w, nh = h;
-  if (h >= w && w < len) {
-    TF_RETURN_IF_ERROR(step_size("crop_img's upscale", src_w, src_h, len, std::trunc(static_cast<double>(h) * len / w),
-                                 &nw, &nh));
-  } else if (h < w && h < len) {
-    TF_RETURN_IF_ERROR(step_size("crop_img's upscale", src_w, src_h, std::trunc(static_cast<double>(w) * len / h), len,
-                                 &nw, &nh));
-  }
-  if (nw != w || nh != h) {
-    const double rw = static_cast<double>(nw) / w, rh = static_cast<double>(nh) / h;
-    for (size_t k = 0; k < v.size(); ++k) v[k] *= (k % 2 == 0) ? rw : rh;
-    pix.resize(w, h, nw, nh);
-    w = nw, h = nh;
-  }
-  p.upscaled = {w, h};
-  std::vector<WordHull> words;
-  for (size_t i = 0; i < n; ++i) {
-    if (p.labels[i] != kLabelValid) continue;
-    const auto pts = quad_points(std::span<const double, 8>(v.data() + 8 * i, 8));
-    WordHull wh;
-    wh.hull = convex_hull(pts);
-    wh.area = polygon_area(wh.hull);
-    wh.xmin = std::min({pts[0].x, pts[1].x, pts[2].x, pts[3].x});
-    wh.xmax = std::max({pts[0].x, pts[1].x, pts[2].x, pts[3].x});
-    wh.ymin = std::min({pts[0].y, pts[1].y, pts[2].y, pts[3].y});
-    wh.ymax = std::max({pts[0].y, pts[1].y, pts[2].y, pts[3].y});
-    words.push_back(std::move(wh));
-  }
-  const int remain_w = w - len, remain_h = h - len;
-  int sw = 0, sh = 0, tries = 0;
-  bool cut = true;
-  while (cut && tries < o.crop_max_tries) {
-    ++tries;
-    sw = static_cast<int>(rng.uniform() * remain_w);
-    sh = static_cast<int>(rng.uniform() * remain_h);
-    cut = !words.empty() && cuts_a_word(words, sw, sh, len, o.cut_low, o.cut_high);
-  }
-  p.crop_x = sw;
-  p.crop_y = sh;
-  p.tries = tries;
-  p.fallback = cut;
-  if (cut && o.crop_fallback == CropFallback::kIgnoreCut) {
-    for (size_t i = 0, wi = 0; i < n; ++i) {
-      if (p.labels[i] != kLabelValid) continue;
-      if (cuts_a_word({words[wi]}, sw, sh, len, o.cut_low, o.cut_high)) p.labels[i] = kLabelIgnored;
-      ++wi;
-    }
-  }
-  for (size_t k = 0; k < v.size(); ++k) v[k] -= (k % 2 == 0) ? sw : sh;
-  const double shift[6] = {1, 0, -static_cast<double>(sw), 0, 1, -static_cast<double>(sh)};
-  pix.then(shift);
-  p.vertices = std::move(v);
-  std::copy(pix.a, pix.a + 6, p.matrix);
+  if (o.image_size > 0 && !pre_resized) TF_RETURN_IF_ERROR(resize_img(s));
+  p.resized = {s.w, s.h};
+  TF_RETURN_IF_ERROR(adjust_height(s));
+  rotate_img(s);
+  TF_RETURN_IF_ERROR(crop_img(s));
+  p.vertices = std::move(s.v);
+  std::copy(s.pix.a, s.pix.a + 6, p.matrix);
   p.draws = rng.draws() - draws0;
   return Status();
 }

@@ -69,35 +69,46 @@ int usage(const char* argv0) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return usage(argv[0]);
+struct Args {
+  const char* dir = nullptr;
   int reps = 5;
   bool json = false;
+};
+
+// False on a usage error.
+bool parse_args(int argc, char** argv, Args* args) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  args->dir = argv[1];
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++i]));
+      args->reps = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--json")) {
-      json = true;
+      args->json = true;
     } else {
-      return usage(argv[0]);
+      return false;
     }
   }
-  std::vector<std::filesystem::path> paths;
+  return true;
+}
+
+// The *.jpg and *.jpeg files of `dir`, sorted; false (said on stderr) when it cannot be listed.
+bool list_jpegs(const char* dir, std::vector<std::filesystem::path>* paths) {
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(argv[1], ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string ext = e.path().extension().string();
-    if (ext == ".jpg" || ext == ".jpeg") paths.push_back(e.path());
+    if (ext == ".jpg" || ext == ".jpeg") paths->push_back(e.path());
   }
   if (ec) {
-    std::fprintf(stderr, "cannot list %s: %s\n", argv[1], ec.message().c_str());
-    return 1;
+    std::fprintf(stderr, "cannot list %s: %s\n", dir, ec.message().c_str());
+    return false;
   }
-  std::sort(paths.begin(), paths.end());
+  std::sort(paths->begin(), paths->end());
+  return true;
+}
+
+// Each path's bytes and size; a file that cannot be read or is not a JPEG is said and skipped.
+std::vector<File> load_files(const std::vector<std::filesystem::path>& paths, Decoder& dec) {
   std::vector<File> files;
-  Decoder dec;
-  double total_mpix = 0;
   for (const auto& p : paths) {
     File f;
     f.name = p.string();
@@ -112,14 +123,18 @@ int main(int argc, char** argv) {
     }
     f.width = info->width;
     f.height = info->height;
-    total_mpix += f.width * static_cast<double>(f.height) / 1e6;
     files.push_back(std::move(f));
   }
-  if (files.empty()) {
-    std::fprintf(stderr, "no JPEG files in %s\n", argv[1]);
-    return 1;
-  }
+  return files;
+}
 
+constexpr int kVariants = 4;
+const char* const kKeys[kVariants] = {"textfeed_full", "textfeed_half", "tjdecompress2_full",
+                                      "tjdecompress2_half"};
+
+// The four variants of kKeys over `files`: textfeed's Decoder and a bare tjDecompress2 loop, at
+// full and 1/2 scale. False (said on stderr) when a warm-up decode fails.
+bool measure(const std::vector<File>& files, Decoder& dec, int reps, double total_mpix, Rate r[kVariants]) {
   Image out;
   tjhandle tj = tjInitDecompress();
   std::vector<uint8_t> raw;
@@ -137,41 +152,66 @@ int main(int argc, char** argv) {
     for (int denom : {1, 2}) {
       if (!tf_decode(f, denom) || !tj_decode(f, denom)) {
         std::fprintf(stderr, "decode failed: %s\n", f.name.c_str());
-        return 1;
+        return false;
       }
     }
   }
-  const char* keys[4] = {"textfeed_full", "textfeed_half", "tjdecompress2_full",
-                         "tjdecompress2_half"};
   // The four variants take turns within each rep, so a change in machine load during the run
   // lands on all of them alike.
-  std::vector<double> seconds[4];
+  std::vector<double> seconds[kVariants];
   for (int rep = 0; rep < reps; ++rep) {
     seconds[0].push_back(one_pass(files, [&](const File& f) { return tf_decode(f, 1); }));
     seconds[1].push_back(one_pass(files, [&](const File& f) { return tf_decode(f, 2); }));
     seconds[2].push_back(one_pass(files, [&](const File& f) { return tj_decode(f, 1); }));
     seconds[3].push_back(one_pass(files, [&](const File& f) { return tj_decode(f, 2); }));
   }
-  Rate r[4];
-  for (int i = 0; i < 4; ++i) r[i] = summarize(seconds[i], total_mpix);
+  for (int i = 0; i < kVariants; ++i) r[i] = summarize(seconds[i], total_mpix);
   tjDestroy(tj);
+  return true;
+}
 
+void print_json(const Args& args, size_t files, double total_mpix, const Rate r[kVariants]) {
+  std::printf("{\"dir\": %s, \"files\": %zu, \"mpix_per_pass\": %.3f, \"reps\": %d",
+              json_string(args.dir).c_str(), files, total_mpix, args.reps);
+  for (int i = 0; i < kVariants; ++i)
+    std::printf(", \"%s\": {\"best_mpix_s\": %.1f, \"median_mpix_s\": %.1f}", kKeys[i], r[i].best,
+                r[i].median);
   // textfeed's median rate over the bare loop's: 1.0 means the Decoder adds nothing.
-  const double vs_tj_full = r[0].median / r[2].median, vs_tj_half = r[1].median / r[3].median;
-  if (json) {
-    std::printf("{\"dir\": %s, \"files\": %zu, \"mpix_per_pass\": %.3f, \"reps\": %d",
-                json_string(argv[1]).c_str(), files.size(), total_mpix, reps);
-    for (int i = 0; i < 4; ++i)
-      std::printf(", \"%s\": {\"best_mpix_s\": %.1f, \"median_mpix_s\": %.1f}", keys[i], r[i].best,
-                  r[i].median);
-    std::printf(", \"vs_tj_full\": %.3f, \"vs_tj_half\": %.3f}\n", vs_tj_full, vs_tj_half);
-    return 0;
-  }
-  std::printf("%s: %zu JPEGs, %.1f Mpixel per pass (first %dx%d), %d reps, 1 thread\n", argv[1],
-              files.size(), total_mpix, files[0].width, files[0].height, reps);
+  std::printf(", \"vs_tj_full\": %.3f, \"vs_tj_half\": %.3f}\n", r[0].median / r[2].median,
+              r[1].median / r[3].median);
+}
+
+void print_table(const Args& args, const std::vector<File>& files, double total_mpix, const Rate r[kVariants]) {
+  std::printf("%s: %zu JPEGs, %.1f Mpixel per pass (first %dx%d), %d reps, 1 thread\n", args.dir,
+              files.size(), total_mpix, files[0].width, files[0].height, args.reps);
   std::printf("  Mpixel/s of full-size pixels      best    median\n");
-  for (int i = 0; i < 4; ++i)
-    std::printf("  %-30s %8.1f  %8.1f\n", keys[i], r[i].best, r[i].median);
-  std::printf("  textfeed / tjDecompress2 (median): full %.3f, 1/2 %.3f\n", vs_tj_full, vs_tj_half);
+  for (int i = 0; i < kVariants; ++i)
+    std::printf("  %-30s %8.1f  %8.1f\n", kKeys[i], r[i].best, r[i].median);
+  std::printf("  textfeed / tjDecompress2 (median): full %.3f, 1/2 %.3f\n", r[0].median / r[2].median,
+              r[1].median / r[3].median);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!parse_args(argc, argv, &args)) return usage(argv[0]);
+  std::vector<std::filesystem::path> paths;
+  if (!list_jpegs(args.dir, &paths)) return 1;
+  Decoder dec;
+  const std::vector<File> files = load_files(paths, dec);
+  if (files.empty()) {
+    std::fprintf(stderr, "no JPEG files in %s\n", args.dir);
+    return 1;
+  }
+  double total_mpix = 0;
+  for (const File& f : files) total_mpix += f.width * static_cast<double>(f.height) / 1e6;
+  Rate r[kVariants];
+  if (!measure(files, dec, args.reps, total_mpix, r)) return 1;
+  if (args.json) {
+    print_json(args, files.size(), total_mpix, r);
+  } else {
+    print_table(args, files, total_mpix, r);
+  }
   return 0;
 }

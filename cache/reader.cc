@@ -90,6 +90,12 @@ struct CacheReader::Impl {
     return {reinterpret_cast<const capnp::word*>(base + offset), size / sizeof(capnp::word)};
   }
   Status corrupt(const std::string& what) const { return Status::corrupt(path + ": " + what); }
+  // The steps of open(), in order: each checks what the next relies on.
+  Status map_file();
+  Result<FileHeader> check_header() const;
+  Result<FileFooter> check_footer(const FileHeader& h) const;
+  Status check_index(const FileFooter& f);
+  Status read_meta_record(const FileFooter& f);
   Status check_sample(size_t i, SampleView& v) const;
   Status check_content(size_t i, const SampleView& v) const;
 };
@@ -100,71 +106,95 @@ CacheReader::~CacheReader() = default;
 Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& path) {
   auto m = std::make_unique<Impl>();
   m->path = path;
+  TF_RETURN_IF_ERROR(m->map_file());
+  TF_ASSIGN_OR_RETURN(const FileHeader h, m->check_header());
+  TF_ASSIGN_OR_RETURN(const FileFooter f, m->check_footer(h));
+  TF_RETURN_IF_ERROR(m->check_index(f));
+  TF_RETURN_IF_ERROR(m->read_meta_record(f));
+  m->verified.reset(new std::atomic<bool>[m->n]());
+  return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
+}
+
+// Maps the file at `path` whole (base, bytes) once it is known to be a regular file long enough
+// for a header and a footer.
+Status CacheReader::Impl::map_file() {
   // Only a regular file is a cache: a FIFO or a device is refused without blocking in open().
   Result<ReadableFile> f0 = open_regular_file(path);
   if (!f0.has_value()) {
     if (f0.error().code() == Code::kNotFound) return Status::not_found(path + ": no such cache file");
     return f0.error();
   }
-  m->bytes = static_cast<size_t>(f0->size);
-  if (m->bytes < sizeof(FileHeader) + sizeof(FileFooter))
-    return m->corrupt("file of " + std::to_string(m->bytes) + " bytes is too short to be a textfeed cache");
-  void* p = ::mmap(nullptr, m->bytes, PROT_READ, MAP_SHARED, f0->fd.get(), 0);
+  bytes = static_cast<size_t>(f0->size);
+  if (bytes < sizeof(FileHeader) + sizeof(FileFooter))
+    return corrupt("file of " + std::to_string(bytes) + " bytes is too short to be a textfeed cache");
+  void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, f0->fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("cannot mmap " + path, errno);
-  m->base = static_cast<const uint8_t*>(p);
+  base = static_cast<const uint8_t*>(p);
+  return Status();
+}
 
+Result<FileHeader> CacheReader::Impl::check_header() const {
   FileHeader h;
-  std::memcpy(&h, m->base, sizeof(h));
-  if (std::memcmp(h.magic, kHeaderMagic, 8) != 0) return m->corrupt("not a textfeed cache (bad header magic)");
-  if (h.header_crc != crc32c(&h, offsetof(FileHeader, header_crc))) return m->corrupt("header checksum mismatch");
+  std::memcpy(&h, base, sizeof(h));
+  if (std::memcmp(h.magic, kHeaderMagic, 8) != 0) return corrupt("not a textfeed cache (bad header magic)");
+  if (h.header_crc != crc32c(&h, offsetof(FileHeader, header_crc))) return corrupt("header checksum mismatch");
   if (h.format_version > kFormatVersion)
     return Status::unimplemented(path + ": cache format version " + std::to_string(h.format_version) +
                                  " is newer than this textfeed reads (" + std::to_string(kFormatVersion) + "); rebuild it or upgrade");
   if (h.format_version != kFormatVersion || h.header_size != sizeof(FileHeader) || h.schema_id != kSchemaId ||
       h.endian_marker != kEndianMarker)
-    return m->corrupt("unsupported header (version, size, schema or byte order)");
+    return corrupt("unsupported header (version, size, schema or byte order)");
+  return h;
+}
 
+// The footer, once it and the bounds it gives the index and the meta record are valid.
+Result<FileFooter> CacheReader::Impl::check_footer(const FileHeader& h) const {
   FileFooter f;
-  std::memcpy(&f, m->base + m->bytes - sizeof(f), sizeof(f));
+  std::memcpy(&f, base + bytes - sizeof(f), sizeof(f));
   if (std::memcmp(f.magic, kFooterMagic, 8) != 0)
-    return m->corrupt("no footer: the file is truncated or its build did not finish");
-  if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc))) return m->corrupt("footer checksum mismatch");
-  if (f.format_version != h.format_version) return m->corrupt("header and footer disagree on the format version");
-  if (f.reserved != 0) return m->corrupt("footer reserved field is not zero");  // not under footer_crc
-  const uint64_t footer_at = m->bytes - sizeof(FileFooter);
+    return corrupt("no footer: the file is truncated or its build did not finish");
+  if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc))) return corrupt("footer checksum mismatch");
+  if (f.format_version != h.format_version) return corrupt("header and footer disagree on the format version");
+  if (f.reserved != 0) return corrupt("footer reserved field is not zero");  // not under footer_crc
+  const uint64_t footer_at = bytes - sizeof(FileFooter);
   // Bounds are checked without sums that could wrap: every value here comes from the file.
   if (f.index_offset > footer_at || f.num_samples > (footer_at - f.index_offset) / sizeof(IndexEntry) ||
       f.num_samples * sizeof(IndexEntry) != footer_at - f.index_offset)
-    return m->corrupt("index (" + std::to_string(f.num_samples) + " entries at " + std::to_string(f.index_offset) +
-                      ") does not end at the footer");
+    return corrupt("index (" + std::to_string(f.num_samples) + " entries at " + std::to_string(f.index_offset) +
+                   ") does not end at the footer");
   if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset || f.meta_offset % kAlignment ||
       f.meta_size % kAlignment || f.meta_size != f.index_offset - f.meta_offset)
-    return m->corrupt("meta record bounds are invalid");
-  if (f.meta_size > kMaxRecordBytes ||
-      flat_message_bytes(m->base + f.meta_offset, f.meta_size) != f.meta_size)
-    return m->corrupt("meta record of " + std::to_string(f.meta_size) +
-                      " bytes is not one message of that size (or is over the limit of " +
-                      std::to_string(kMaxRecordBytes) + ")");
-  m->index = reinterpret_cast<const IndexEntry*>(m->base + f.index_offset);
-  m->n = f.num_samples;
-  // The index's structure before its checksum: a crafted index stops at its first bad entry
-  // instead of being hashed whole.
+    return corrupt("meta record bounds are invalid");
+  if (f.meta_size > kMaxRecordBytes || flat_message_bytes(base + f.meta_offset, f.meta_size) != f.meta_size)
+    return corrupt("meta record of " + std::to_string(f.meta_size) +
+                   " bytes is not one message of that size (or is over the limit of " +
+                   std::to_string(kMaxRecordBytes) + ")");
+  return f;
+}
+
+// Sets index and n. The index's structure before its checksum: a crafted index stops at its
+// first bad entry instead of being hashed whole.
+Status CacheReader::Impl::check_index(const FileFooter& f) {
+  index = reinterpret_cast<const IndexEntry*>(base + f.index_offset);
+  n = f.num_samples;
   uint64_t expect = sizeof(FileHeader);
-  for (size_t i = 0; i < m->n; ++i) {
-    const IndexEntry& e = m->index[i];
+  for (size_t i = 0; i < n; ++i) {
+    const IndexEntry& e = index[i];
     if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset ||
         e.size > kMaxRecordBytes)
-      return m->corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
-                        std::to_string(e.size) + ") is out of bounds or over the record limit of " +
-                        std::to_string(kMaxRecordBytes));
+      return corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
+                     std::to_string(e.size) + ") is out of bounds or over the record limit of " +
+                     std::to_string(kMaxRecordBytes));
     expect = e.offset + e.size;
   }
-  if (expect != f.meta_offset) return m->corrupt("records do not end where the meta record starts");
-  if (crc32c(m->index, m->n * sizeof(IndexEntry)) != f.index_crc) return m->corrupt("index checksum mismatch");
-  if (crc32c(m->base + f.meta_offset, f.meta_size) != f.meta_crc) return m->corrupt("meta record checksum mismatch");
-  TF_RETURN_IF_ERROR(internal::read_meta(m->words(f.meta_offset, f.meta_size), m->meta).with_context(path));
-  m->verified.reset(new std::atomic<bool>[m->n]());
-  return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
+  if (expect != f.meta_offset) return corrupt("records do not end where the meta record starts");
+  if (crc32c(index, n * sizeof(IndexEntry)) != f.index_crc) return corrupt("index checksum mismatch");
+  return Status();
+}
+
+Status CacheReader::Impl::read_meta_record(const FileFooter& f) {
+  if (crc32c(base + f.meta_offset, f.meta_size) != f.meta_crc) return corrupt("meta record checksum mismatch");
+  return internal::read_meta(words(f.meta_offset, f.meta_size), meta).with_context(path);
 }
 
 Status CacheReader::Impl::check_sample(size_t i, SampleView& v) const {

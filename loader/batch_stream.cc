@@ -115,16 +115,6 @@ std::optional<ReadyBatch> BatchStream::pop() {
   return ReadyBatch{job->slot, std::move(job->info), std::move(job->status)};
 }
 
-ReadyBatch BatchStream::wait_pop() {
-  TF_CHECK(!jobs_.empty()) << "wait_pop() on a stream with nothing in flight";
-  {
-    std::unique_lock<std::mutex> lock(shared_->mu);
-    Job& front = *jobs_.front();
-    shared_->cv.wait(lock, [&] { return front.done; });
-  }
-  return *pop();
-}
-
 std::optional<ReadyBatch> BatchStream::wait_pop_for(std::chrono::milliseconds timeout) {
   TF_CHECK(!jobs_.empty()) << "wait_pop_for() on a stream with nothing in flight";
   {

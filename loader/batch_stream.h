@@ -73,9 +73,8 @@ class BatchStream {
   void start(Slot slot);
   // The oldest started batch if its fill has finished (batches come out in start order).
   std::optional<ReadyBatch> pop();
-  // Blocks until the oldest started batch has finished, then pops it. Requires in_flight() > 0.
-  ReadyBatch wait_pop();
-  // As wait_pop(), but gives up after `timeout` (nullopt). Requires in_flight() > 0.
+  // Blocks until the oldest started batch has finished, then pops it; nullopt when it has not
+  // finished within `timeout`. Requires in_flight() > 0.
   std::optional<ReadyBatch> wait_pop_for(std::chrono::milliseconds timeout);
   // Started and not yet popped.
   size_t in_flight() const { return jobs_.size(); }
@@ -86,7 +85,8 @@ class BatchStream {
   // next start() continues at (epoch, batch), and its fills are not cancelled.
   std::vector<Slot> reset(uint64_t epoch, uint64_t batch);
   // Asks every fill started so far, and every fill started before the next reset(), to end early
-  // with kCancelled; returns at once (pop, wait_pop, reset or the destructor then collect them).
+  // with kCancelled; returns at once (pop, wait_pop_for, reset or the destructor then collect
+  // them).
   // Thread-safe: any thread may call it, e.g. to close a stream whose owner waits in
   // wait_pop_for(), which then returns the cancelled batch.
   void cancel();

@@ -163,11 +163,6 @@ Result<ImageInfo> Decoder::read_info(std::span<const uint8_t> bytes, std::string
   return info;
 }
 
-void Decoder::scaled_size(const ImageInfo& info, int d, int* width, int* height) {
-  *width = static_cast<int>((int64_t{info.width} + d - 1) / d);
-  *height = static_cast<int>((int64_t{info.height} + d - 1) / d);
-}
-
 void Decoder::eighths_size(const ImageInfo& info, int e, int* width, int* height) {
   *width = static_cast<int>((int64_t{info.width} * e + 7) / 8);
   *height = static_cast<int>((int64_t{info.height} * e + 7) / 8);

@@ -65,8 +65,6 @@ class Decoder {
 
   const DecodeOptions& options() const;
 
-  // Size a decode with `scale_denom` produces for an image of `info`'s size.
-  static void scaled_size(const ImageInfo& info, int scale_denom, int* width, int* height);
   // Size a decode at eighths/8 produces.
   static void eighths_size(const ImageInfo& info, int eighths, int* width, int* height);
 

@@ -100,6 +100,87 @@ std::string rel(const std::string& dir, const std::string& name) {
   return (fs::path(dir) / name).string();
 }
 
+using StemMap = std::map<std::string, std::string>;  // stem -> file name
+
+// Entries named like images that are not regular files: said, not silently passed.
+void report_odd_images(const std::vector<internal::NonRegularEntry>& odd_images, const ReaderOptions& o,
+                       std::vector<BadRecord>& bad) {
+  for (const internal::NonRegularEntry& e : odd_images)
+    if (is_image_extension(fs::path(e.name).extension().string()))
+      bad.push_back({rel(o.images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
+}
+
+// The image files by stem; of two with one stem the first (by name) is kept.
+StemMap index_images(const std::vector<std::string>& image_files, const ReaderOptions& o,
+                     std::vector<BadRecord>& bad) {
+  StemMap by_stem;
+  for (const std::string& name : image_files) {
+    const fs::path p(name);
+    if (!is_image_extension(p.extension().string())) continue;
+    auto [it, inserted] = by_stem.emplace(p.stem().string(), name);
+    if (!inserted)
+      bad.push_back(
+          {rel(o.images_dir, name), 0,
+           "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
+  }
+  return by_stem;
+}
+
+// The gt files by the stem of their image (gt_<stem>.txt). A gt "file" that is a folder or a FIFO
+// still pairs with its image, whose reading then fails naming it: the image is left out rather
+// than kept with no words (all its text background).
+StemMap index_gt_files(const std::vector<std::string>& gt_files,
+                       const std::vector<internal::NonRegularEntry>& odd_gt, const ReaderOptions& o,
+                       std::vector<BadRecord>& bad) {
+  std::vector<std::string> gt_names = gt_files;
+  for (const internal::NonRegularEntry& e : odd_gt) gt_names.push_back(e.name);
+  StemMap by_stem;
+  for (const std::string& name : gt_names) {
+    const fs::path p(name);
+    if (p.extension() != ".txt") continue;
+    if (name.rfind("gt_", 0) != 0) {
+      bad.push_back({rel(o.gt_dir, name), 0, "gt file name does not start with 'gt_'"});
+      continue;
+    }
+    by_stem.emplace(p.stem().string().substr(3), name);
+  }
+  return by_stem;
+}
+
+void report_unpaired_gt(const StemMap& gt, const StemMap& images, const ReaderOptions& o,
+                        std::vector<BadRecord>& bad) {
+  for (const auto& [stem, gt_name] : gt)
+    if (!images.count(stem))
+      bad.push_back({rel(o.gt_dir, gt_name), 0,
+                     "no image named '" + stem + ".*' in " + o.images_dir + "/; file not used"});
+}
+
+// One sample per image, with the words of its gt file (in folder `gt_dir`), sorted by image path.
+// An image without a gt file is kept with no words; one whose gt file cannot be read is left out.
+void read_samples(const StemMap& images, const StemMap& gt, const fs::path& gt_dir, const ReaderOptions& o,
+                  Dataset& ds) {
+  for (const auto& [stem, image_name] : images) {
+    SampleRecord rec;
+    rec.image = rel(o.images_dir, image_name);
+    const auto g = gt.find(stem);
+    if (g == gt.end()) {
+      ds.bad.push_back(
+          {rec.image, 0,
+           "no ground truth file " + o.gt_dir + "/gt_" + stem + ".txt; image kept with no words"});
+    } else {
+      rec.annotation = rel(o.gt_dir, g->second);
+      const Status s = parse_gt_file((gt_dir / g->second).string(), rec.annotation, o, rec, ds.bad);
+      if (!s.ok()) {
+        ds.bad.push_back({rec.annotation, 0, s.message() + "; image left out"});
+        continue;
+      }
+    }
+    ds.samples.push_back(std::move(rec));
+  }
+  std::sort(ds.samples.begin(), ds.samples.end(),
+            [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });
+}
+
 }  // namespace
 
 Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o) {
@@ -119,60 +200,11 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kIcdar15;
-  // Entries named like images or gt files that are not regular files: said, not silently passed.
-  for (const internal::NonRegularEntry& e : odd_images)
-    if (is_image_extension(fs::path(e.name).extension().string()))
-      ds.bad.push_back({rel(o.images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
-
-  std::map<std::string, std::string> image_by_stem;  // stem -> file name
-  for (const std::string& name : image_files) {
-    const fs::path p(name);
-    if (!is_image_extension(p.extension().string())) continue;
-    auto [it, inserted] = image_by_stem.emplace(p.stem().string(), name);
-    if (!inserted)
-      ds.bad.push_back(
-          {rel(o.images_dir, name), 0,
-           "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
-  }
-  // A gt "file" that is a folder or a FIFO still pairs with its image, whose reading then fails
-  // naming it: the image is left out rather than kept with no words (all its text background).
-  std::vector<std::string> gt_names = gt_files;
-  for (const internal::NonRegularEntry& e : odd_gt) gt_names.push_back(e.name);
-  std::map<std::string, std::string> gt_by_stem;  // image stem -> gt file name
-  for (const std::string& name : gt_names) {
-    const fs::path p(name);
-    if (p.extension() != ".txt") continue;
-    if (name.rfind("gt_", 0) != 0) {
-      ds.bad.push_back({rel(o.gt_dir, name), 0, "gt file name does not start with 'gt_'"});
-      continue;
-    }
-    gt_by_stem.emplace(p.stem().string().substr(3), name);
-  }
-  for (const auto& [stem, gt_name] : gt_by_stem)
-    if (!image_by_stem.count(stem))
-      ds.bad.push_back({rel(o.gt_dir, gt_name), 0,
-                        "no image named '" + stem + ".*' in " + o.images_dir + "/; file not used"});
-
-  for (const auto& [stem, image_name] : image_by_stem) {
-    SampleRecord rec;
-    rec.image = rel(o.images_dir, image_name);
-    const auto g = gt_by_stem.find(stem);
-    if (g == gt_by_stem.end()) {
-      ds.bad.push_back(
-          {rec.image, 0,
-           "no ground truth file " + o.gt_dir + "/gt_" + stem + ".txt; image kept with no words"});
-    } else {
-      rec.annotation = rel(o.gt_dir, g->second);
-      const Status s = parse_gt_file((gt / g->second).string(), rec.annotation, o, rec, ds.bad);
-      if (!s.ok()) {
-        ds.bad.push_back({rec.annotation, 0, s.message() + "; image left out"});
-        continue;
-      }
-    }
-    ds.samples.push_back(std::move(rec));
-  }
-  std::sort(ds.samples.begin(), ds.samples.end(),
-            [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });
+  report_odd_images(odd_images, o, ds.bad);
+  const StemMap image_by_stem = index_images(image_files, o, ds.bad);
+  const StemMap gt_by_stem = index_gt_files(gt_files, odd_gt, o, ds.bad);
+  report_unpaired_gt(gt_by_stem, image_by_stem, o, ds.bad);
+  read_samples(image_by_stem, gt_by_stem, gt, o, ds);
   return ds;
 }
 

@@ -57,11 +57,8 @@ class SampleProducer {
   Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
 
   const StageTimes& times() const { return times_; }
-  void reset_times() { times_ = {}; }
   // The plan of the last produced sample (for `textfeed show`).
   const augment::GeometryPlan& last_plan() const { return plan_; }
-  // The uint8 HWC crop of the last produced sample, before colour jitter.
-  ImageView last_crop() const { return crop_.view(); }
 
  private:
   Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);

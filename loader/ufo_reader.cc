@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -172,26 +173,59 @@ struct UfoContext {
   std::vector<cv::Point2f> points;              // scratch for read_word
 };
 
-// Reads one entry of "images" into cx.ds; what it has to leave out goes to cx.ds.bad.
-void read_image(std::string_view name_view, element value, UfoContext& cx) {
-  const std::string name(name_view);
-  const std::string what = "image '" + name + "'";
+// The path of image `name` below the root (cx.image_dir/name), or nullopt with the reason in
+// cx.ds.bad: a name that leaves the root, names a folder, or was read before.
+std::optional<std::string> image_path(const std::string& name, const std::string& what, UfoContext& cx) {
   const Result<std::string> path = safe_join((cx.root / cx.image_dir).string(), name);
   if (!path.has_value()) {
     cx.ds.bad.push_back({cx.shown, 0, path.error().message() + "; left out"});
-    return;
+    return std::nullopt;
   }
   const fs::path normal = fs::path(name).lexically_normal();
   if (!normal.has_filename() || normal.filename() == "." || normal.filename() == "..") {
     cx.ds.bad.push_back({cx.shown, 0, what + " names a folder, not an image file; left out"});
-    return;
+    return std::nullopt;
   }
-  SampleRecord rec;
-  rec.image = (cx.image_dir / normal).string();
-  if (!cx.seen.insert(rec.image).second) {
+  std::string image = (cx.image_dir / normal).string();
+  if (!cx.seen.insert(image).second) {
     cx.ds.bad.push_back({cx.shown, 0, what + " appears twice; the second is left out"});
-    return;
+    return std::nullopt;
   }
+  return image;
+}
+
+// Reads the `words` of one image into `rec`; each word left out, and why, goes to cx.ds.bad.
+void read_words(simdjson::dom::object words, const std::string& what, SampleRecord& rec, UfoContext& cx) {
+  const size_t n = words.size();
+  rec.quads.reserve(n);
+  rec.labels.reserve(n);
+  rec.texts.reserve(n);
+  rec.lines.reserve(n);
+  int ordinal = 0;
+  cx.word_ids.clear();
+  for (auto [id, word] : words) {
+    std::string why;
+    if (!cx.word_ids.insert(id).second) {
+      cx.ds.bad.push_back({cx.shown, 0, what + " word '" + std::string(id) + "' appears twice; the second is left out"});
+      ++ordinal;
+      continue;
+    }
+    if (read_word(word, cx.options, ordinal, rec, cx.points, &why) != WordOutcome::kKept &&
+        !why.empty())
+      cx.ds.bad.push_back(
+          {cx.shown, 0, what + " word '" + std::string(id) + "': " + why});
+    ++ordinal;
+  }
+}
+
+// Reads one entry of "images" into cx.ds; what it has to leave out goes to cx.ds.bad.
+void read_image(std::string_view name_view, element value, UfoContext& cx) {
+  const std::string name(name_view);
+  const std::string what = "image '" + name + "'";
+  std::optional<std::string> path = image_path(name, what, cx);
+  if (!path) return;
+  SampleRecord rec;
+  rec.image = std::move(*path);
   simdjson::dom::object info;
   if (value.get_object().get(info)) {
     cx.ds.bad.push_back({cx.shown, 0, what + " is not an object; left out"});
@@ -212,25 +246,7 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
                                           std::to_string(internal::kMaxWordsPerImage) + "; left out"});
     return;
   } else {
-    rec.quads.reserve(n);
-    rec.labels.reserve(n);
-    rec.texts.reserve(n);
-    rec.lines.reserve(n);
-    int ordinal = 0;
-    cx.word_ids.clear();
-    for (auto [id, word] : words) {
-      std::string why;
-      if (!cx.word_ids.insert(id).second) {
-        cx.ds.bad.push_back({cx.shown, 0, what + " word '" + std::string(id) + "' appears twice; the second is left out"});
-        ++ordinal;
-        continue;
-      }
-      if (read_word(word, cx.options, ordinal, rec, cx.points, &why) != WordOutcome::kKept &&
-          !why.empty())
-        cx.ds.bad.push_back(
-            {cx.shown, 0, what + " word '" + std::string(id) + "': " + why});
-      ++ordinal;
-    }
+    read_words(words, what, rec, cx);
   }
   cx.ds.samples.push_back(std::move(rec));
 }

@@ -112,96 +112,99 @@ py::tuple jitter_crop(const U8Array& crop, const augment::AugmentOptions& o, Rng
   return py::make_tuple(out, color_dict(c));
 }
 
+// replay_geometry(): the plan with numpy's legacy RNG, and the draws it consumed.
+py::dict replay_geometry(const std::string& profile, int image_w, int image_h, const DArray& vertices,
+                         const LArray& labels, uint32_t seed, bool pre_resized, std::optional<int> crop_size,
+                         std::optional<int> image_size) {
+  const auto o = options_for(profile, crop_size, image_size);
+  Rng rng = Rng::numpy_legacy(seed);
+  const augment::GeometryPlan p = run_plan(o, image_w, image_h, vertices, labels, rng, pre_resized);
+  py::dict d = plan_dict(p);
+  // The plan draws only uniform() (p.draws of them), so the values it consumed are the first
+  // p.draws of the same seeded stream.
+  Rng again = Rng::numpy_legacy(seed);
+  py::list draws;
+  for (int64_t i = 0; i < p.draws; ++i) draws.append(again.uniform());
+  d["draws"] = draws;
+  return d;
+}
+
+// sample_params(): the plan and the colour parameters of one sample, as the loader draws them.
+py::dict sample_params(const std::string& profile, int image_w, int image_h, const DArray& vertices,
+                       const LArray& labels, uint64_t seed, uint64_t epoch, uint64_t index) {
+  const auto o = options_for(profile, std::nullopt, std::nullopt);
+  Rng rng(seed, epoch, index);
+  const augment::GeometryPlan p = run_plan(o, image_w, image_h, vertices, labels, rng, false);
+  py::dict d = plan_dict(p);
+  d["color"] = color_dict(augment::draw_color_params(o, rng));
+  return d;
+}
+
+// warp_crop(): the one warp of `image` by `matrix` into a crop_size x crop_size RGB crop.
+py::array_t<uint8_t> warp_crop(const U8Array& image, const DArray& matrix, int crop_size) {
+  if (image.ndim() != 3 || image.shape(2) != 3 || matrix.size() != 6)
+    throw_status(Status::invalid_argument("warp_crop: image (H, W, 3) uint8 and matrix (2, 3)"));
+  if (crop_size < 1 || crop_size > 16384)
+    throw_status(Status::invalid_argument("warp_crop: crop_size must be in 1..16384, got " +
+                                          std::to_string(crop_size)));
+  for (py::ssize_t i = 0; i < 6; ++i)
+    if (!std::isfinite(matrix.data()[i]))
+      throw_status(Status::invalid_argument("warp_crop: the matrix must be finite"));
+  const int h = static_cast<int>(image.shape(0)), w = static_cast<int>(image.shape(1));
+  py::array_t<uint8_t> out({crop_size, crop_size, 3});
+  const ImageView src{image.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
+  const MutableImageView dst{out.mutable_data(), crop_size, crop_size, 3, static_cast<ptrdiff_t>(crop_size) * 3,
+                             DType::kU8};
+  Status s;
+  {
+    py::gil_scoped_release release;
+    augment::WarpScratch scratch;
+    s = augment::warp_to_crop(dst, src, matrix.data(), 1.0, scratch);
+  }
+  if (!s.ok()) throw_status(s);
+  return out;
+}
+
+// photometric(): colour jitter drawn from Rng(seed, epoch, index) + normalize.
+py::tuple photometric(const U8Array& crop, const std::string& profile, uint64_t seed, uint64_t epoch,
+                      uint64_t index, std::optional<double> color_jitter_p) {
+  auto o = options_for(profile, std::nullopt, std::nullopt);
+  if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
+  Rng rng(seed, epoch, index);
+  return jitter_crop(crop, o, rng);
+}
+
+// color_jitter(): photometric(image, profile, seed, 0, 0).
+py::tuple color_jitter(const U8Array& image, uint64_t seed, const std::string& profile,
+                       std::optional<double> color_jitter_p) {
+  auto o = options_for(profile, std::nullopt, std::nullopt);
+  if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
+  Rng rng(seed, 0, 0);
+  return jitter_crop(image, o, rng);
+}
+
 }  // namespace
 
 void register_geometry(py::module_& m) {
-  m.def(
-      "replay_geometry",
-      [](const std::string& profile, int image_w, int image_h, const DArray& vertices, const LArray& labels,
-         uint32_t seed, bool pre_resized, std::optional<int> crop_size, std::optional<int> image_size) {
-        const auto o = options_for(profile, crop_size, image_size);
-        Rng rng = Rng::numpy_legacy(seed);
-        const augment::GeometryPlan p = run_plan(o, image_w, image_h, vertices, labels, rng, pre_resized);
-        py::dict d = plan_dict(p);
-        // The plan draws only uniform() (p.draws of them), so the values it consumed are the first
-        // p.draws of the same seeded stream.
-        Rng again = Rng::numpy_legacy(seed);
-        py::list draws;
-        for (int64_t i = 0; i < p.draws; ++i) draws.append(again.uniform());
-        d["draws"] = draws;
-        return d;
-      },
-      py::arg("profile"), py::arg("image_w"), py::arg("image_h"), py::arg("vertices"), py::arg("labels"),
-      py::arg("seed"), py::arg("pre_resized") = false, py::arg("crop_size") = py::none(),
-      py::arg("image_size") = py::none(),
-      "The geometric chain with numpy's legacy RNG seeded with `seed`: sizes after each step, crop, tries, "
-      "fallback, final vertices and labels, the source->crop pixel matrix, and the draws consumed.");
-  m.def(
-      "sample_params",
-      [](const std::string& profile, int image_w, int image_h, const DArray& vertices, const LArray& labels,
-         uint64_t seed, uint64_t epoch, uint64_t index) {
-        const auto o = options_for(profile, std::nullopt, std::nullopt);
-        Rng rng(seed, epoch, index);
-        const augment::GeometryPlan p = run_plan(o, image_w, image_h, vertices, labels, rng, false);
-        py::dict d = plan_dict(p);
-        d["color"] = color_dict(augment::draw_color_params(o, rng));
-        return d;
-      },
-      py::arg("profile"), py::arg("image_w"), py::arg("image_h"), py::arg("vertices"), py::arg("labels"),
-      py::arg("seed"), py::arg("epoch"), py::arg("index"),
-      "Every random decision of sample `index` in `epoch` (geometry plan and colour parameters).");
-  m.def(
-      "warp_crop",
-      [](const U8Array& image, const DArray& matrix, int crop_size) {
-        if (image.ndim() != 3 || image.shape(2) != 3 || matrix.size() != 6)
-          throw_status(Status::invalid_argument("warp_crop: image (H, W, 3) uint8 and matrix (2, 3)"));
-        if (crop_size < 1 || crop_size > 16384)
-          throw_status(Status::invalid_argument("warp_crop: crop_size must be in 1..16384, got " +
-                                                std::to_string(crop_size)));
-        for (py::ssize_t i = 0; i < 6; ++i)
-          if (!std::isfinite(matrix.data()[i]))
-            throw_status(Status::invalid_argument("warp_crop: the matrix must be finite"));
-        const int h = static_cast<int>(image.shape(0)), w = static_cast<int>(image.shape(1));
-        py::array_t<uint8_t> out({crop_size, crop_size, 3});
-        const ImageView src{image.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
-        const MutableImageView dst{out.mutable_data(), crop_size, crop_size, 3, static_cast<ptrdiff_t>(crop_size) * 3,
-                                   DType::kU8};
-        Status s;
-        {
-          py::gil_scoped_release release;
-          augment::WarpScratch scratch;
-          s = augment::warp_to_crop(dst, src, matrix.data(), 1.0, scratch);
-        }
-        if (!s.ok()) throw_status(s);
-        return out;
-      },
-      py::arg("image"), py::arg("matrix"), py::arg("crop_size"), "The one warp: source RGB -> crop RGB.");
-  m.def(
-      "photometric",
-      [](const U8Array& crop, const std::string& profile, uint64_t seed, uint64_t epoch, uint64_t index,
-         std::optional<double> color_jitter_p) {
-        auto o = options_for(profile, std::nullopt, std::nullopt);
-        if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
-        Rng rng(seed, epoch, index);
-        return jitter_crop(crop, o, rng);
-      },
-      py::arg("crop"), py::arg("profile"), py::arg("seed"), py::arg("epoch"), py::arg("index"), py::kw_only(),
-      py::arg("color_jitter_p") = py::none(),
-      "Colour jitter drawn from Rng(seed, epoch, index) (no geometric draws before it) + normalize: "
-      "(float32 (3, H, W), params).");
-  m.def(
-      "color_jitter",
-      [](const U8Array& image, uint64_t seed, const std::string& profile, std::optional<double> color_jitter_p) {
-        auto o = options_for(profile, std::nullopt, std::nullopt);
-        if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
-        Rng rng(seed, 0, 0);
-        return jitter_crop(image, o, rng);
-      },
-      py::arg("image"), py::arg("seed"), py::arg("profile") = "upstage", py::kw_only(),
-      py::arg("color_jitter_p") = py::none(),
-      "photometric(image, profile, seed, 0, 0): colour jitter of an RGB uint8 (H, W, 3) image drawn from "
-      "Rng(seed, 0, 0), then the profile's normalize: (float32 (3, H, W), params dict with 'applied', the four "
-      "factors and 'order').");
+  m.def("replay_geometry", &replay_geometry, py::arg("profile"), py::arg("image_w"), py::arg("image_h"),
+        py::arg("vertices"), py::arg("labels"), py::arg("seed"), py::arg("pre_resized") = false,
+        py::arg("crop_size") = py::none(), py::arg("image_size") = py::none(),
+        "The geometric chain with numpy's legacy RNG seeded with `seed`: sizes after each step, crop, tries, "
+        "fallback, final vertices and labels, the source->crop pixel matrix, and the draws consumed.");
+  m.def("sample_params", &sample_params, py::arg("profile"), py::arg("image_w"), py::arg("image_h"),
+        py::arg("vertices"), py::arg("labels"), py::arg("seed"), py::arg("epoch"), py::arg("index"),
+        "Every random decision of sample `index` in `epoch` (geometry plan and colour parameters).");
+  m.def("warp_crop", &warp_crop, py::arg("image"), py::arg("matrix"), py::arg("crop_size"),
+        "The one warp: source RGB -> crop RGB.");
+  m.def("photometric", &photometric, py::arg("crop"), py::arg("profile"), py::arg("seed"), py::arg("epoch"),
+        py::arg("index"), py::kw_only(), py::arg("color_jitter_p") = py::none(),
+        "Colour jitter drawn from Rng(seed, epoch, index) (no geometric draws before it) + normalize: "
+        "(float32 (3, H, W), params).");
+  m.def("color_jitter", &color_jitter, py::arg("image"), py::arg("seed"), py::arg("profile") = "upstage",
+        py::kw_only(), py::arg("color_jitter_p") = py::none(),
+        "photometric(image, profile, seed, 0, 0): colour jitter of an RGB uint8 (H, W, 3) image drawn from "
+        "Rng(seed, 0, 0), then the profile's normalize: (float32 (3, H, W), params dict with 'applied', the four "
+        "factors and 'order').");
 }
 
 }  // namespace textfeed::python

@@ -182,67 +182,101 @@ JsonSyntaxError at(std::string_view s, size_t offset, std::string what) {
 
 enum class Want { kValue, kValueOrClose, kKey, kKeyOrClose, kColon, kCommaOrClose };
 
-}  // namespace
-
-std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s, size_t max_depth) {
+// The scanner between tokens: what comes next, where, and inside which containers.
+struct Scanner {
+  std::string_view s;
+  size_t max_depth = 0;
   std::vector<char> open;  // '{' or '[' of each enclosing container
   Want want = Want::kValue;
   size_t i = 0;
+};
+
+using MaybeError = std::optional<JsonSyntaxError>;
+
+// The input ended at sc.i: fine only after a whole document.
+MaybeError at_end(const Scanner& sc) {
+  if (sc.open.empty() && sc.want == Want::kCommaOrClose) return std::nullopt;
+  return at(sc.s, sc.i,
+            sc.open.empty()
+                ? "empty document"
+                : "unexpected end of file (unclosed '" + std::string(1, sc.open.back()) + "')");
+}
+
+// A value at s[i] = c: a container opens, or a scalar is scanned.
+MaybeError on_value(Scanner& sc, char c) {
+  if (c == '{' || c == '[') {
+    if (sc.open.size() >= sc.max_depth)
+      return at(sc.s, sc.i, "nested deeper than " + std::to_string(sc.max_depth) + " arrays and objects");
+    sc.open.push_back(c);
+    ++sc.i;
+    sc.want = c == '{' ? Want::kKeyOrClose : Want::kValueOrClose;
+    return std::nullopt;
+  }
+  if (const char* why = scan_scalar(sc.s, &sc.i)) return at(sc.s, sc.i, why);
+  sc.want = Want::kCommaOrClose;
+  return std::nullopt;
+}
+
+MaybeError on_key(Scanner& sc, char c) {
+  if (c != '"') return at(sc.s, sc.i, "expected a string key");
+  if (const char* why = scan_string(sc.s, &sc.i)) return at(sc.s, sc.i, why);
+  sc.want = Want::kColon;
+  return std::nullopt;
+}
+
+MaybeError on_colon(Scanner& sc, char c) {
+  if (c != ':') return at(sc.s, sc.i, "expected ':' after a key");
+  ++sc.i;
+  sc.want = Want::kValue;
+  return std::nullopt;
+}
+
+// After a value: the next member or element, or the end of its container.
+MaybeError on_comma_or_close(Scanner& sc, char c) {
+  if (sc.open.empty()) return at(sc.s, sc.i, "unexpected content after the document");
+  const char close = sc.open.back() == '{' ? '}' : ']';
+  if (c == ',') {
+    sc.want = sc.open.back() == '{' ? Want::kKey : Want::kValue;
+  } else if (c == close) {
+    sc.open.pop_back();
+  } else {
+    return at(sc.s, sc.i, std::string("expected ',' or '") + close + "'");
+  }
+  ++sc.i;
+  return std::nullopt;
+}
+
+// The token at s[i] = c (not a blank).
+MaybeError on_token(Scanner& sc, char c) {
+  if ((sc.want == Want::kValueOrClose && c == ']') || (sc.want == Want::kKeyOrClose && c == '}')) {
+    sc.open.pop_back();  // an empty container closes
+    ++sc.i;
+    sc.want = Want::kCommaOrClose;
+    return std::nullopt;
+  }
+  switch (sc.want) {
+    case Want::kValue:
+    case Want::kValueOrClose:
+      return on_value(sc, c);
+    case Want::kKey:
+    case Want::kKeyOrClose:
+      return on_key(sc, c);
+    case Want::kColon:
+      return on_colon(sc, c);
+    case Want::kCommaOrClose:
+      return on_comma_or_close(sc, c);
+  }
+  return std::nullopt;  // unreachable: every Want is handled above
+}
+
+}  // namespace
+
+std::optional<JsonSyntaxError> find_json_syntax_error(std::string_view s, size_t max_depth) {
+  Scanner sc{s, max_depth};
   while (true) {
-    i = skip_blanks(s, i);
-    if (i == s.size()) {
-      if (open.empty() && want == Want::kCommaOrClose) return std::nullopt;
-      return at(s, i,
-                open.empty()
-                    ? "empty document"
-                    : "unexpected end of file (unclosed '" + std::string(1, open.back()) + "')");
-    }
-    const char c = s[i];
-    if ((want == Want::kValueOrClose && c == ']') || (want == Want::kKeyOrClose && c == '}')) {
-      open.pop_back();
-      ++i;
-      want = Want::kCommaOrClose;
-      continue;
-    }
-    switch (want) {
-      case Want::kValue:
-      case Want::kValueOrClose:
-        if (c == '{' || c == '[') {
-          if (open.size() >= max_depth)
-            return at(s, i, "nested deeper than " + std::to_string(max_depth) + " arrays and objects");
-          open.push_back(c);
-          ++i;
-          want = c == '{' ? Want::kKeyOrClose : Want::kValueOrClose;
-        } else {
-          if (const char* why = scan_scalar(s, &i)) return at(s, i, why);
-          want = Want::kCommaOrClose;
-        }
-        break;
-      case Want::kKey:
-      case Want::kKeyOrClose:
-        if (c != '"') return at(s, i, "expected a string key");
-        if (const char* why = scan_string(s, &i)) return at(s, i, why);
-        want = Want::kColon;
-        break;
-      case Want::kColon:
-        if (c != ':') return at(s, i, "expected ':' after a key");
-        ++i;
-        want = Want::kValue;
-        break;
-      case Want::kCommaOrClose: {
-        if (open.empty()) return at(s, i, "unexpected content after the document");
-        const char close = open.back() == '{' ? '}' : ']';
-        if (c == ',') {
-          want = open.back() == '{' ? Want::kKey : Want::kValue;
-        } else if (c == close) {
-          open.pop_back();
-        } else {
-          return at(s, i, std::string("expected ',' or '") + close + "'");
-        }
-        ++i;
-        break;
-      }
-    }
+    sc.i = skip_blanks(s, sc.i);
+    if (sc.i == s.size()) return at_end(sc);
+    if (MaybeError e = on_token(sc, s[sc.i])) return e;
   }
 }
 

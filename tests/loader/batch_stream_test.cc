@@ -152,12 +152,15 @@ TEST(BatchStreamTest, AFillThatIgnoresTheTokenDoesNotBeginOnceCancelled) {
   BatchStream stream(plain, 10, arena.arena(), 0, 0, nullptr);
   stream.cancel();
   stream.start({0, g_slot.data()});
-  ReadyBatch r = stream.wait_pop();
-  EXPECT_EQ(r.status.code(), Code::kCancelled);
+  std::optional<ReadyBatch> r = stream.wait_pop_for(kDeadline);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status.code(), Code::kCancelled);
   EXPECT_EQ(began, 0);
   stream.reset(0, 1);
   stream.start({0, g_slot.data()});
-  EXPECT_TRUE(stream.wait_pop().status.ok());
+  r = stream.wait_pop_for(kDeadline);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->status.ok()) << r->status.to_string();
   EXPECT_EQ(began, 1);
 }
 
