@@ -3,7 +3,7 @@
 #   python   P/<TEXTFEED_PYTHON_INSTALL_DIR>/textfeed: the pure-Python files, stubs, _core
 #   dev      P/include/textfeed/<module>/*.h (not detail/), P/lib/libtextfeed_*.a and
 #            P/lib/cmake/textfeed: find_package(textfeed) gives textfeed::client and every module
-# cmake/package.cmake packs them as Debian packages; scripts/build_backend.py as a wheel.
+# cmake/package.cmake packs them as Debian packages; scripts/wheel_backend.py as a wheel.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS textfeed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
