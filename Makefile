@@ -5,7 +5,7 @@ PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz
+.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz install deb
 
 all: build
 
@@ -36,6 +36,17 @@ demo: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The command, the Python package, headers, static libraries and find_package(textfeed) under
+# PREFIX (cmake/install.cmake; the Python package in the interpreter's layout, for Debian's
+# python3 PREFIX/lib/python3/dist-packages).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian packages textfeed and textfeed-dev of this build, in $(BUILD)/ (cmake/package.cmake).
+deb: build
+	cd $(BUILD) && cpack -G DEB
 
 # The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan presets of
 # CMakePresets.json: clang -O1, test binaries only, findings abort). CI runs it after `make test`.

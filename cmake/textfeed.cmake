@@ -1,4 +1,5 @@
 # Helpers that keep each module's CMakeLists.txt to a few lines.
+include(GNUInstallDirs)
 
 add_library(textfeed_warnings INTERFACE)
 add_library(textfeed::warnings ALIAS textfeed_warnings)
@@ -10,14 +11,23 @@ endif()
 
 # textfeed_module(NAME SOURCES ... PUBLIC_DEPS ... PRIVATE_DEPS ...)
 # One static library textfeed_<NAME>, alias textfeed::<NAME>. The repository root is
-# the include root ("base/status.h"); the build tree holds generated headers.
+# the include root ("base/status.h"); the build tree holds generated headers. Installed, the
+# library is textfeed::<NAME> of find_package(textfeed) and <prefix>/include/textfeed is the
+# include root (cmake/install.cmake installs the module folder's headers, not detail/).
 function(textfeed_module NAME)
   cmake_parse_arguments(M "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(textfeed_${NAME} STATIC ${M_SOURCES})
   add_library(textfeed::${NAME} ALIAS textfeed_${NAME})
-  target_include_directories(textfeed_${NAME} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_target_properties(textfeed_${NAME} PROPERTIES EXPORT_NAME ${NAME})
+  target_include_directories(textfeed_${NAME} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/textfeed>)
+  # The warning flags are ours to build with, not a user's: build tree only.
   target_link_libraries(textfeed_${NAME} PUBLIC ${M_PUBLIC_DEPS}
-                        PRIVATE ${M_PRIVATE_DEPS} textfeed::warnings)
+                        PRIVATE ${M_PRIVATE_DEPS} $<BUILD_INTERFACE:textfeed::warnings>)
+  install(TARGETS textfeed_${NAME} EXPORT textfeedTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+  set_property(GLOBAL APPEND PROPERTY TEXTFEED_MODULE_DIRS ${CMAKE_CURRENT_SOURCE_DIR})
 endfunction()
 
 # textfeed_test(MODULE SOURCES ... DEPS ...)

@@ -7,6 +7,7 @@ pkgs=(
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-zmq python3-opencv python3-torch python3-pil python3-shapely
   clang libclang-rt-14-dev llvm  # make test-asan, make fuzz (libFuzzer, the sanitizers' runtimes, llvm-symbolizer)
+  python3-pip python3-venv python3-mypy dpkg-dev file  # pip install ., the stubs' check, make deb (dpkg-shlibdeps)
 )
 missing=()
 for p in "${pkgs[@]}"; do

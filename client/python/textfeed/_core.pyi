@@ -1,0 +1,157 @@
+# Types of textfeed._core, the pybind11 extension (client/python/register_*.cc): one section per
+# register_*() file, in the order module.cc calls them. Keep it in step with the bindings;
+# tests/python/test_stubs.py compares it with the built module.
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__version__: str
+
+# register_targets.cc
+
+def east_targets(
+    vertices: ArrayLike,
+    labels: ArrayLike,
+    crop_size: int,
+    map_scale: float,
+    profile: str = "upstage",
+    *,
+    fill_rule: Optional[str] = None,
+    overlap: Optional[str] = None,
+    ignored_targets: Optional[str] = None,
+    roi_resize: Optional[str] = None,
+    fix_orientation: Optional[bool] = None,
+    clamp_geo: Optional[float] = None,
+    angle_error: Optional[str] = None,
+) -> dict[str, NDArray[np.float32]]:
+    """'score' (M, M), 'geo' (5, M, M) and 'roi' (upstage) or 'ignored' (sakura)."""
+
+def shrink_poly(quad: ArrayLike) -> NDArray[np.float64]: ...
+def find_min_rect_angle(quad: ArrayLike, metric: str = "sr") -> float: ...
+
+# register_geometry.cc: the dicts hold 'sizes', 'crop', 'tries', 'fallback', 'height_ratio',
+# 'angle_deg', 'vertices', 'labels', 'matrix' (and 'draws' or 'color').
+
+def replay_geometry(
+    profile: str,
+    image_w: int,
+    image_h: int,
+    vertices: ArrayLike,
+    labels: ArrayLike,
+    seed: int,
+    pre_resized: bool = False,
+    crop_size: Optional[int] = None,
+    image_size: Optional[int] = None,
+) -> dict[str, Any]: ...
+def sample_params(
+    profile: str,
+    image_w: int,
+    image_h: int,
+    vertices: ArrayLike,
+    labels: ArrayLike,
+    seed: int,
+    epoch: int,
+    index: int,
+) -> dict[str, Any]: ...
+def warp_crop(image: ArrayLike, matrix: ArrayLike, crop_size: int) -> NDArray[np.uint8]: ...
+def photometric(
+    crop: ArrayLike,
+    profile: str,
+    seed: int,
+    epoch: int,
+    index: int,
+    *,
+    color_jitter_p: Optional[float] = None,
+) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
+def color_jitter(
+    image: ArrayLike,
+    seed: int,
+    profile: str = "upstage",
+    *,
+    color_jitter_p: Optional[float] = None,
+) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
+
+# register_loader.cc
+
+class SlotLease:
+    """One batch slot of a loader's ring, as a writable buffer (the buffer protocol)."""
+
+    @property
+    def slot(self) -> int: ...
+    def __len__(self) -> int: ...
+
+# (index, replaced_by, code, message) of a sample replaced in a batch.
+_SampleErrorTuple = tuple[int, int, str, str]
+
+class Feed:
+    """Batches from the embedded pipeline or a daemon; see textfeed.Loader."""
+
+    def next(self, timeout_ms: int) -> Optional[tuple[SlotLease, int, int, list[int], list[_SampleErrorTuple]]]: ...
+    def seek(self, epoch: int, batch: int) -> None: ...
+    def layout(self) -> dict[str, Any]: ...
+    def stats(self) -> dict[str, Any]: ...
+    def position(self) -> tuple[int, int]: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def forked(self) -> bool: ...
+    def defer_releases(self, on: bool) -> None: ...
+    def take_pending(self) -> list[int]: ...
+    def release_slots(self, slots: Sequence[int]) -> None: ...
+    def ring_address(self) -> int: ...
+    def ring_bytes(self) -> int: ...
+    def set_ring_guard(self, guard: object) -> None: ...
+
+_Text = Union[str, bytes]  # a std::string: str, or bytes such as os.fsencode's paths
+
+def open_embedded(
+    dataset: _Text,
+    profile: str,
+    overrides: Mapping[str, str],
+    seed: int,
+    batch_size: int,
+    rank: int,
+    world_size: int,
+    shuffle: bool,
+    drop_last: bool,
+    dtype: str,
+    on_bad_sample: str,
+    threads: int,
+    prefetch: int,
+    epoch: int,
+    batch: int,
+) -> Feed: ...
+def open_remote(
+    endpoint: _Text,
+    dataset: _Text,
+    profile: str,
+    overrides: Mapping[str, str],
+    seed: int,
+    batch_size: int,
+    rank: int,
+    world_size: int,
+    shuffle: bool,
+    drop_last: bool,
+    dtype: str,
+    on_bad_sample: str,
+    prefetch: int,
+    epoch: int,
+    batch: int,
+    transport: str,
+    client_name: str,
+    timeout_s: float,
+    daemon_timeout_s: float,
+    reconnect_timeout_s: float,
+    curve_server_key: _Text,
+    curve_client_key: _Text,
+) -> Feed: ...
+
+MAX_WORKER_THREADS: int
+MAX_BATCH_SIZE: int
+MAX_TIMEOUT_SECONDS: float
+
+def check_worker_threads(threads: int) -> None: ...
+def option_names() -> str: ...
