@@ -33,7 +33,7 @@ struct BenchArgs {
   std::string dataset, profile = "upstage", from = "auto", cache_path, endpoint, transport = "auto";
   int threads = 1, samples = 64, batch_size = 8, repeat = 3, prefetch = 0;
   uint64_t seed = 0;
-  bool json = false, benchmark = false;
+  bool json = false;
   std::vector<std::string> sets;
   CurveFlags curve;
 };
@@ -113,13 +113,12 @@ void run_remote(const BenchArgs& a) {
   o.request.overrides = parse_overrides("bench", a.sets);
   o.request.seed = a.seed;
   o.request.batch_size = static_cast<uint32_t>(a.batch_size);
-  o.request.benchmark = a.benchmark;
   o.transport = *client::parse_remote_transport(a.transport);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch > 0 ? a.prefetch : 4);
   o.connect.curve = curve_client_options("bench", a.curve);
   auto feed = client::RemoteFeed::open(o);
   if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
-  bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint + (a.benchmark ? " (transport benchmark)" : ""));
+  bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint);
 }
 
 void run(const BenchArgs& a) {
@@ -267,8 +266,6 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0, 64));
   cmd->add_option("--transport", a->transport, "with --endpoint: auto | shm | frames")
       ->check(CLI::IsMember({"auto", "shm", "frames"}));
-  cmd->add_flag("--benchmark", a->benchmark,
-                "with --endpoint: the daemon repeats one batch, so the figures are the transport's alone");
   cmd->add_option("--set", a->sets, "augmentation override NAME=VALUE (e.g. crop_size=768), repeatable");
   add_curve_flags(cmd, a->curve);
   cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));

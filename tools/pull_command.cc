@@ -18,7 +18,7 @@ struct PullArgs {
   std::string dtype = "float32", on_bad_sample = "skip";
   int batches = 8, batch_size = 8, rank = 0, world_size = 1, prefetch = 4;
   uint64_t seed = 0, epoch = 0, start = 0;
-  bool benchmark = false, no_shuffle = false, drop_last = false;
+  bool no_shuffle = false, drop_last = false;
   double timeout_s = 120;
   std::vector<std::string> sets;
   CurveFlags curve;
@@ -42,7 +42,6 @@ void run(const PullArgs& a) {
   o.request.shuffle = !a.no_shuffle;
   o.request.drop_last = a.drop_last;
   o.request.dtype = a.dtype == "uint8" ? DType::kU8 : DType::kF32;
-  o.request.benchmark = a.benchmark;
   o.request.on_bad_sample = a.on_bad_sample == "fail" ? transport::WireOnBadSample::kFail
                                                       : transport::WireOnBadSample::kSkip;
   o.transport = *client::parse_remote_transport(a.transport);  // CLI has checked the name
@@ -96,7 +95,6 @@ void add_pull_command(CLI::App& app) {
   cmd->add_option("--start-batch", a->start, "batch to start at (default 0)")->check(unsigned_64());
   cmd->add_flag("--no-shuffle", a->no_shuffle, "dataset order instead of a per-epoch permutation");
   cmd->add_flag("--drop-last", a->drop_last, "drop the last, short batch and the uneven tail");
-  cmd->add_flag("--benchmark", a->benchmark, "transport benchmark: the daemon repeats one batch (no pipeline work)");
   cmd->add_option("--timeout", a->timeout_s, "seconds to wait for one batch (default 120)")->check(finite_in(0.1, 86400.0));
   add_curve_flags(cmd, a->curve);
   cmd->callback([a] { run(*a); });

@@ -98,10 +98,8 @@ struct OpenStream {
                                 # only over the daemon's ipc endpoint (refused over tcp)
   obsoleteShmName @13 :Text;    # retired: the shared memory is named by AttachMemory
   obsoleteShmSlots @14 :UInt32; # retired: see AttachMemory
-  benchmark @15 :Bool = false;  # transport benchmark: the daemon fills batch startBatch once and
-                                # delivers copies of it (shared memory: one memcpy per batch into
-                                # the slot; frames: the same bytes again), so that a client
-                                # measures the transport alone. Batch.batch still counts up.
+  obsoleteBenchmark @15 :Bool = false;  # retired: the transport benchmark mode (one batch filled
+                                # once and repeated) is no part of the protocol; a daemon ignores it
   onBadSample @16 :OnBadSample; # what to do with a sample whose image cannot be read
 }
 

@@ -367,7 +367,7 @@ struct Server::Impl {
     TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << describe_peer(peer) << " on '" << o.dataset
                  << "' (" << o.profile << ", batch " << o.batch_size << ", rank " << o.rank << "/" << o.world_size
                  << ", " << (o.transport == WireTransport::kSharedMemory ? "shared memory" : "frames")
-                 << (o.benchmark ? ", transport benchmark" : "") << ") from epoch " << o.epoch << " batch "
+                 << ") from epoch " << o.epoch << " batch "
                  << o.start_batch;
     streams.emplace(reply.stream_id, std::move(*s));
     send(peer, reply);

@@ -50,7 +50,6 @@ struct OpenStream {
   bool shuffle = true, drop_last = false;
   DType dtype = DType::kF32;
   WireTransport transport = WireTransport::kFrames;
-  bool benchmark = false;
   WireOnBadSample on_bad_sample = WireOnBadSample::kSkip;
 };
 struct AttachMemory {

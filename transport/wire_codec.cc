@@ -101,7 +101,6 @@ struct Encoder {
     b.setDropLast(m.drop_last);
     b.setDtype(to_wire(m.dtype));
     b.setTransport(to_wire(m.transport));
-    b.setBenchmark(m.benchmark);
     b.setOnBadSample(m.on_bad_sample == WireOnBadSample::kFail ? w::OnBadSample::FAIL : w::OnBadSample::SKIP);
   }
   void operator()(const AttachMemory& m) {
@@ -301,7 +300,6 @@ Message decode_envelope(w::Envelope::Reader e) {
       m.drop_last = r.getDropLast();
       m.dtype = from_wire(r.getDtype());
       m.transport = from_wire(r.getTransport());
-      m.benchmark = r.getBenchmark();
       m.on_bad_sample = r.getOnBadSample() == w::OnBadSample::FAIL ? WireOnBadSample::kFail : WireOnBadSample::kSkip;
       return m;
     }

@@ -122,43 +122,6 @@ TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
   EXPECT_TRUE(c->open(request(), 10s).has_value()) << "the daemon serves on";
 }
 
-// A transport benchmark stream had its one batch filled on the daemon's socket thread inside
-// OpenStream: every other client went without replies, batches and heartbeats while it ran
-// (5 s for one batch of 24 pages on one thread).
-TEST_F(HostileClientTest, ABenchmarkBatchIsFilledOffTheSocketThread) {
-  auto c = connect();
-  ASSERT_TRUE(c);
-  OpenStream o = request();
-  o.benchmark = true;
-  o.batch_size = 10;  // the whole sample, at a size that takes a while
-  o.overrides = {{"image_size", "2048"}, {"crop_size", "1024"}};
-  const auto t0 = std::chrono::steady_clock::now();
-  auto opened = c->open(o, 120s);
-  const auto t1 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
-  auto observer = connect("observer");
-  ASSERT_TRUE(observer);
-  ASSERT_TRUE(c->credit(opened->stream_id, 2).ok());
-  auto stats = observer->stats(10s);  // while the batch is being made
-  const auto t2 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(stats.has_value()) << stats.error().to_string();
-  std::vector<uint8_t> slot(opened->slot_bytes), second(opened->slot_bytes);
-  auto first = c->receive(slot, 120s);
-  const auto t3 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(first.has_value()) << first.error().to_string();
-  auto next = c->receive(second, 120s);
-  ASSERT_TRUE(next.has_value()) << next.error().to_string();
-  const uint64_t per_epoch = opened->batches_per_epoch;
-  EXPECT_EQ(next->epoch * per_epoch + next->batch, first->epoch * per_epoch + first->batch + 1);
-  EXPECT_EQ(next->indices, first->indices);
-  EXPECT_EQ(slot, second) << "every batch of a benchmark stream is the same bytes";
-  // The batch takes its time after OpenStream was answered, not before, and Stats meanwhile.
-  const auto open_took = t1 - t0, stats_took = t2 - t1, batch_took = t3 - t1;
-  EXPECT_LT(open_took * 4, batch_took) << std::chrono::duration<double>(open_took).count() << " s to open, "
-                                       << std::chrono::duration<double>(batch_took).count() << " s to the batch";
-  EXPECT_LT(stats_took * 4, batch_took);
-}
-
 // A stream that failed was already ended when its client sent Close: the daemon answered Closed at
 // once, while the stream's other fills still wrote into the client's slots, which Closed had just
 // given back to it.

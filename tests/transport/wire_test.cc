@@ -42,7 +42,6 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   o.shuffle = false;
   o.dtype = DType::kU8;
   o.transport = WireTransport::kSharedMemory;
-  o.benchmark = true;
   o.on_bad_sample = WireOnBadSample::kFail;
   auto o2 = std::get<OpenStream>(round_trip(o));
   EXPECT_EQ(o2.overrides, o.overrides);
@@ -52,10 +51,8 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_FALSE(o2.shuffle);
   EXPECT_EQ(o2.dtype, DType::kU8);
   EXPECT_EQ(o2.transport, WireTransport::kSharedMemory);
-  EXPECT_TRUE(o2.benchmark);
   EXPECT_EQ(o2.on_bad_sample, WireOnBadSample::kFail);
   const OpenStream defaults = std::get<OpenStream>(round_trip(OpenStream{}));
-  EXPECT_FALSE(defaults.benchmark);
   EXPECT_TRUE(defaults.shuffle);
   EXPECT_EQ(defaults.on_bad_sample, WireOnBadSample::kSkip);
 
@@ -210,6 +207,27 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   const auto words = capnp::messageToFlatArray(b);
   const auto bytes = words.asBytes();
   EXPECT_EQ(decode(std::vector<uint8_t>(bytes.begin(), bytes.end())).status().code(), Code::kInvalidArgument);
+}
+
+// The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that
+// still sets it gets an ordinary stream, since the field is not read.
+TEST(WireTest, AnOldClientsBenchmarkFlagIsIgnored) {
+  auto frame = [](bool benchmark) {
+    capnp::MallocMessageBuilder b;
+    auto o = b.initRoot<wire::Envelope>().initOpenStream();
+    o.setDataset("train");
+    o.setBatchSize(2);
+    o.setWorldSize(1);
+    o.setObsoleteBenchmark(benchmark);
+    const auto words = capnp::messageToFlatArray(b);
+    const auto bytes = words.asBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  };
+  auto old_client = decode(frame(true));
+  ASSERT_TRUE(old_client.has_value()) << old_client.error().to_string();
+  auto plain = decode(frame(false));
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(*encode(*old_client), *encode(*plain)) << "the retired flag changes nothing the daemon reads";
 }
 
 // A small frame may hold a long list of empty elements (the traversal limit counts each as one

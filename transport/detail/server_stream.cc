@@ -1,10 +1,7 @@
 // ServerStream: options from OpenStream, slot bookkeeping, in-order hand-out of finished batches.
 #include "transport/detail/server_stream.h"
 
-#include <atomic>
 #include <cmath>
-#include <cstring>
-#include <mutex>
 
 #include "augment/profile.h"
 #include "base/log.h"
@@ -93,64 +90,14 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                     std::to_string(per_epoch) + " batches");
   std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), arena, std::move(wakeup)));
   if (o.transport == WireTransport::kFrames) {
-    const int buffers = o.benchmark ? 1 : std::min(s->config_.frame_buffers, s->config_.max_credits);
+    const int buffers = std::min(s->config_.frame_buffers, s->config_.max_credits);
     s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, buffers, s->wakeup_);
     s->memory_bytes_ = layout.slot_bytes * static_cast<size_t>(buffers);
   } else {
     s->token_ = new_memory_token();
   }
-  if (o.benchmark && !s->pool_) s->memory_bytes_ = layout.slot_bytes;  // its template batch
-  if (o.benchmark) {
-    TF_RETURN_IF_ERROR(s->make_benchmark_batch());
-  } else {
-    s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
-  }
+  s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
   return s;
-}
-
-// The transport benchmark's batch: filled once, by the stream's first fill (on a worker: a big
-// batch would hold the socket thread, and every client with it, for seconds), then copied by every
-// fill. can_start() lets no second fill begin before it is made.
-struct ServerStream::BenchmarkBatch {
-  std::once_flag once;
-  std::atomic<bool> made{false};
-  Status status;                // of the first fill; a failure fails every batch of the stream
-  loader::BatchInfo info;
-  uint8_t* source = nullptr;    // frames: the pool's fixed buffer; shared memory: `bytes`
-  std::vector<uint8_t> bytes;   // allocated by the first fill, after the daemon's memory budget check
-};
-
-Status ServerStream::make_benchmark_batch() {
-  const OpenStream& o = config_.request;
-  const size_t bytes = pipeline_->layout().slot_bytes;
-  bench_ = std::make_shared<BenchmarkBatch>();
-  if (pool_) {  // an untouched mapping until the first fill writes it
-    TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, pool_->acquire());
-    bench_->source = slot->data;
-    pool_->fix_first_buffer();
-  }
-  loader::BatchStream::CancellableFill fill = [bench = bench_, pipeline = pipeline_, arena = &arena_, bytes,
-                                               first = std::pair(o.epoch, o.start_batch)](
-                                                  uint64_t e, uint64_t b, uint8_t* slot, loader::BatchInfo& out,
-                                                  const loader::CancelToken& cancel) {
-    std::call_once(bench->once, [&] {
-      if (!bench->source) {
-        bench->bytes.resize(bytes);
-        bench->source = bench->bytes.data();
-      }
-      bench->status = pipeline->fill(first.first, first.second, bench->source, bench->info, *arena, &cancel);
-      bench->made = true;
-    });
-    if (!bench->status.ok()) return bench->status;
-    if (slot != bench->source) std::memcpy(slot, bench->source, bytes);
-    out = bench->info;
-    out.epoch = e;
-    out.batch = b;
-    return Status();
-  };
-  batches_ = std::make_unique<loader::BatchStream>(std::move(fill), pipeline_->sampler().batches_per_epoch(), arena_,
-                                                   o.epoch, o.start_batch, [w = wakeup_] { w->signal(); });
-  return Status();
 }
 
 StreamOpened ServerStream::opened() const {
@@ -222,7 +169,6 @@ Status ServerStream::credit(const Credit& c) {
 }
 
 bool ServerStream::can_start() const {
-  if (bench_ && !bench_->made.load() && batches_->in_flight() > 0) return false;
   return config_.request.transport == WireTransport::kSharedMemory ? !credited_.empty() : credits_ > 0;
 }
 

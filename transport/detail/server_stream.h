@@ -81,8 +81,7 @@ class ServerStream {
   // Errors: kInvalidArgument (a slot not the client's to give, named twice, memory not attached,
   // a frames stream given slots), kOverloaded (more credit than max_credits).
   Status credit(const Credit& c);
-  // Whether a fill could start now (a credited slot or buffer is free; a transport benchmark's
-  // first fill, which makes the batch the others copy, has finished).
+  // Whether a fill could start now (a credited slot or buffer is free).
   bool can_start() const;
   // Starts one fill, if a buffer is free. Errors: kOverloaded (no memory for a frame buffer): the
   // stream cannot go on.
@@ -108,7 +107,6 @@ class ServerStream {
  private:
   ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
                std::shared_ptr<Wakeup> wakeup);
-  Status make_benchmark_batch();
 
   Config config_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
@@ -126,9 +124,6 @@ class ServerStream {
   // frames
   std::shared_ptr<FramePool> pool_;
   uint32_t credits_ = 0;
-  // transport benchmark: the one batch every fill copies, made by the stream's first fill
-  struct BenchmarkBatch;
-  std::shared_ptr<BenchmarkBatch> bench_;
 
   size_t memory_bytes_ = 0;
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
