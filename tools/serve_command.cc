@@ -15,7 +15,7 @@
 #include "loader/pipeline.h"
 #include "tools/commands.h"
 #include "transport/curve.h"
-#include "transport/server.h"
+#include "transport/daemon/server.h"
 
 namespace textfeed::tools {
 namespace {
@@ -95,7 +95,7 @@ void run(const ServeArgs& a) {
   }
   auto arena = loader::WorkerArena::create(a.threads);
   if (!arena.has_value()) fail("serve", arena.error().message(), 2);
-  auto server = transport::Server::create(o, (*arena)->arena());
+  auto server = transport::Server::create(o, **arena);
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
   // SIGHUP (its terminal closed) drains and stops it like SIGTERM, rather than killing it with
   // its socket files left behind. SIGPIPE is ignored: a log reader that went away (`serve 2>&1 |

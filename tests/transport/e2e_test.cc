@@ -20,7 +20,7 @@
 #include "loader/pipeline.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
-#include "transport/server.h"
+#include "transport/daemon/server.h"
 #include "transport/shm.h"
 
 namespace textfeed::transport {
@@ -74,7 +74,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     start_server(options(endpoint, heartbeat, client_timeout));
   }
   void start_server(const ServerOptions& o) {
-    auto s = Server::create(o, arena_.arena());
+    auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
     endpoint_ = server_->endpoint();
@@ -754,7 +754,7 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   o.datasets["icdar"] = *src;
   {
     std::ofstream(path) << "precious";
-    auto refused = Server::create(o, arena.arena());
+    auto refused = Server::create(o, arena);
     EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
     EXPECT_NE(refused.status().message().find("regular file"), std::string::npos) << refused.status().message();
     std::string kept;
@@ -762,12 +762,12 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
     EXPECT_EQ(kept, "precious");
     ::unlink(path.c_str());
     ASSERT_EQ(::symlink("/etc/hostname", path.c_str()), 0);
-    EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
     ::unlink(path.c_str());
   }
-  auto first = Server::create(o, arena.arena());
+  auto first = Server::create(o, arena);
   ASSERT_TRUE(first.has_value()) << first.error().to_string();
-  auto second = Server::create(o, arena.arena());
+  auto second = Server::create(o, arena);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.status().code(), Code::kUnavailable);
   EXPECT_NE(second.status().message().find("another textfeed serve"), std::string::npos);
@@ -789,7 +789,7 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   EXPECT_NE(::access((path + ".mem").c_str(), F_OK), 0);
   EXPECT_NE(::access((path + ".lock").c_str(), F_OK), 0);
   o.endpoint = "ipc://@textfeed-abstract";
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument)
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument)
       << "an abstract socket has no permissions";
 }
 
@@ -803,9 +803,9 @@ TEST(ServerOptionsTest, TcpWithoutCurveMustBeAskedFor) {
   ServerOptions o;
   o.endpoint = "tcp://127.0.0.1:0";
   o.datasets["icdar"] = *src;
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
   o.allow_plain_tcp = true;
-  EXPECT_TRUE(Server::create(o, arena.arena()).has_value());
+  EXPECT_TRUE(Server::create(o, arena).has_value());
 }
 
 }  // namespace

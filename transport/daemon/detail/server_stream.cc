@@ -1,5 +1,5 @@
 // ServerStream: options from OpenStream, slot bookkeeping, in-order hand-out of finished batches.
-#include "transport/detail/server_stream.h"
+#include "transport/daemon/detail/server_stream.h"
 
 #include <cmath>
 

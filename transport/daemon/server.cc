@@ -5,7 +5,7 @@
 // Past the 500-line soft cap on purpose: the loop and every message's handling are one state
 // machine over the same peer, stream and graveyard tables; the per-stream state and the frame
 // buffers already live in detail/.
-#include "transport/server.h"
+#include "transport/daemon/server.h"
 
 #include <malloc.h>
 #include <sys/stat.h>
@@ -23,10 +23,11 @@
 #include <zmq_addon.hpp>
 
 #include "base/log.h"
-#include "transport/detail/ipc_claim.h"
-#include "transport/detail/server_stream.h"
-#include "transport/detail/wakeup.h"
-#include "transport/detail/zap.h"
+#include "loader/arena.h"
+#include "transport/daemon/detail/ipc_claim.h"
+#include "transport/daemon/detail/server_stream.h"
+#include "transport/daemon/detail/wakeup.h"
+#include "transport/daemon/detail/zap.h"
 #include "transport/endpoint.h"
 #include "transport/wire.h"
 
@@ -620,12 +621,12 @@ struct Server::Impl {
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() = default;
 
-Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb::task_arena& arena) {
+Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, loader::WorkerArena& arena) {
   if (options.datasets.empty()) return Status::invalid_argument("serve: no dataset to serve");
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (impl->options.max_memory_bytes == 0) impl->options.max_memory_bytes = default_memory_budget();
-  impl->arena = &arena;
+  impl->arena = &arena.arena();
   if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
   TF_RETURN_IF_ERROR(check_endpoint(options.endpoint, EndpointUse::kBind).with_context("serve"));
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;

@@ -1,5 +1,5 @@
 // FramePool: lazily allocated buffers, a free list, reference-counted zero-copy frames.
-#include "transport/detail/frame_pool.h"
+#include "transport/daemon/detail/frame_pool.h"
 
 #include <sys/mman.h>
 

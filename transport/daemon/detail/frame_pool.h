@@ -13,7 +13,7 @@
 #include <zmq.hpp>
 
 #include "loader/batch_stream.h"
-#include "transport/detail/wakeup.h"
+#include "transport/daemon/detail/wakeup.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport::internal {

@@ -11,11 +11,13 @@
 #include <memory>
 #include <string>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "base/status.h"
 #include "loader/source.h"
 #include "transport/curve.h"
+
+namespace textfeed::loader {
+class WorkerArena;
+}  // namespace textfeed::loader
 
 namespace textfeed::transport {
 
@@ -53,8 +55,9 @@ class Server {
   // replaced; the socket is created mode 0600, with the memory socket PATH.mem beside it (shared
   // memory is offered over ipc only). Errors: kInvalidArgument (no dataset, tcp without CURVE or
   // allow_plain_tcp, bad keys, a path that is not ours to replace, an abstract ipc socket),
-  // kUnavailable (bind failed, another daemon on the path).
-  static Result<std::unique_ptr<Server>> create(const ServerOptions& options, tbb::task_arena& arena);
+  // kUnavailable (bind failed, another daemon on the path). Fills run on `arena`, which must
+  // outlive the Server.
+  static Result<std::unique_ptr<Server>> create(const ServerOptions& options, loader::WorkerArena& arena);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

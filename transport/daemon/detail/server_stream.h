@@ -14,7 +14,7 @@
 
 #include "loader/batch_stream.h"
 #include "loader/pipeline.h"
-#include "transport/detail/frame_pool.h"
+#include "transport/daemon/detail/frame_pool.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
 
