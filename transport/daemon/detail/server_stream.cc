@@ -5,13 +5,11 @@
 
 #include "augment/profile.h"
 #include "base/log.h"
+#include "transport/daemon/options.h"
 
 namespace textfeed::transport::internal {
 
 namespace {
-
-constexpr uint32_t kMaxShmSlots = 1024;
-constexpr uint64_t kPageBytes = 4096;
 
 std::vector<TensorDescriptor> descriptors(const loader::BatchLayout& l, size_t rows) {
   std::vector<TensorDescriptor> out;
@@ -48,12 +46,31 @@ double RateMeter::rate(std::chrono::steady_clock::time_point now) const {
   return rate_ * std::exp(-std::chrono::duration<double>(now - last_).count() / kTau);
 }
 
-ServerStream::ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
-                           std::shared_ptr<Wakeup> wakeup)
-    : config_(std::move(config)), pipeline_(std::move(pipeline)), arena_(arena), wakeup_(std::move(wakeup)) {}
+Result<loader::PipelineOptions> pipeline_options(const OpenStream& o) {
+  if (o.batch_size == 0 || o.batch_size > static_cast<uint32_t>(loader::kMaxBatchSize))
+    return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1.." +
+                                    std::to_string(loader::kMaxBatchSize));
+  if (o.world_size == 0 || o.world_size > kMaxWorldSize || o.rank >= o.world_size)
+    return Status::invalid_argument("rank " + std::to_string(o.rank) + " of world_size " +
+                                    std::to_string(o.world_size) + ": need 0 <= rank < world_size <= " +
+                                    std::to_string(kMaxWorldSize));
+  // The image dtype first, so that an explicit "dtype" override wins as it always did.
+  std::vector<std::pair<std::string, std::string>> overrides;
+  if (o.dtype == DType::kU8) overrides.emplace_back("dtype", "uint8");
+  overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
+  return loader::make_pipeline_options(
+      o.profile, overrides,
+      {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size), o.shuffle,
+       o.drop_last},
+      o.on_bad_sample == WireOnBadSample::kFail ? loader::OnBadSample::kFail : loader::OnBadSample::kSkip);
+}
+
+ServerStream::ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline,
+                           std::unique_ptr<StreamSlots> slots)
+    : config_(std::move(config)), pipeline_(std::move(pipeline)), slots_(std::move(slots)) {}
 
 ServerStream::~ServerStream() {
-  batches_.reset();  // waits for running fills: they write into shm_ / pool_ memory
+  batches_.reset();  // waits for running fills: they write into the slots
 }
 
 Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
@@ -61,23 +78,7 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
-  if (o.batch_size == 0 || o.batch_size > static_cast<uint32_t>(loader::kMaxBatchSize))
-    return Status::invalid_argument("batch_size " + std::to_string(o.batch_size) + " is not in 1.." +
-                                    std::to_string(loader::kMaxBatchSize));
-  if (o.world_size == 0 || o.world_size > 65536 || o.rank >= o.world_size)
-    return Status::invalid_argument("rank " + std::to_string(o.rank) + " of world_size " +
-                                    std::to_string(o.world_size) + ": need 0 <= rank < world_size <= 65536");
-  // The image dtype first, so that an explicit "dtype" override wins as it always did.
-  std::vector<std::pair<std::string, std::string>> overrides;
-  if (o.dtype == DType::kU8) overrides.emplace_back("dtype", "uint8");
-  overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
-  TF_ASSIGN_OR_RETURN(
-      const loader::PipelineOptions po,
-      loader::make_pipeline_options(
-          o.profile, overrides,
-          {o.seed, static_cast<int>(o.batch_size), static_cast<int>(o.rank), static_cast<int>(o.world_size),
-           o.shuffle, o.drop_last},
-          o.on_bad_sample == WireOnBadSample::kFail ? loader::OnBadSample::kFail : loader::OnBadSample::kSkip));
+  TF_ASSIGN_OR_RETURN(const loader::PipelineOptions po, pipeline_options(o));
   TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p, loader::BatchPipeline::create(std::move(source), po));
   std::shared_ptr<loader::BatchPipeline> pipeline(std::move(p));
   const loader::BatchLayout& layout = pipeline->layout();
@@ -88,15 +89,14 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   if (o.start_batch >= per_epoch)
     return Status::invalid_argument("start batch " + std::to_string(o.start_batch) + " of an epoch of " +
                                     std::to_string(per_epoch) + " batches");
-  std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), arena, std::move(wakeup)));
-  if (o.transport == WireTransport::kFrames) {
-    const int buffers = std::min(s->config_.frame_buffers, s->config_.max_credits);
-    s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, buffers, s->wakeup_);
-    s->memory_bytes_ = layout.slot_bytes * static_cast<size_t>(buffers);
-  } else {
-    s->token_ = new_memory_token();
-  }
-  s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
+  std::unique_ptr<StreamSlots> slots =
+      o.transport == WireTransport::kFrames
+          ? make_frame_slots(config.id, layout.slot_bytes, std::min(config.frame_buffers, config.max_credits),
+                             static_cast<uint32_t>(config.max_credits), wakeup)
+          : make_shared_memory_slots(config.id, layout.slot_bytes);
+  const uint64_t epoch = o.epoch, start = o.start_batch;
+  std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), pipeline, std::move(slots)));
+  s->batches_ = loader::BatchStream::over(std::move(pipeline), arena, epoch, start, [w = std::move(wakeup)] { w->signal(); });
   return s;
 }
 
@@ -105,97 +105,25 @@ StreamOpened ServerStream::opened() const {
   StreamOpened o{config_.id,    pipeline_->sampler().batches_per_epoch(),
                  pipeline_->source().size(), l.slot_bytes,
                  descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
-  if (token_) o.memory_token.assign(token_->begin(), token_->end());
+  if (const MemoryToken* t = slots_->awaiting_memory()) o.memory_token.assign(t->begin(), t->end());
   o.dataset_fingerprint = pipeline_->source().fingerprint();
   return o;
 }
 
-const MemoryToken* ServerStream::awaiting_memory() const {
-  return token_ && !deposited_.valid() && !shm_ ? &*token_ : nullptr;
-}
-
-void ServerStream::deposit(FileDescriptor fd) { deposited_ = std::move(fd); }
-
-Status ServerStream::attach(const AttachMemory& m) {
-  if (config_.request.transport != WireTransport::kSharedMemory)
-    return Status::invalid_argument("stream " + std::to_string(config_.id) + " was opened for frames, not shared memory");
-  if (shm_) return Status::invalid_argument("stream " + std::to_string(config_.id) + " already has its memory");
-  const uint64_t slot_bytes = pipeline_->layout().slot_bytes;
-  if (m.slots == 0 || m.slots > kMaxShmSlots)
-    return Status::invalid_argument("AttachMemory: " + std::to_string(m.slots) + " slots is not in 1.." +
-                                    std::to_string(kMaxShmSlots));
-  if (m.slot_stride < slot_bytes || m.slot_stride % kPageBytes != 0 || m.slot_stride > (uint64_t{1} << 40))
-    return Status::invalid_argument("AttachMemory: slot stride " + std::to_string(m.slot_stride) +
-                                    " must be a multiple of 4096 and at least the slot size " +
-                                    std::to_string(slot_bytes));
-  if (!deposited_.valid())
-    return Status::invalid_argument("AttachMemory: no memory descriptor came for stream " + std::to_string(config_.id) +
-                                    " (send it to HelloReply.memorySocket with the stream's token first)");
-  // One try per token: a descriptor that is refused is gone, and the stream ends with the error.
-  token_.reset();
-  TF_ASSIGN_OR_RETURN(shm_, ShmRegion::map_received(std::move(deposited_), static_cast<size_t>(m.slots * m.slot_stride)));
-  slot_stride_ = m.slot_stride;
-  owner_.assign(m.slots, SlotOwner::kClient);
-  return Status();
-}
-
-Status ServerStream::credit(const Credit& c) {
-  if (config_.request.transport == WireTransport::kSharedMemory) {
-    if (!shm_) return Status::invalid_argument("Credit before AttachMemory on a shared-memory stream");
-    if (c.count != 0) return Status::invalid_argument("a shared-memory stream is credited with slots, not a count");
-    // All or nothing: every slot is checked (a slot named twice in this Credit included) before any
-    // is taken, so that two fills can never be given the same slot.
-    std::vector<bool> named(owner_.size(), false);
-    for (uint32_t id : c.slots) {
-      if (id >= owner_.size() || owner_[id] != SlotOwner::kClient)
-        return Status::invalid_argument("slot " + std::to_string(id) + " is not the client's to credit (of " +
-                                        std::to_string(owner_.size()) + "; credited twice, or being filled)");
-      if (named[id])
-        return Status::invalid_argument("slot " + std::to_string(id) + " is named twice in one Credit");
-      named[id] = true;
-    }
-    for (uint32_t id : c.slots) {
-      owner_[id] = SlotOwner::kCredited;
-      credited_.push_back(id);
-    }
-    return Status();
-  }
-  if (!c.slots.empty()) return Status::invalid_argument("a frames stream is credited with a count, not slots");
-  const uint64_t total = uint64_t{credits_} + batches_->in_flight() + c.count;
-  if (total > static_cast<uint64_t>(config_.max_credits))
-    return Status::overloaded("more than " + std::to_string(config_.max_credits) + " batches in flight requested");
-  credits_ += c.count;
-  return Status();
-}
-
-bool ServerStream::can_start() const {
-  return config_.request.transport == WireTransport::kSharedMemory ? !credited_.empty() : credits_ > 0;
-}
-
-Status ServerStream::start_one() {
-  if (config_.request.transport == WireTransport::kSharedMemory) {
-    const uint32_t id = credited_.front();
-    credited_.pop_front();
-    owner_[id] = SlotOwner::kDaemon;
-    batches_->start({id, shm_->data() + id * slot_stride_});
-    return Status();
-  }
-  TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, pool_->acquire());
-  if (!slot) return Status();  // every buffer is being filled or sent; a freed one wakes the loop
-  --credits_;
+Result<bool> ServerStream::start_one() {
+  TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, slots_->acquire());
+  if (!slot) return false;  // every buffer is being filled or sent; a freed one wakes the loop
   batches_->start(*slot);
-  return Status();
+  return true;
 }
 
 std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::time_point now) {
   std::optional<loader::ReadyBatch> r = batches_->pop();
   if (!r) return std::nullopt;
   Outgoing out;
-  const bool shm = config_.request.transport == WireTransport::kSharedMemory;
   if (!r->status.ok()) {
     out.error = r->status;
-    if (shm) owner_[r->slot.id] = SlotOwner::kClient;
-    else pool_->release(r->slot.id);
+    slots_->release(r->slot.id);
     return out;
   }
   const size_t rows = r->info.indices.size();
@@ -203,12 +131,10 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   h.stream_id = config_.id;
   h.epoch = r->info.epoch;
   h.batch = r->info.batch;
-  h.slot = shm ? r->slot.id : 0;
   h.tensors = descriptors(pipeline_->layout(), rows);
   h.indices = std::move(r->info.indices);
   for (auto& e : r->info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
-  if (shm) owner_[r->slot.id] = SlotOwner::kClient;
-  else out.payload = pool_->messages(r->slot.id, h.tensors);
+  out.payload = slots_->deliver(r->slot.id, h);
   out.end_of_epoch = h.batch + 1 == batches_->batches_per_epoch();
   ++batches_sent_;
   samples_sent_ += rows;
@@ -217,11 +143,10 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   return out;
 }
 
-void ServerStream::discard_finished() {
-  while (std::optional<loader::ReadyBatch> r = batches_->pop()) {
-    if (config_.request.transport == WireTransport::kSharedMemory) owner_[r->slot.id] = SlotOwner::kClient;
-    else pool_->release(r->slot.id);
-  }
+size_t ServerStream::discard_finished() {
+  size_t n = 0;
+  for (; std::optional<loader::ReadyBatch> r = batches_->pop(); ++n) slots_->release(r->slot.id);
+  return n;
 }
 
 StreamStats ServerStream::stats(std::chrono::steady_clock::time_point now) const {
@@ -235,8 +160,7 @@ StreamStats ServerStream::stats(std::chrono::steady_clock::time_point now) const
   s.samples = samples_sent_;
   s.skipped_samples = skipped_;
   s.samples_per_second = rate_.rate(now);
-  s.credits_outstanding = o.transport == WireTransport::kSharedMemory ? static_cast<uint32_t>(credited_.size())
-                                                                      : credits_;
+  s.credits_outstanding = slots_->credits_outstanding();
   s.in_flight = static_cast<uint32_t>(batches_->in_flight());
   s.epoch = batches_->next_epoch();
   s.next_batch = batches_->next_batch();
