@@ -2,8 +2,9 @@
 # The daemon side by side with the in-process pipeline, on the same worker threads:
 #   1. batches/s a C++ client gets from `textfeed serve` (shared memory) vs the embedded feed in
 #      one process, alternating, REPS pairs; the ratio of each pair, min / median;
-#   2. raw payload GB/s of the transports alone (`--benchmark`: the daemon repeats one batch), over
-#      shared memory and over tcp loopback (frames).
+#   2. payload GB/s delivered over shared memory and over tcp loopback (frames), pipeline included
+#      (the protocol's transport benchmark mode, one batch repeated, was retired: a figure of the
+#      transport alone needs a bench that drives transport::Connection and shared memory directly).
 #   BUILD=build THREADS=2 REPS=5 bench/serve.sh [DATASET [PROFILE]]
 # DATASET defaults to 16 synthetic receipt pages (textfeed synth), PROFILE to upstage.
 set -euo pipefail
@@ -69,14 +70,14 @@ echo "daemon / in process: min $(min_of <"$WORK/ratios"), median $(median_of <"$
 stop
 
 echo
-echo "== 2. raw payload throughput (--benchmark: one batch repeated, no pipeline work)"
+echo "== 2. payload throughput per transport (pipeline included)"
 serve "$IPC"
-"$TF" bench --endpoint "$IPC" --dataset d --profile "$PROFILE" --benchmark --transport shm --samples 400 \
+"$TF" bench --endpoint "$IPC" --dataset d --profile "$PROFILE" --transport shm --samples "$SAMPLES" \
   --repeat "$REPS" 2>/dev/null | grep -E "via|GB/s"
 stop
 PORT=$((20000 + RANDOM % 20000))
 serve "tcp://127.0.0.1:$PORT" --insecure-tcp
-"$TF" bench --endpoint "tcp://127.0.0.1:$PORT" --dataset d --profile "$PROFILE" --benchmark --transport frames \
-  --samples 200 --repeat "$REPS" 2>/dev/null | grep -E "via|GB/s"
+"$TF" bench --endpoint "tcp://127.0.0.1:$PORT" --dataset d --profile "$PROFILE" --transport frames \
+  --samples "$SAMPLES" --repeat "$REPS" 2>/dev/null | grep -E "via|GB/s"
 stop
 

@@ -19,6 +19,7 @@
 #include "loader/arena.h"
 #include "loader/cache_builder.h"
 #include "tools/commands.h"
+#include "tools/spec_flags.h"
 #include "tools/output.h"
 
 namespace textfeed::tools {
@@ -34,6 +35,7 @@ struct BuildArgs {
   bool image_size_given = false;  // else the profile's
   double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false;
+  SpecFlags reader;
 };
 
 // SIGINT, SIGTERM and SIGHUP during a build. The handler only records the signal (a lock-free
@@ -129,7 +131,7 @@ void run_build(const BuildArgs& a) {
   if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))
     fail("cache build", "--image-size must be 0 (keep the source size) or in [32, 32768], got " +
                             std::to_string(o.image_size), 2);
-  auto ds = loader::open_dataset(a.dataset, {});
+  auto ds = loader::open_dataset(a.dataset, reader_options("cache build", a.reader));
   if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
   for (const loader::BadRecord& b : ds->bad)
     std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", printable(b.file).c_str(),
@@ -254,6 +256,7 @@ void add_cache_command(CLI::App& app) {
       ->check(finite_in(0.0, 1.0));
   build->add_flag("--force", b->force, "replace an existing cache (or empty file) at --out: never another "
                                        "file, a symlink, a device or a FIFO");
+  add_spec_flags(build, b->reader, kReaderFlags);
   build->callback([b, image_size] {
     b->image_size_given = image_size->count() > 0;
     run_build(*b);

@@ -14,6 +14,7 @@
 #include "base/printable.h"
 #include "loader/dataset.h"
 #include "tools/commands.h"
+#include "tools/spec_flags.h"
 #include "tools/output.h"
 
 namespace textfeed::tools {
@@ -25,9 +26,7 @@ struct InspectArgs {
   std::string path;
   std::string format = "auto";
   std::string ufo;
-  std::string ignore_text = "substring";
-  std::string poly_policy = "skip";
-  double ignore_under_area = 0;
+  SpecFlags reader;
   bool json = false;
 };
 
@@ -106,8 +105,8 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   nlohmann::ordered_json j;
   j["format"] = ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15";
   j["root"] = ds.root;
-  j["ignore_text"] = a.ignore_text;
-  j["poly_policy"] = a.poly_policy;
+  j["ignore_text"] = a.reader.ignore_text;
+  j["poly_policy"] = a.reader.poly_policy;
   j["images"] = ds.samples.size();
   j["words"] = s.words;
   j["ignored_words"] = s.ignored;
@@ -143,14 +142,7 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
 }
 
 void run(const InspectArgs& a) {
-  loader::ReaderOptions o;
-  o.ignore_text =
-      a.ignore_text == "exact" ? loader::IgnoreText::kExact : loader::IgnoreText::kSubstring;
-  o.poly_policy = a.poly_policy == "minrect"       ? loader::PolyPolicy::kMinRect
-                  : a.poly_policy == "mask-ignore" ? loader::PolyPolicy::kMaskIgnore
-                                                   : loader::PolyPolicy::kSkip;
-  o.ignore_under_area = a.ignore_under_area;
-  auto ds = read(a, o);
+  auto ds = read(a, reader_options("inspect", a.reader));
   if (!ds.has_value()) fail("inspect", ds.error().to_string(), 2);
   const Summary s = summarize(*ds);
   if (a.json) {
@@ -181,22 +173,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--ufo", args->ufo,
                   "UFO .json file to read; its image names are relative to PATH/images (or PATH "
                   "when there is no images/ folder)");
-  cmd->add_option("--ignore-text", args->ignore_text,
-                  "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere "
-                  "in its line (the reference); exact: when its transcription is exactly ### or *")
-      ->check(CLI::IsMember({"substring", "exact"}))
-      ->capture_default_str();
-  cmd->add_option("--poly-policy", args->poly_policy,
-                  "UFO words with more than 4 points. skip: background, as the reference (listed "
-                  "as bad records); minrect: their minimum-area rectangle; mask-ignore: that "
-                  "rectangle, marked ignored")
-      ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
-      ->capture_default_str();
-  cmd->add_option("--ignore-under-area", args->ignore_under_area,
-                  "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, "
-                  "as the reference")
-      ->check(finite_in(0.0, 1e12))
-      ->capture_default_str();
+  add_spec_flags(cmd, args->reader, kReaderFlags);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
   cmd->callback([args] { run(*args); });
 }

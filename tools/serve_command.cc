@@ -14,8 +14,10 @@
 #include "loader/arena.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
+#include "tools/spec_flags.h"
 #include "transport/curve.h"
-#include "transport/server.h"
+#include "transport/daemon/options.h"
+#include "transport/daemon/server.h"
 
 namespace textfeed::tools {
 namespace {
@@ -23,14 +25,21 @@ namespace {
 std::atomic<bool> g_stop{false};  // set from the signal handler: the one place a global is right
 extern "C" void on_signal(int) { g_stop.store(true); }
 
+const transport::ServerOptions kDefaults;  // the defaults of every option below
+
+double seconds(std::chrono::milliseconds ms) { return std::chrono::duration<double>(ms).count(); }
+
 struct ServeArgs {
   std::vector<std::string> datasets, allow;
-  std::string bind = "ipc:///tmp/textfeed.sock", curve_key, allow_dir;
-  int threads = 0, max_credits = 16, frame_buffers = 3, max_batch_mib = 4096;
-  int max_streams_per_client = 64, max_streams = 1024, max_clients = 4096;
-  int64_t max_memory_mib = 0;
-  double client_timeout_s = 10, drain_timeout_s = 30;
+  std::string bind = kDefaults.endpoint, curve_key, allow_dir;
+  int threads = 0, max_credits = kDefaults.max_credits, frame_buffers = kDefaults.frame_buffers;
+  int max_batch_mib = static_cast<int>(kDefaults.max_batch_bytes >> 20);
+  int max_streams_per_client = kDefaults.max_streams_per_client, max_streams = kDefaults.max_streams;
+  int max_clients = kDefaults.max_clients;
+  int64_t max_memory_mib = static_cast<int64_t>(kDefaults.max_memory_bytes >> 20);
+  double client_timeout_s = seconds(kDefaults.client_timeout), drain_timeout_s = seconds(kDefaults.drain_timeout);
   bool insecure_tcp = false;
+  SpecFlags reader;  // the reader options every dataset is read with
 };
 
 transport::CurveServerOptions curve_options(const ServeArgs& a) {
@@ -74,10 +83,11 @@ void run(const ServeArgs& a) {
   o.max_clients = a.max_clients;
   o.max_memory_bytes = static_cast<size_t>(a.max_memory_mib) << 20;
   o.client_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.client_timeout_s * 1000));
-  o.heartbeat_interval = std::min(std::chrono::milliseconds(1000), o.client_timeout / 4);
+  o.heartbeat_interval = o.client_heartbeat_interval();
   o.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(a.drain_timeout_s * 1000));
   o.curve = curve_options(a);
   o.allow_plain_tcp = a.insecure_tcp;
+  o.reader = reader_options("serve", a.reader);
   for (const std::string& spec : a.datasets) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) fail("serve", "--dataset takes NAME=PATH, got '" + spec + "'", 2);
@@ -88,14 +98,14 @@ void run(const ServeArgs& a) {
         }))
       fail("serve", "--dataset: the name '" + name + "' must be 1..128 letters, digits, '.', '_' or '-'", 2);
     if (o.datasets.count(name)) fail("serve", "dataset name '" + name + "' given twice", 2);
-    auto src = loader::SampleSource::open(spec.substr(eq + 1), {});
+    auto src = loader::SampleSource::open(spec.substr(eq + 1), o.reader);
     if (!src.has_value()) fail("serve", src.error().to_string(), 2);
     std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), printable((*src)->describe()).c_str());
     o.datasets[name] = *src;
   }
   auto arena = loader::WorkerArena::create(a.threads);
   if (!arena.has_value()) fail("serve", arena.error().message(), 2);
-  auto server = transport::Server::create(o, (*arena)->arena());
+  auto server = transport::Server::create(o, **arena);
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
   // SIGHUP (its terminal closed) drains and stops it like SIGTERM, rather than killing it with
   // its socket files left behind. SIGPIPE is ignored: a log reader that went away (`serve 2>&1 |
@@ -128,19 +138,19 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--bind", a->bind, "ZeroMQ endpoint: ipc:///path (default ipc:///tmp/textfeed.sock) or tcp://host:port");
   cmd->add_option("--threads", a->threads, "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: one per core)");
   cmd->add_option("--max-credits", a->max_credits, "batches in flight per stream at most (default 16)")
-      ->check(CLI::Range(1, 1024));
+      ->check(CLI::Range(1, transport::kMaxCreditsLimit));
   cmd->add_option("--frame-buffers", a->frame_buffers,
                   "daemon-side batch buffers per frames (remote) stream (default 3)")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, transport::kMaxFrameBuffersLimit));
   cmd->add_option("--max-batch-mib", a->max_batch_mib, "refuse streams whose batch is larger (default 4096 MiB)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--max-streams-per-client", a->max_streams_per_client,
                   "open streams one client connection may hold (default 64)")
-      ->check(CLI::Range(1, 65536));
+      ->check(CLI::Range(1, transport::kMaxStreamOrClientLimit));
   cmd->add_option("--max-streams", a->max_streams, "open streams of all clients together (default 1024)")
-      ->check(CLI::Range(1, 65536));
+      ->check(CLI::Range(1, transport::kMaxStreamOrClientLimit));
   cmd->add_option("--max-clients", a->max_clients, "client connections known at once (default 4096)")
-      ->check(CLI::Range(1, 65536));
+      ->check(CLI::Range(1, transport::kMaxStreamOrClientLimit));
   cmd->add_option("--max-memory-mib", a->max_memory_mib,
                   "daemon-side batch memory (frame buffers of remote streams) of all streams; a stream that would "
                   "go past it is refused (default 0 = half the physical memory)")
@@ -154,6 +164,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--allow", a->allow, "a client's public key file (NAME.pub) that may connect; repeatable");
   cmd->add_option("--allow-dir", a->allow_dir, "a folder whose *.pub files are allowed client keys");
   cmd->add_flag("--insecure-tcp", a->insecure_tcp, "allow tcp without CURVE (trusted networks only)");
+  add_spec_flags(cmd, a->reader, kReaderFlags);
   cmd->callback([a] { run(*a); });
 }
 

@@ -13,24 +13,25 @@
 #include "base/printable.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
+#include "tools/spec_flags.h"
 #include "tools/output.h"
 
 namespace textfeed::tools {
 namespace {
 
 struct ShowArgs {
-  std::string dataset, profile = "upstage", out;
+  std::string dataset, out;
   int count = 4;
   uint64_t seed = 0, epoch = 0;
+  SpecFlags spec;
 };
 
 void run(const ShowArgs& a) {
   loader::disable_library_threads();
-  auto profile = augment::parse_profile(a.profile);
-  if (!profile.has_value()) fail("show", profile.error().message(), 2);
-  const augment::AugmentOptions o = augment::profile_defaults(*profile);
+  const loader::PipelineSpec spec = build_spec("show", a.spec, a.dataset);
+  const augment::AugmentOptions& o = spec.augment;
   if (a.out.empty()) fail("show", "--out is empty; name the folder to write into", 2);
-  auto source = loader::SampleSource::open(a.dataset, {});
+  auto source = loader::SampleSource::open(a.dataset, spec.sources[0].reader);
   if (!source.has_value()) fail("show", source.error().to_string(), 2);
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
@@ -113,7 +114,7 @@ void add_show_command(CLI::App& app) {
       "show", "Write PNGs of augmented samples with their targets drawn on: score map green, ignored regions red, "
               "word quads blue (ignored: red outline), boxes decoded from the geometry map yellow.");
   cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json or cache file")->required();
-  cmd->add_option("--profile", a->profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
+  add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags);
   cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());
   cmd->add_option("--epoch", a->epoch, "epoch (default 0)")->check(unsigned_64());

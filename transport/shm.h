@@ -25,6 +25,10 @@ namespace textfeed::transport {
 // Bytes of the token that ties a handed-over descriptor to the stream it is for.
 inline constexpr size_t kMemoryTokenBytes = 16;
 using MemoryToken = std::array<uint8_t, kMemoryTokenBytes>;
+// AttachMemory's bounds (protocol.capnp): 1..kMaxSharedMemorySlots slots, each slotStride bytes
+// apart, a multiple of kSlotStrideAlignBytes (a page).
+inline constexpr uint32_t kMaxSharedMemorySlots = 1024;
+inline constexpr uint64_t kSlotStrideAlignBytes = 4096;
 
 // A fresh random token (std::random_device).
 MemoryToken new_memory_token();

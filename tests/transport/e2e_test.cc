@@ -18,9 +18,10 @@
 #include "client/remote_feed.h"
 #include "loader/arena.h"
 #include "loader/pipeline.h"
+#include "tests/transport/wait.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
-#include "transport/server.h"
+#include "transport/daemon/server.h"
 #include "transport/shm.h"
 
 namespace textfeed::transport {
@@ -74,7 +75,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     start_server(options(endpoint, heartbeat, client_timeout));
   }
   void start_server(const ServerOptions& o) {
-    auto s = Server::create(o, arena_.arena());
+    auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
     endpoint_ = server_->endpoint();
@@ -370,7 +371,6 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
   // Client B pulls two epochs meanwhile, in order, with the in-process bytes.
   auto b = open_feed(remote(request(0, 1)));
   ASSERT_TRUE(b);
-  const auto t0 = std::chrono::steady_clock::now();
   for (uint64_t k = 0; k < 2 * b->layout().batches_per_epoch; ++k) {
     auto got = next(*b);
     ASSERT_TRUE(got);
@@ -381,15 +381,16 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
   // A's stream is gone and its shared memory unlinked within the timeout; B's stream remains.
   auto c = Connection::connect(endpoint_, "observer", connect_options());
   ASSERT_TRUE(c.has_value());
-  bool reclaimed = false;
-  while (std::chrono::steady_clock::now() - t0 < 20s && !reclaimed) {
-    auto s = (*c)->stats();
-    ASSERT_TRUE(s.has_value()) << s.error().to_string();
-    bool a_alive = false;
-    for (const StreamStats& st : s->streams) a_alive |= st.client == "doomed";
-    reclaimed = !a_alive && (!region || mappings_of(region->fd()) == 1);  // the daemon unmapped it
-    if (!reclaimed) std::this_thread::sleep_for(50ms);
-  }
+  const bool reclaimed = wait_until(
+      [&] {
+        auto s = (*c)->stats();
+        EXPECT_TRUE(s.has_value()) << s.error().to_string();
+        bool a_alive = !s.has_value();
+        for (const StreamStats& st : s.has_value() ? s->streams : std::vector<StreamStats>{})
+          a_alive |= st.client == "doomed";
+        return !a_alive && (!region || mappings_of(region->fd()) == 1);  // the daemon unmapped it
+      },
+      20s);
   EXPECT_TRUE(reclaimed);
   auto s = (*c)->stats();
   ASSERT_TRUE(s.has_value());
@@ -442,10 +443,7 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   std::vector<client::FeedBatch> out;
   for (int i = 0; i < 2; ++i) out.push_back(*next(*f));  // every slot is held now: the daemon falls silent
   f->reconnect_for_testing();  // as if the client took the quiet daemon for gone
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (f->stats().reconnects == 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(20ms);
-  EXPECT_GE(f->stats().reconnects, 1u);
+  EXPECT_TRUE(wait_until([&] { return f->stats().reconnects > 0; }, 30s));
   EXPECT_EQ(0, std::memcmp(p, copy.data(), copy.size())) << "a held batch was overwritten";
   uint64_t expected = 3;
   for (const client::FeedBatch& b : out) f->release(b.slot);
@@ -463,13 +461,15 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   f.reset();
   auto c = Connection::connect(endpoint_, "observer", connect_options());
   ASSERT_TRUE(c.has_value());
-  const auto closed_by = std::chrono::steady_clock::now() + 20s;
   size_t open = 0;
-  do {
-    auto s = (*c)->stats();
-    ASSERT_TRUE(s.has_value());
-    open = s->streams.size();
-  } while (open > 0 && std::chrono::steady_clock::now() < closed_by && (std::this_thread::sleep_for(50ms), true));
+  wait_until(
+      [&] {
+        auto s = (*c)->stats();
+        EXPECT_TRUE(s.has_value());
+        open = s.has_value() ? s->streams.size() : 0;
+        return open == 0;
+      },
+      20s);
   EXPECT_EQ(open, 0u) << "a stream of an earlier connection was left open";
 }
 
@@ -635,9 +635,7 @@ TEST_P(DaemonTest, AClientThatDisconnectsMidStreamIsNoError) {
     auto b = (*c)->receive(payload, 60s);
     EXPECT_TRUE(b.has_value()) << b.error().to_string();
   }  // gone, with seven batches credited
-  const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (!logged("disconnected: ending its streams") && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(10ms);
+  wait_until([&] { return logged("disconnected: ending its streams"); }, 60s);
   set_log_sink(nullptr);
   EXPECT_TRUE(logged("'leaver'") && logged("disconnected: ending its streams"));
   std::lock_guard<std::mutex> lock(mu);
@@ -750,7 +748,7 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   o.datasets["icdar"] = *src;
   {
     std::ofstream(path) << "precious";
-    auto refused = Server::create(o, arena.arena());
+    auto refused = Server::create(o, arena);
     EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
     EXPECT_NE(refused.status().message().find("regular file"), std::string::npos) << refused.status().message();
     std::string kept;
@@ -758,12 +756,12 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
     EXPECT_EQ(kept, "precious");
     ::unlink(path.c_str());
     ASSERT_EQ(::symlink("/etc/hostname", path.c_str()), 0);
-    EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
     ::unlink(path.c_str());
   }
-  auto first = Server::create(o, arena.arena());
+  auto first = Server::create(o, arena);
   ASSERT_TRUE(first.has_value()) << first.error().to_string();
-  auto second = Server::create(o, arena.arena());
+  auto second = Server::create(o, arena);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.status().code(), Code::kUnavailable);
   EXPECT_NE(second.status().message().find("another textfeed serve"), std::string::npos);
@@ -785,7 +783,7 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   EXPECT_NE(::access((path + ".mem").c_str(), F_OK), 0);
   EXPECT_NE(::access((path + ".lock").c_str(), F_OK), 0);
   o.endpoint = "ipc://@textfeed-abstract";
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument)
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument)
       << "an abstract socket has no permissions";
 }
 
@@ -799,9 +797,9 @@ TEST(ServerOptionsTest, TcpWithoutCurveMustBeAskedFor) {
   ServerOptions o;
   o.endpoint = "tcp://127.0.0.1:0";
   o.datasets["icdar"] = *src;
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
   o.allow_plain_tcp = true;
-  EXPECT_TRUE(Server::create(o, arena.arena()).has_value());
+  EXPECT_TRUE(Server::create(o, arena).has_value());
 }
 
 }  // namespace

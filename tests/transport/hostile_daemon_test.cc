@@ -19,7 +19,7 @@
 #include "loader/arena.h"
 #include "loader/source.h"
 #include "transport/connection.h"
-#include "transport/server.h"
+#include "transport/daemon/server.h"
 #include "transport/shm.h"
 
 namespace textfeed::transport {
@@ -43,7 +43,7 @@ class HostileClientTest : public ::testing::Test {
     o.datasets["icdar"] = *src;
     o.client_timeout = 5s;
     o.heartbeat_interval = 200ms;
-    auto s = Server::create(o, arena_.arena());
+    auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
     stop_ = false;

@@ -220,6 +220,45 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   EXPECT_EQ(decode(std::vector<uint8_t>(bytes.begin(), bytes.end())).status().code(), Code::kInvalidArgument);
 }
 
+// The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that
+// still sets it gets an ordinary stream, since the field is not read.
+TEST(WireTest, AnOldClientsBenchmarkFlagIsIgnored) {
+  auto frame = [](bool benchmark) {
+    capnp::MallocMessageBuilder b;
+    auto o = b.initRoot<wire::Envelope>().initOpenStream();
+    auto spec = o.initSpec();
+    spec.initSources(1)[0].setPath("train");
+    auto recipe = spec.initRecipe();
+    recipe.initMean(3);
+    recipe.initStd(3);
+    spec.initSampler().setBatchSize(2);
+    o.setObsoleteBenchmark(benchmark);
+    const auto words = capnp::messageToFlatArray(b);
+    const auto bytes = words.asBytes();
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  };
+  auto old_client = decode(frame(true));
+  ASSERT_TRUE(old_client.has_value()) << old_client.error().to_string();
+  auto plain = decode(frame(false));
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(*encode(*old_client), *encode(*plain)) << "the retired flag changes nothing the daemon reads";
+}
+
+// Protocol 3 carries the options in OpenStream.spec: an OpenStream without one (the retired
+// fields of protocol 2 only) is refused, never read as a default spec.
+TEST(WireTest, AnOpenStreamWithoutASpecIsRefused) {
+  capnp::MallocMessageBuilder b;
+  auto o = b.initRoot<wire::Envelope>().initOpenStream();
+  o.setObsoleteDataset("train");
+  o.setObsoleteBatchSize(2);
+  const auto words = capnp::messageToFlatArray(b);
+  const auto bytes = words.asBytes();
+  auto m = decode(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code(), Code::kInvalidArgument);
+  EXPECT_NE(m.error().message().find("no spec"), std::string::npos) << m.error().message();
+}
+
 // A small frame may hold a long list of empty elements (the traversal limit counts each as one
 // word): lists longer than their field can mean are refused, so that what decodes is
 // proportional to the frame and re-encodes within the limits.

@@ -1,5 +1,5 @@
 // FramePool: lazily allocated buffers, a free list, reference-counted zero-copy frames.
-#include "transport/detail/frame_pool.h"
+#include "transport/daemon/detail/frame_pool.h"
 
 #include <sys/mman.h>
 
@@ -16,14 +16,8 @@ FramePool::FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wa
 
 FramePool::Buffer::~Buffer() { ::munmap(bytes, size); }
 
-void FramePool::fix_first_buffer() {
-  if (buffers_.empty()) (void)acquire();
-  fixed_ = true;
-}
-
 Result<std::optional<loader::Slot>> FramePool::acquire() {
   using Out = std::optional<loader::Slot>;
-  if (fixed_) return Out(loader::Slot{0, buffers_[0]->bytes});
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!free_.empty()) {
@@ -41,9 +35,7 @@ Result<std::optional<loader::Slot>> FramePool::acquire() {
   return Out(loader::Slot{static_cast<uint32_t>(buffers_.size() - 1), buffers_.back()->bytes});
 }
 
-void FramePool::release(uint32_t id) {
-  if (!fixed_) give_back(id);
-}
+void FramePool::release(uint32_t id) { give_back(id); }
 
 void FramePool::give_back(uint32_t id) {
   {
@@ -58,7 +50,7 @@ void FramePool::free_frame(void*, void* hint) {
   if (send->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   // The last frame of the batch: the buffer is free again.
   std::unique_ptr<Send> done(send);
-  if (!done->pool->fixed_) done->pool->give_back(done->id);
+  done->pool->give_back(done->id);
 }
 
 std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDesc>& tensors) {

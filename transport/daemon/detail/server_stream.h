@@ -1,11 +1,11 @@
 // ServerStream: the daemon's state for one client stream: its pipeline, the batches being filled
-// (a BatchStream), where they are written (the client's shared-memory slots, or daemon-side frame
-// buffers), its credits and its counters. The server's socket thread owns it.
+// (a BatchStream), where they are written and how they leave (StreamSlots: the client's
+// shared-memory slots, or daemon-side frame buffers), and its counters. The server's socket
+// thread owns it.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@
 
 #include "loader/batch_stream.h"
 #include "loader/pipeline.h"
-#include "transport/detail/frame_pool.h"
+#include "transport/daemon/detail/stream_slots.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
 
@@ -52,11 +52,12 @@ class ServerStream {
     uint64_t id = 0;
     std::string peer, client_name, dataset;
     OpenStream request;
+    loader::DecodeOptions decode;  // the daemon's own limits (a client's spec does not carry them)
     int max_credits = 16;
     int frame_buffers = 3;
   };
-  // Errors: those of the pipeline (kInvalidArgument), kInvalidArgument (start batch past the
-  // epoch, a slot larger than `max_slot_bytes`).
+  // Errors: those of loader::validate() and the pipeline (kInvalidArgument), kInvalidArgument
+  // (start batch past the epoch, a slot larger than `max_slot_bytes`).
   static Result<std::unique_ptr<ServerStream>> create(Config config, std::shared_ptr<const loader::SampleSource> source,
                                                       tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
                                                       size_t max_slot_bytes);
@@ -67,70 +68,43 @@ class ServerStream {
   const Config& config() const { return config_; }
   StreamOpened opened() const;
 
-  // sharedMemory streams waiting for the client's memory: the token its descriptor must come with;
-  // nullptr once a descriptor came (or for a frames stream).
-  const MemoryToken* awaiting_memory() const;
-  // Whether the stream's one memory hand-over was refused (by attach()): it can never get memory.
-  bool memory_refused() const { return config_.request.transport == Transport::kSharedMemory && !token_ && !shm_; }
-  // Keeps the descriptor that came with this stream's token, for attach().
-  void deposit(FileDescriptor fd);
-  // sharedMemory streams: maps the deposited descriptor as the client's slots. Errors:
-  // kInvalidArgument (no descriptor came, not a sealed memory file, too small, bad slot sizes),
-  // kIo.
-  Status attach(const AttachMemory& m);
-  // Errors: kInvalidArgument (a slot not the client's to give, named twice, memory not attached,
-  // a frames stream given slots), kOverloaded (more credit than max_credits).
-  Status credit(const Credit& c);
-  // Whether a fill could start now (a credited slot or buffer is free; a transport benchmark's
-  // first fill, which makes the batch the others copy, has finished).
-  bool can_start() const;
-  // Starts one fill, if a buffer is free. Errors: kOverloaded (no memory for a frame buffer): the
-  // stream cannot go on.
-  Status start_one();
+  // The shared-memory hand-over (StreamSlots): a frames stream never awaits memory, and its
+  // attach() fails.
+  const MemoryToken* awaiting_memory() const { return slots_->awaiting_memory(); }
+  bool memory_refused() const { return slots_->memory_refused(); }
+  void deposit(FileDescriptor fd) { slots_->deposit(std::move(fd)); }
+  Status attach(const AttachMemory& m) { return slots_->attach(m); }
+  // Takes a Credit; returns how many more fills it allows (StreamSlots::credit).
+  Result<uint32_t> credit(const Credit& c) { return slots_->credit(c, batches_->in_flight()); }
+  // Starts one fill if a slot is free; false when none is (a freed one wakes the loop).
+  // Errors: kOverloaded (no memory for a frame buffer): the stream cannot go on.
+  Result<bool> start_one();
   // Fills started and not yet handed out.
   size_t in_flight() const { return batches_->in_flight(); }
   size_t running() const { return batches_->running(); }
   // The next finished batch in order, if any.
   std::optional<Outgoing> next_outgoing(std::chrono::steady_clock::time_point now);
   // Gives back the memory of batches that will not be sent (after a close); waits for nothing.
-  void discard_finished();
+  // Returns how many there were.
+  size_t discard_finished();
   // Makes every running fill end after its current sample (BatchStream::cancel); their batches
   // come out failed with kCancelled.
   void cancel_fills() { batches_->cancel(); }
   // Bytes of daemon memory the stream may hold at once (frame buffers); what the daemon-wide
   // budget counts.
-  size_t memory_bytes() const { return memory_bytes_; }
+  size_t memory_bytes() const { return slots_->memory_bytes(); }
 
   uint64_t batches_sent() const { return batches_sent_; }
   StreamStats stats(std::chrono::steady_clock::time_point now) const;
   loader::PipelineCounters counters() const { return pipeline_->counters(); }
 
  private:
-  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
-               std::shared_ptr<Wakeup> wakeup);
-  Status make_benchmark_batch();
+  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, std::unique_ptr<StreamSlots> slots);
 
   Config config_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
-  tbb::task_arena& arena_;
-  std::shared_ptr<Wakeup> wakeup_;
-  std::unique_ptr<loader::BatchStream> batches_;
-  // sharedMemory: the client's slots and who holds each.
-  enum class SlotOwner : unsigned char { kClient, kCredited, kDaemon };
-  std::unique_ptr<ShmRegion> shm_;
-  std::optional<MemoryToken> token_;  // until a descriptor comes
-  FileDescriptor deposited_;                // until attach() maps it
-  uint64_t slot_stride_ = 0;
-  std::vector<SlotOwner> owner_;
-  std::deque<uint32_t> credited_;
-  // frames
-  std::shared_ptr<FramePool> pool_;
-  uint32_t credits_ = 0;
-  // transport benchmark: the one batch every fill copies, made by the stream's first fill
-  struct BenchmarkBatch;
-  std::shared_ptr<BenchmarkBatch> bench_;
-
-  size_t memory_bytes_ = 0;
+  std::unique_ptr<StreamSlots> slots_;
+  std::unique_ptr<loader::BatchStream> batches_;  // after slots_: destroyed first, its fills write there
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
   RateMeter rate_;
 };

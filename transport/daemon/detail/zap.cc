@@ -1,6 +1,6 @@
 // ZAP request: version, request id, domain, address, routing id, mechanism, credentials...;
 // reply: version, request id, status code, status text, user id, metadata.
-#include "transport/detail/zap.h"
+#include "transport/daemon/detail/zap.h"
 
 #include <zmq_addon.hpp>
 

@@ -13,7 +13,7 @@
 #include <zmq.hpp>
 
 #include "loader/batch_stream.h"
-#include "transport/detail/wakeup.h"
+#include "transport/daemon/detail/wakeup.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport::internal {
@@ -22,16 +22,13 @@ namespace textfeed::transport::internal {
 // thread. Buffers are allocated on first use (up to `capacity`) and reused, never freed before the
 // pool. They are mappings of their own, not heap blocks: when the pool goes (its stream ended and
 // ZeroMQ released the last frame), their memory goes back to the system at once, whatever the
-// heap's trim policy. A pool made with a fixed buffer (transport benchmark) hands that buffer out
-// every time.
+// heap's trim policy.
 class FramePool : public std::enable_shared_from_this<FramePool> {
  public:
   FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wakeup);
   FramePool(const FramePool&) = delete;
   FramePool& operator=(const FramePool&) = delete;
 
-  // Makes buffer 0 permanent and returned by every acquire() (it must never be written again).
-  void fix_first_buffer();
   // A free buffer, or nullopt when all `capacity` are being filled or sent. Errors: kOverloaded
   // (the system has no memory for a new buffer).
   Result<std::optional<loader::Slot>> acquire();
@@ -66,7 +63,6 @@ class FramePool : public std::enable_shared_from_this<FramePool> {
   size_t slot_bytes_;
   size_t capacity_;
   std::shared_ptr<Wakeup> wakeup_;
-  bool fixed_ = false;
   std::mutex mu_;
   std::vector<std::unique_ptr<Buffer>> buffers_;  // grows on the server thread only
   std::vector<uint32_t> free_;                    // guarded by mu_

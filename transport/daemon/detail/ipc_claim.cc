@@ -1,6 +1,6 @@
 // IpcClaim: flock on a lock file, re-checked against the path after locking (a lock file removed
 // by the daemon that held it must not be locked by a second daemon while a third creates a new one).
-#include "transport/detail/ipc_claim.h"
+#include "transport/daemon/detail/ipc_claim.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,0 +1,22 @@
+// FakeClock: a Clock that moves only when a test moves it, so that timeouts and heartbeats are
+// tested without sleeping.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+#include "transport/daemon/clock.h"
+
+namespace textfeed::transport {
+
+// Thread-safe: a test advances it while the daemon's thread reads it.
+class FakeClock final : public Clock {
+ public:
+  TimePoint now() const override { return TimePoint(std::chrono::nanoseconds(ns_.load())); }
+  void advance(std::chrono::nanoseconds d) { ns_ += d.count(); }
+
+ private:
+  std::atomic<int64_t> ns_{int64_t{1} << 40};  // far from zero, as a steady clock is
+};
+
+}  // namespace textfeed::transport
