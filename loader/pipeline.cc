@@ -1,10 +1,13 @@
 // BatchPipeline: parallel rows, deterministic replacement of bad samples, reentrant fills.
 #include "loader/pipeline.h"
 
-#include <oneapi/tbb/parallel_for.h>
-#include <opencv2/core/utility.hpp>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 
 namespace textfeed::loader {
+
+struct BatchPipeline::Producers {
+  tbb::enumerable_thread_specific<std::unique_ptr<SampleProducer>> per_thread;
+};
 
 namespace {
 // Replacement candidates for a bad sample: a fixed sequence, so a re-run substitutes the same.
@@ -44,7 +47,10 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
     : source_(std::move(source)),
       options_(options),
       sampler_(std::move(sampler)),
-      layout_(BatchLayout::make(options.sampler.batch_size, options.augment)) {}
+      layout_(BatchLayout::make(options.sampler.batch_size, options.augment)),
+      producers_(std::make_unique<Producers>()) {}
+
+BatchPipeline::~BatchPipeline() = default;
 
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
                                                              const PipelineOptions& options) {
@@ -82,7 +88,7 @@ std::shared_ptr<const std::vector<uint32_t>> BatchPipeline::order_for(uint64_t e
 SampleProducer& BatchPipeline::producer() {
   // One producer per thread. produce() runs no nested parallel work, so a thread never re-enters
   // its producer while using it.
-  std::unique_ptr<SampleProducer>& p = producers_.local();
+  std::unique_ptr<SampleProducer>& p = producers_->per_thread.local();
   if (!p) p = std::make_unique<SampleProducer>(source_, options_.augment, options_.decode);
   return *p;
 }
@@ -130,7 +136,7 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   return outcome;
 }
 
-Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena,
+Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
                           const CancelToken* cancel) {
   const std::shared_ptr<const std::vector<uint32_t>> order = order_for(epoch);
   TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices));
@@ -142,10 +148,8 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   std::vector<SampleError> errors(count);
   std::atomic<size_t> cancelled{0};
   const RowTask task{epoch, options_.sampler.seed, slot, info, status, errors, cancel};
-  arena.execute([&] {
-    tbb::parallel_for(size_t{0}, count, [&](size_t row) {
-      if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
-    });
+  pool.parallel_for(count, [&](size_t row) {
+    if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
   });
   Status result;
   uint64_t bad = 0;
@@ -170,7 +174,5 @@ PipelineCounters BatchPipeline::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   return counters_;
 }
-
-void disable_library_threads() { cv::setNumThreads(0); }
 
 }  // namespace textfeed::loader

@@ -14,11 +14,10 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
 #include "base/printable.h"
 #include "loader/pipeline.h"
@@ -135,7 +134,7 @@ void run(const BenchArgs& a) {
   if (!options.has_value()) fail("bench", options.error().to_string(), 2);
   const loader::PipelineOptions& po = *options;
 
-  tbb::task_arena arena(loader::resolve_worker_threads(a.threads));
+  loader::WorkerPool pool(a.threads);
   std::string source_path = a.dataset;
   std::optional<ScratchFolder> temp;  // the temporary cache's private folder, removed on every exit
   auto probe = loader::SampleSource::open(a.dataset, {});
@@ -160,7 +159,7 @@ void run(const BenchArgs& a) {
     co.image_size = po.augment.image_size;
     co.force = temp.has_value();  // only the private scratch folder's own file
     std::fprintf(stderr, "bench: building cache %s ...\n", printable(source_path).c_str());
-    auto rep = loader::build_cache(*(*probe)->dataset(), co, arena, nullptr);
+    auto rep = loader::build_cache(*(*probe)->dataset(), co, pool, nullptr);
     if (!rep.has_value()) fail("bench", rep.error().to_string());
   } else if (a.from == "dataset" && (*probe)->is_cache()) {
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
@@ -192,7 +191,7 @@ void run(const BenchArgs& a) {
   uint64_t epoch = 0;
   size_t batch = 0;
   auto next_batch = [&]() -> size_t {
-    if (Status s = p.fill(epoch, batch, slot.data(), info, arena); !s.ok()) fail("bench", s.to_string());
+    if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
       std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
                    printable(e.message).c_str());

@@ -124,9 +124,9 @@ void run(const BenchArgs& a) {
   o.image_size = image_size;
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.force = true;
-  tbb::task_arena arena(threads);
+  loader::WorkerPool pool(threads);
   const double c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
-  auto report = loader::build_cache(*ds, o, arena, nullptr);
+  auto report = loader::build_cache(*ds, o, pool, nullptr);
   if (!report.has_value()) fail("cache bench", report.error().to_string());
   const Rate build{report->samples / report->seconds,
                    (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 / std::max<size_t>(report->samples, 1)};

@@ -11,7 +11,8 @@
 
 #include "base/log.h"
 #include "base/printable.h"
-#include "loader/arena.h"
+#include "loader/detail/worker_pool_tbb.h"  // transport::Server takes a tbb::task_arena& (exempted in scripts/check_includes.py)
+#include "loader/worker_pool.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
 #include "transport/curve.h"
@@ -93,9 +94,9 @@ void run(const ServeArgs& a) {
     std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), printable((*src)->describe()).c_str());
     o.datasets[name] = *src;
   }
-  auto arena = loader::WorkerArena::create(a.threads);
+  auto arena = loader::WorkerPool::create(a.threads);
   if (!arena.has_value()) fail("serve", arena.error().message(), 2);
-  auto server = transport::Server::create(o, (*arena)->arena());
+  auto server = transport::Server::create(o, loader::internal::arena_of(**arena));
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);
   // SIGHUP (its terminal closed) drains and stops it like SIGTERM, rather than killing it with
   // its socket files left behind. SIGPIPE is ignored: a log reader that went away (`serve 2>&1 |

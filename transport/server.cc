@@ -23,6 +23,9 @@
 #include <zmq_addon.hpp>
 
 #include "base/log.h"
+// Server takes a tbb::task_arena& (server.h) while its streams run on a loader::WorkerPool: the
+// one exemption of scripts/check_includes.py, until Server takes a WorkerPool.
+#include "loader/detail/worker_pool_tbb.h"
 #include "transport/detail/ipc_claim.h"
 #include "transport/detail/server_stream.h"
 #include "transport/detail/wakeup.h"
@@ -106,6 +109,7 @@ struct Server::Impl {
   std::unique_ptr<internal::IpcClaim> claim;  // ipc: held for the daemon's life, released last
   ServerOptions options;
   tbb::task_arena* arena = nullptr;
+  std::unique_ptr<loader::WorkerPool> workers;  // over *arena, for the streams
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::router};
   std::unique_ptr<internal::ZapHandler> zap;
@@ -354,7 +358,7 @@ struct Server::Impl {
     config.request = o;
     config.max_credits = options.max_credits;
     config.frame_buffers = options.frame_buffers;
-    auto s = ServerStream::create(std::move(config), ds->second, *arena, wakeup, options.max_batch_bytes);
+    auto s = ServerStream::create(std::move(config), ds->second, *workers, wakeup, options.max_batch_bytes);
     if (!s.has_value()) return error(peer, s.error().with_context("OpenStream"));
     if (const size_t in_use = memory_in_use(); in_use + (*s)->memory_bytes() > options.max_memory_bytes)
       return error(peer, Status::overloaded("OpenStream: its " + std::to_string((*s)->memory_bytes() >> 20) +
@@ -626,6 +630,7 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, tbb
   impl->options = options;
   if (impl->options.max_memory_bytes == 0) impl->options.max_memory_bytes = default_memory_budget();
   impl->arena = &arena;
+  impl->workers = loader::internal::borrow_arena(arena);
   if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
   TF_RETURN_IF_ERROR(check_endpoint(options.endpoint, EndpointUse::kBind).with_context("serve"));
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;

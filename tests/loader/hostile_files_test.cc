@@ -107,9 +107,9 @@ class HostilePipelineTest : public ::testing::Test {
     auto p = BatchPipeline::create(src, o);
     EXPECT_TRUE(p.has_value()) << p.error().to_string();
     std::vector<uint8_t> slot((*p)->layout().slot_bytes);
-    tbb::task_arena arena(1);
+    WorkerPool pool(1);
     return with_deadline(dir_.path() / "images" / "fifo.jpg",
-                         [&] { return (*p)->fill(0, 0, slot.data(), info, arena); });
+                         [&] { return (*p)->fill(0, 0, slot.data(), info, pool); });
   }
 
   ScratchDir dir_;

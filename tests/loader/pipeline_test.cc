@@ -30,9 +30,9 @@ std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, aug
 
 std::vector<uint8_t> fill(BatchPipeline& p, int threads, uint64_t epoch, size_t batch, BatchInfo* info_out = nullptr) {
   std::vector<uint8_t> slot(p.layout().slot_bytes, 0);
-  tbb::task_arena arena(threads);
+  WorkerPool pool(threads);
   BatchInfo info;
-  Status s = p.fill(epoch, batch, slot.data(), info, arena);
+  Status s = p.fill(epoch, batch, slot.data(), info, pool);
   EXPECT_TRUE(s.ok()) << s.to_string();
   if (info_out) *info_out = info;
   return slot;
@@ -60,8 +60,8 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     co.profile = profile;
     co.image_size = augment::profile_defaults(profile).image_size;
     co.force = true;
-    tbb::task_arena arena(2);
-    ASSERT_TRUE(build_cache(*ds, co, arena, nullptr).has_value());
+    WorkerPool pool(2);
+    ASSERT_TRUE(build_cache(*ds, co, pool, nullptr).has_value());
     auto from_ds = make(SampleSource::from_dataset(*ds), profile);
     auto cache = SampleSource::open(path, {});
     ASSERT_TRUE(cache.has_value());
@@ -149,8 +149,8 @@ TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
   o.on_bad_sample = OnBadSample::kFail;
   auto strict = BatchPipeline::create(*src, o);
   std::vector<uint8_t> slot((*strict)->layout().slot_bytes);
-  tbb::task_arena arena(1);
-  EXPECT_EQ((*strict)->fill(0, 0, slot.data(), info, arena).code(), Code::kCorrupt);
+  WorkerPool pool(1);
+  EXPECT_EQ((*strict)->fill(0, 0, slot.data(), info, pool).code(), Code::kCorrupt);
   fs::remove_all(dir);
 }
 
@@ -161,11 +161,11 @@ TEST(PipelineTest, AFillCancelledBeforeItBeginsProducesNoSample) {
   ASSERT_TRUE(src.has_value());
   auto p = make(*src, augment::Profile::kSakura);
   std::vector<uint8_t> slot(p->layout().slot_bytes);
-  tbb::task_arena arena(2);
+  WorkerPool pool(2);
   BatchInfo info;
   CancelToken cancel;
   cancel.cancel();
-  const Status s = p->fill(0, 0, slot.data(), info, arena, &cancel);
+  const Status s = p->fill(0, 0, slot.data(), info, pool, &cancel);
   EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
   EXPECT_NE(s.message().find("4 of 4 samples not produced"), std::string::npos) << s.message();
   EXPECT_EQ(p->counters().stages.samples, 0u);
@@ -181,17 +181,17 @@ TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
   auto p = BatchPipeline::create(*src, o);
   ASSERT_TRUE(p.has_value());
   std::vector<uint8_t> slot((*p)->layout().slot_bytes);
-  tbb::task_arena arena(1);  // one worker: the checks come one sample at a time
+  WorkerPool pool(1);  // one worker: the checks come one sample at a time
   BatchInfo info;
   CancelToken cancel;
   cancel.cancel_after_checks_for_testing(3);  // as if cancel() came while the third sample ran
-  const Status s = (*p)->fill(0, 0, slot.data(), info, arena, &cancel);
+  const Status s = (*p)->fill(0, 0, slot.data(), info, pool, &cancel);
   EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
   EXPECT_EQ((*p)->counters().stages.samples, 3u) << "samples produced after the cancellation";
   EXPECT_NE(s.message().find("7 of 10 samples not produced"), std::string::npos) << s.message();
   // The same pipeline fills the batch whole again with a token nobody cancelled.
   CancelToken fresh;
-  EXPECT_TRUE((*p)->fill(0, 0, slot.data(), info, arena, &fresh).ok());
+  EXPECT_TRUE((*p)->fill(0, 0, slot.data(), info, pool, &fresh).ok());
   EXPECT_EQ((*p)->counters().stages.samples, 13u);
 }
 

@@ -16,7 +16,6 @@
 
 #include "base/log.h"
 #include "client/remote_feed.h"
-#include "loader/arena.h"
 #include "loader/pipeline.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
@@ -74,7 +73,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     start_server(options(endpoint, heartbeat, client_timeout));
   }
   void start_server(const ServerOptions& o) {
-    auto s = Server::create(o, arena_.arena());
+    auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
     endpoint_ = server_->endpoint();
@@ -133,9 +132,9 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     auto p = loader::BatchPipeline::create(source_, po);
     EXPECT_TRUE(p.has_value());
     std::vector<uint8_t> slot((*p)->layout().slot_bytes, 0);
-    tbb::task_arena arena(threads);
+    loader::WorkerPool pool(threads);
     loader::BatchInfo i;
-    EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, arena).ok());
+    EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, pool).ok());
     if (info) *info = i;
     return slot;
   }
@@ -171,7 +170,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     return n;
   }
 
-  loader::WorkerArena arena_{2};
+  tbb::task_arena arena_{2, 0};
   std::shared_ptr<const loader::SampleSource> source_;
   std::unique_ptr<Server> server_;
   std::string endpoint_;
@@ -747,14 +746,14 @@ TEST_P(DaemonTest, StreamsPerClientTotalAndMemoryAreBounded) {
 TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   auto src = loader::SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
-  loader::WorkerArena arena(1);
+  tbb::task_arena arena(1, 0);
   const std::string path = "/tmp/textfeed-claim-" + std::to_string(::getpid()) + ".sock";
   ServerOptions o;
   o.endpoint = "ipc://" + path;
   o.datasets["icdar"] = *src;
   {
     std::ofstream(path) << "precious";
-    auto refused = Server::create(o, arena.arena());
+    auto refused = Server::create(o, arena);
     EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
     EXPECT_NE(refused.status().message().find("regular file"), std::string::npos) << refused.status().message();
     std::string kept;
@@ -762,12 +761,12 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
     EXPECT_EQ(kept, "precious");
     ::unlink(path.c_str());
     ASSERT_EQ(::symlink("/etc/hostname", path.c_str()), 0);
-    EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
     ::unlink(path.c_str());
   }
-  auto first = Server::create(o, arena.arena());
+  auto first = Server::create(o, arena);
   ASSERT_TRUE(first.has_value()) << first.error().to_string();
-  auto second = Server::create(o, arena.arena());
+  auto second = Server::create(o, arena);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.status().code(), Code::kUnavailable);
   EXPECT_NE(second.status().message().find("another textfeed serve"), std::string::npos);
@@ -789,7 +788,7 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   EXPECT_NE(::access((path + ".mem").c_str(), F_OK), 0);
   EXPECT_NE(::access((path + ".lock").c_str(), F_OK), 0);
   o.endpoint = "ipc://@textfeed-abstract";
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument)
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument)
       << "an abstract socket has no permissions";
 }
 
@@ -799,13 +798,13 @@ INSTANTIATE_TEST_SUITE_P(Endpoints, DaemonTest, ::testing::Values("ipc", "tcp"),
 TEST(ServerOptionsTest, TcpWithoutCurveMustBeAskedFor) {
   auto src = loader::SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
-  loader::WorkerArena arena(1);
+  tbb::task_arena arena(1, 0);
   ServerOptions o;
   o.endpoint = "tcp://127.0.0.1:0";
   o.datasets["icdar"] = *src;
-  EXPECT_EQ(Server::create(o, arena.arena()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Server::create(o, arena).status().code(), Code::kInvalidArgument);
   o.allow_plain_tcp = true;
-  EXPECT_TRUE(Server::create(o, arena.arena()).has_value());
+  EXPECT_TRUE(Server::create(o, arena).has_value());
 }
 
 }  // namespace

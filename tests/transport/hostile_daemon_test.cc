@@ -16,7 +16,6 @@
 #include <string>
 #include <thread>
 
-#include "loader/arena.h"
 #include "loader/source.h"
 #include "transport/connection.h"
 #include "transport/server.h"
@@ -43,7 +42,7 @@ class HostileClientTest : public ::testing::Test {
     o.datasets["icdar"] = *src;
     o.client_timeout = 5s;
     o.heartbeat_interval = 200ms;
-    auto s = Server::create(o, arena_.arena());
+    auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
     server_ = std::move(*s);
     stop_ = false;
@@ -71,7 +70,7 @@ class HostileClientTest : public ::testing::Test {
     return o;
   }
 
-  loader::WorkerArena arena_{2};
+  tbb::task_arena arena_{2, 0};
   std::unique_ptr<Server> server_;
   std::atomic<bool> stop_{false};
   Status status_;

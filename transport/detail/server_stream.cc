@@ -51,9 +51,9 @@ double RateMeter::rate(std::chrono::steady_clock::time_point now) const {
   return rate_ * std::exp(-std::chrono::duration<double>(now - last_).count() / kTau);
 }
 
-ServerStream::ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
+ServerStream::ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, loader::WorkerPool& workers,
                            std::shared_ptr<Wakeup> wakeup)
-    : config_(std::move(config)), pipeline_(std::move(pipeline)), arena_(arena), wakeup_(std::move(wakeup)) {}
+    : config_(std::move(config)), pipeline_(std::move(pipeline)), workers_(workers), wakeup_(std::move(wakeup)) {}
 
 ServerStream::~ServerStream() {
   batches_.reset();  // waits for running fills: they write into shm_ / pool_ memory
@@ -61,7 +61,7 @@ ServerStream::~ServerStream() {
 
 Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            std::shared_ptr<const loader::SampleSource> source,
-                                                           tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
+                                                           loader::WorkerPool& workers, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
   if (o.batch_size == 0 || o.batch_size > static_cast<uint32_t>(loader::kMaxBatchSize))
@@ -91,7 +91,7 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   if (o.start_batch >= per_epoch)
     return Status::invalid_argument("start batch " + std::to_string(o.start_batch) + " of an epoch of " +
                                     std::to_string(per_epoch) + " batches");
-  std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), arena, std::move(wakeup)));
+  std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), std::move(pipeline), workers, std::move(wakeup)));
   if (o.transport == WireTransport::kFrames) {
     const int buffers = o.benchmark ? 1 : std::min(s->config_.frame_buffers, s->config_.max_credits);
     s->pool_ = std::make_shared<FramePool>(layout.slot_bytes, buffers, s->wakeup_);
@@ -103,7 +103,7 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   if (o.benchmark) {
     TF_RETURN_IF_ERROR(s->make_benchmark_batch());
   } else {
-    s->batches_ = loader::BatchStream::over(s->pipeline_, arena, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
+    s->batches_ = loader::BatchStream::over(s->pipeline_, workers, o.epoch, o.start_batch, [w = s->wakeup_] { w->signal(); });
   }
   return s;
 }
@@ -129,7 +129,7 @@ Status ServerStream::make_benchmark_batch() {
     bench_->source = slot->data;
     pool_->fix_first_buffer();
   }
-  loader::BatchStream::CancellableFill fill = [bench = bench_, pipeline = pipeline_, arena = &arena_, bytes,
+  loader::BatchStream::CancellableFill fill = [bench = bench_, pipeline = pipeline_, workers = &workers_, bytes,
                                                first = std::pair(o.epoch, o.start_batch)](
                                                   uint64_t e, uint64_t b, uint8_t* slot, loader::BatchInfo& out,
                                                   const loader::CancelToken& cancel) {
@@ -138,7 +138,7 @@ Status ServerStream::make_benchmark_batch() {
         bench->bytes.resize(bytes);
         bench->source = bench->bytes.data();
       }
-      bench->status = pipeline->fill(first.first, first.second, bench->source, bench->info, *arena, &cancel);
+      bench->status = pipeline->fill(first.first, first.second, bench->source, bench->info, *workers, &cancel);
       bench->made = true;
     });
     if (!bench->status.ok()) return bench->status;
@@ -148,7 +148,7 @@ Status ServerStream::make_benchmark_batch() {
     out.batch = b;
     return Status();
   };
-  batches_ = std::make_unique<loader::BatchStream>(std::move(fill), pipeline_->sampler().batches_per_epoch(), arena_,
+  batches_ = std::make_unique<loader::BatchStream>(std::move(fill), pipeline_->sampler().batches_per_epoch(), workers_,
                                                    o.epoch, o.start_batch, [w = wakeup_] { w->signal(); });
   return Status();
 }

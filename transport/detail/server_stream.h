@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "loader/batch_stream.h"
 #include "loader/pipeline.h"
+#include "loader/worker_pool.h"
 #include "transport/detail/frame_pool.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
@@ -58,7 +57,7 @@ class ServerStream {
   // Errors: those of the pipeline (kInvalidArgument), kInvalidArgument (start batch past the
   // epoch, a slot larger than `max_slot_bytes`).
   static Result<std::unique_ptr<ServerStream>> create(Config config, std::shared_ptr<const loader::SampleSource> source,
-                                                      tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
+                                                      loader::WorkerPool& workers, std::shared_ptr<Wakeup> wakeup,
                                                       size_t max_slot_bytes);
   ~ServerStream();
 
@@ -106,13 +105,13 @@ class ServerStream {
   loader::PipelineCounters counters() const { return pipeline_->counters(); }
 
  private:
-  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, tbb::task_arena& arena,
+  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, loader::WorkerPool& workers,
                std::shared_ptr<Wakeup> wakeup);
   Status make_benchmark_batch();
 
   Config config_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
-  tbb::task_arena& arena_;
+  loader::WorkerPool& workers_;
   std::shared_ptr<Wakeup> wakeup_;
   std::unique_ptr<loader::BatchStream> batches_;
   // sharedMemory: the client's slots and who holds each.
