@@ -58,13 +58,11 @@ Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<con
   if (options.sampler.batch_size > kMaxBatchSize)
     return Status::invalid_argument("batch_size must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
                                     std::to_string(options.sampler.batch_size));
-  if (source->is_cache()) {
-    const int stored = source->stored_image_size();
-    if (stored != 0 && stored != options.augment.image_size)
-      return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
-                                      " but the options ask for image_size " +
-                                      std::to_string(options.augment.image_size) + "; rebuild the cache");
-  }
+  // Pixels stored at another size would plan every crop wrong (-1: decoded at their own size).
+  if (const int stored = source->stored_image_size(); stored > 0 && stored != options.augment.image_size)
+    return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
+                                    " but the options ask for image_size " +
+                                    std::to_string(options.augment.image_size) + "; rebuild the cache");
   TF_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(source->size(), options.sampler));
   return std::unique_ptr<BatchPipeline>(new BatchPipeline(std::move(source), options, std::move(sampler)));
 }

@@ -69,9 +69,9 @@ class SampleProducer {
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;
   Decoder decoder_;
-  std::vector<uint8_t> file_;
+  SampleRead read_;    // the sample's words and pixels, as the source gives them
   Image decoded_;
-  ImageView pixels_;  // decoded_ or a view into the cache mapping
+  ImageView pixels_;  // decoded_ or read_.pixels
   Image crop_;
   augment::GeometryPlan plan_;
   augment::WarpScratch warp_scratch_;

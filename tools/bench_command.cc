@@ -17,6 +17,7 @@
 
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
+#include "loader/dataset_source.h"
 #include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
 #include "base/printable.h"
@@ -139,7 +140,9 @@ void run(const BenchArgs& a) {
   std::optional<ScratchFolder> temp;  // the temporary cache's private folder, removed on every exit
   auto probe = loader::SampleSource::open(a.dataset, {});
   if (!probe.has_value()) fail("bench", probe.error().to_string(), 2);
-  if (a.from == "cache" && !(*probe)->is_cache()) {
+  // Only a dataset folder is built into a cache; any other source (a cache) is benched as it is.
+  const auto* dataset = dynamic_cast<const loader::DatasetSource*>(probe->get());
+  if (a.from == "cache" && dataset != nullptr) {
     // Build a cache of the dataset first (not timed), then bench reading from it.
     if (a.cache_path.empty()) {
       auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
@@ -159,9 +162,9 @@ void run(const BenchArgs& a) {
     co.image_size = po.augment.image_size;
     co.force = temp.has_value();  // only the private scratch folder's own file
     std::fprintf(stderr, "bench: building cache %s ...\n", printable(source_path).c_str());
-    auto rep = loader::build_cache(*(*probe)->dataset(), co, pool, nullptr);
+    auto rep = loader::build_cache(dataset->dataset(), co, pool, nullptr);
     if (!rep.has_value()) fail("bench", rep.error().to_string());
-  } else if (a.from == "dataset" && (*probe)->is_cache()) {
+  } else if (a.from == "dataset" && dataset == nullptr) {
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
   }
   std::shared_ptr<const loader::SampleSource> source = *probe;

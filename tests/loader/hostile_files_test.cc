@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loader/dataset_source.h"
 #include "loader/decode.h"
 #include "loader/pipeline.h"
 #include "loader/producer.h"
@@ -171,7 +172,7 @@ void produce_under_a_memory_limit(const fs::path& image) {
   ds.root = image.parent_path().string();
   ds.samples.push_back(SampleRecord{image.filename().string(), "", {}, {}, {}, {}, 0, 0});
   augment::AugmentOptions o = augment::profile_defaults(augment::Profile::kSakura);
-  SampleProducer producer(SampleSource::from_dataset(std::move(ds)), o, DecodeOptions{.windows = false});
+  SampleProducer producer(std::make_shared<const DatasetSource>(std::move(ds)), o, DecodeOptions{.windows = false});
   std::vector<uint8_t> image_buf(3 * o.crop_size * o.crop_size * sizeof(float));
   const int m = o.map_size();
   std::vector<float> score(m * m), geo(5 * m * m), mask(m * m);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "loader/cache_builder.h"
+#include "loader/dataset_source.h"
 
 namespace textfeed::loader {
 namespace {
@@ -62,7 +63,7 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     co.force = true;
     WorkerPool pool(2);
     ASSERT_TRUE(build_cache(*ds, co, pool, nullptr).has_value());
-    auto from_ds = make(SampleSource::from_dataset(*ds), profile);
+    auto from_ds = make(std::make_shared<const DatasetSource>(*ds), profile);
     auto cache = SampleSource::open(path, {});
     ASSERT_TRUE(cache.has_value());
     auto from_cache = make(*cache, profile);
@@ -199,20 +200,20 @@ TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
 TEST(PipelineTest, TheFingerprintNamesTheIndexNotItsSize) {
   auto a = open_dataset(kSample, {});
   ASSERT_TRUE(a.has_value());
-  const uint64_t fp = SampleSource::from_dataset(*a)->fingerprint();
-  EXPECT_EQ(SampleSource::from_dataset(*a)->fingerprint(), fp) << "not stable";
+  const uint64_t fp = DatasetSource(*a).fingerprint();
+  EXPECT_EQ(DatasetSource(*a).fingerprint(), fp) << "not stable";
   Dataset moved = *a;  // one word one pixel to the right: another dataset of the same size
   moved.samples[3].quads.at(0).xy[0] += 1;
-  EXPECT_NE(SampleSource::from_dataset(moved)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(moved).fingerprint(), fp);
   Dataset relabelled = *a;
   relabelled.samples[5].labels.at(0) ^= 1;
-  EXPECT_NE(SampleSource::from_dataset(relabelled)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(relabelled).fingerprint(), fp);
   Dataset renamed = *a;
   renamed.samples[0].image += "x";
-  EXPECT_NE(SampleSource::from_dataset(renamed)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(renamed).fingerprint(), fp);
   Dataset texts = *a;  // transcriptions do not change a batch, so they do not change the name
   if (!texts.samples[0].texts.empty()) texts.samples[0].texts[0] += "?";
-  EXPECT_EQ(SampleSource::from_dataset(texts)->fingerprint(), fp);
+  EXPECT_EQ(DatasetSource(texts).fingerprint(), fp);
 }
 
 }  // namespace
