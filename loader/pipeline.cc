@@ -1,6 +1,8 @@
 // BatchPipeline: parallel rows, deterministic replacement of bad samples, reentrant fills.
 #include "loader/pipeline.h"
 
+#include <array>
+
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 namespace textfeed::loader {
@@ -47,7 +49,9 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
     : source_(std::move(source)),
       options_(options),
       sampler_(std::move(sampler)),
-      layout_(BatchLayout::make(options.sampler.batch_size, options.augment)),
+      layout_(BatchLayout::make(
+          options.sampler.batch_size, options.augment,
+          *augment::make_target_builder(augment::target_kind(options.augment.profile), options.augment))),
       producers_(std::make_unique<Producers>()) {}
 
 BatchPipeline::~BatchPipeline() = default;
@@ -95,8 +99,11 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   SampleProducer& p = producer();
   const StageTimes before = p.times();
   const int r = static_cast<int>(row);
-  const SampleOutputs out{layout_.view(t.slot, TensorId::kImage, r), layout_.view(t.slot, TensorId::kScore, r),
-                          layout_.view(t.slot, TensorId::kGeo, r), layout_.view(t.slot, TensorId::kMask, r)};
+  std::array<MutableImageView, augment::kMaxTargetTensors> targets;
+  const size_t num_targets = layout_.tensors.size() - 1;
+  for (size_t k = 0; k < num_targets; ++k) targets[k] = layout_.view(t.slot, k + 1, r);
+  const SampleOutputs out{layout_.view(t.slot, BatchLayout::kImageTensor, r),
+                          std::span<const MutableImageView>(targets.data(), num_targets)};
   const uint32_t index = t.info.indices[row];
   const bool cancelled = t.cancel && t.cancel->cancelled();
   RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;

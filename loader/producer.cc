@@ -58,7 +58,10 @@ std::array<double, kNumStages> StageTimes::ms_per_sample() const {
 
 SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
                                const DecodeOptions& decode)
-    : source_(std::move(source)), options_(options), decoder_(decode) {
+    : source_(std::move(source)),
+      options_(options),
+      decoder_(decode),
+      targets_(augment::make_target_builder(augment::target_kind(options.profile), options)) {
   crop_.reset(options_.crop_size, options_.crop_size, 3);
 }
 
@@ -129,9 +132,8 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   times_.photometric += since(t);
 
   t = Clock::now();
-  augment::TargetViews views{out.score, out.geo, out.mask};
-  TF_RETURN_IF_ERROR(augment::make_targets(views, plan_.vertices, plan_.labels, options_.crop_size, options_,
-                                           target_scratch_));
+  TF_RETURN_IF_ERROR(targets_->build(out.targets, augment::PolygonsView::quads(plan_.vertices), plan_.labels,
+                                     options_.crop_size));
   times_.targets += since(t);
   ++times_.samples;
   return Status();

@@ -1,18 +1,20 @@
 // SampleProducer: one worker thread's machinery to turn sample i of a source into its rows of a
 // batch: plan the geometry on the quads, decode only at the scale the plan needs, one warp to the
-// crop, fused colour jitter + normalize, EAST targets. All scratch memory is owned here and reused.
+// crop, fused colour jitter + normalize, the profile's targets (a TargetBuilder: EAST today). All
+// scratch memory is owned here and reused.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "augment/plan.h"
 #include "augment/photometric.h"
 #include "augment/profile.h"
-#include "augment/targets.h"
+#include "augment/target_builder.h"
 #include "augment/warp.h"
 #include "base/image.h"
 #include "loader/decode.h"
@@ -22,10 +24,8 @@ namespace textfeed::loader {
 
 // Where one sample's outputs go (rows of the batch tensors; see BatchLayout::view).
 struct SampleOutputs {
-  MutableImageView image;  // 3 planes of crop_size^2 (float32 normalized, or uint8)
-  MutableImageView score;  // map^2 float32
-  MutableImageView geo;    // 5 planes of map^2 float32
-  MutableImageView mask;   // map^2 float32
+  MutableImageView image;                     // 3 planes of crop_size^2 (float32 normalized, or uint8)
+  std::span<const MutableImageView> targets;  // one per tensor of the profile's TargetBuilder, in order
 };
 
 // The stages of a sample, in pipeline order (what stats and benchmarks report).
@@ -75,7 +75,7 @@ class SampleProducer {
   Image crop_;
   augment::GeometryPlan plan_;
   augment::WarpScratch warp_scratch_;
-  augment::TargetScratch target_scratch_;
+  std::unique_ptr<augment::TargetBuilder> targets_;  // the profile's, with its scratch
   StageTimes times_;
 };
 

@@ -179,9 +179,9 @@ void produce_under_a_memory_limit(const fs::path& image) {
   auto view = [](void* p, int h, int w, DType t, int elem) {
     return MutableImageView{static_cast<uint8_t*>(p), h, w, 1, static_cast<ptrdiff_t>(w) * elem, t};
   };
-  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4),
-                          view(score.data(), m, m, DType::kF32, 4), view(geo.data(), 5 * m, m, DType::kF32, 4),
-                          view(mask.data(), m, m, DType::kF32, 4)};
+  const MutableImageView maps[] = {view(score.data(), m, m, DType::kF32, 4),
+                                   view(geo.data(), 5 * m, m, DType::kF32, 4), view(mask.data(), m, m, DType::kF32, 4)};
+  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4), maps};
   const Status s = producer.produce(0, 0, 0, out);
   std::fprintf(stderr, "%s\n", s.to_string().c_str());
   std::error_code ec;

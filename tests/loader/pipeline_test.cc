@@ -69,10 +69,10 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     auto from_cache = make(*cache, profile);
     const auto x = fill(*from_ds, 2, 0, 1), y = fill(*from_cache, 2, 0, 1);
     const BatchLayout& l = from_ds->layout();
-    const TensorDesc& img = l.tensor(TensorId::kImage);
+    const TensorDesc& img = l.image();
     // Targets: byte-identical.
     EXPECT_EQ(0, std::memcmp(x.data() + img.size_bytes, y.data() + img.size_bytes,
-                             l.tensor(TensorId::kMask).offset_bytes + l.tensor(TensorId::kMask).size_bytes - img.size_bytes));
+                             l.tensors.back().offset_bytes + l.tensors.back().size_bytes - img.size_bytes));
     // Pixels: identical without a resize (sakura), close with the cache's resample (upstage).
     const float* px = reinterpret_cast<const float*>(x.data());
     const float* py = reinterpret_cast<const float*>(y.data());
@@ -104,13 +104,12 @@ TEST(PipelineTest, WindowDecodesGiveTheWholeDecodesSamples) {
     const BatchLayout& l = (*whole)->layout();
     for (size_t b = 0; b < 2; ++b) {
       const std::vector<uint8_t> a = fill(**windowed, 2, 0, b), c = fill(**whole, 2, 0, b);
-      for (TensorId id : {TensorId::kScore, TensorId::kGeo, TensorId::kMask}) {
-        const TensorDesc& t = l.tensor(id);
+      for (const TensorDesc& t : l.targets()) {
         EXPECT_EQ(0, std::memcmp(a.data() + t.offset_bytes, c.data() + t.offset_bytes, t.size_bytes)) << t.name;
       }
       // Image: normalized floats in [-1, 1]; the window moves the warp's sample points by a
       // rounding error at most, so pixels differ by a level or two where they differ at all.
-      const TensorDesc& img = l.tensor(TensorId::kImage);
+      const TensorDesc& img = l.image();
       const float* pa = reinterpret_cast<const float*>(a.data() + img.offset_bytes);
       const float* pc = reinterpret_cast<const float*>(c.data() + img.offset_bytes);
       const size_t n = img.size_bytes / 4;

@@ -115,7 +115,7 @@ TEST(SampleSourceTest, DecodedPixelsFromASourceGiveTheSameBatchesWhateverTheThre
   EXPECT_EQ(a, b);
   EXPECT_TRUE(one.errors.empty());
   // Something was written: the image tensor is not all zeros.
-  const TensorDesc& img = p->layout().tensor(TensorId::kImage);
+  const TensorDesc& img = p->layout().image();
   EXPECT_NE(std::vector<uint8_t>(img.size_bytes, 0),
             std::vector<uint8_t>(a.begin() + img.offset_bytes, a.begin() + img.offset_bytes + img.size_bytes));
 }
