@@ -38,7 +38,6 @@ struct StageTimes {
   double read = 0, decode = 0, plan = 0, warp = 0, photometric = 0, targets = 0;
   uint64_t samples = 0;
   void add(const StageTimes& o);
-  double total() const { return read + decode + plan + warp + photometric + targets; }
   // Milliseconds per sample of each stage, in the order of kStageNames (zeros without samples).
   std::array<double, kNumStages> ms_per_sample() const;
 };
