@@ -95,8 +95,8 @@ class BatchPipeline {
 
   // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
   // parallel on `pool` (WorkerPool::parallel_for: called from outside it, the caller joins it;
-  // called from one of its tasks, it runs there). Rows past info.indices.size() (a short last batch) are left as
-  // they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
+  // called from one of its tasks, it runs there). Rows past info.indices.size() (a short last
+  // batch) are left as they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
   // sample's error; with kSkip, an error only when no replacement could be produced either;
   // kCancelled when `cancel` (may be null; must outlive the call) was cancelled before every row
   // was produced: the rows are then unspecified and info.errors lists only what was seen.
