@@ -1,12 +1,14 @@
 // EAST targets from the final crop vertices (docs/targets.md §3): score map, 5-channel geometry map and
 // the ROI mask (upstage, 1 = valid) or ignored map (sakura, 1 = ignore), written into the caller's
-// float32 views at side M = int(crop_size * map_scale).
+// float32 views at side M = int(crop_size * map_scale). EastTargetBuilder is the pipeline's way in
+// (augment/target_builder.h); make_targets is the function it calls.
 #pragma once
 
 #include <memory>
 #include <span>
 
 #include "augment/profile.h"
+#include "augment/target_builder.h"
 #include "base/image.h"
 #include "base/status.h"
 
@@ -59,5 +61,23 @@ class TargetScratch {
 Status make_targets(const TargetViews& out, std::span<const double> vertices,
                     std::span<const unsigned char> labels, int crop_size,
                     const AugmentOptions& options, TargetScratch& scratch);
+
+// The EAST targets as a TargetBuilder (TargetKind::kEast). Tensors, float32, M = int(crop_size *
+// options.map_scale): "score" (1 x M x M), "geo" (5 x M x M), and "roi" or "ignored" (1 x M x M,
+// options.mask). build() is make_targets() with this builder's scratch: it reads the options
+// make_targets reads, and takes quads only (kInvalidArgument for a word of another point count).
+class EastTargetBuilder final : public TargetBuilder {
+ public:
+  explicit EastTargetBuilder(const AugmentOptions& options) : options_(options) {}
+
+  TargetKind kind() const override { return TargetKind::kEast; }
+  std::vector<TargetTensor> tensors(int crop_size) const override;
+  Status build(std::span<const MutableImageView> out, const PolygonsView& words,
+               std::span<const unsigned char> labels, int crop_size) override;
+
+ private:
+  AugmentOptions options_;
+  TargetScratch scratch_;
+};
 
 }  // namespace textfeed::augment

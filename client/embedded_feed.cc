@@ -20,7 +20,6 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
   if (options.prefetch == 0 || options.prefetch > 64)
     return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
   TF_RETURN_IF_ERROR(loader::check_worker_threads(options.threads));
-  loader::disable_library_threads();
   std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());
   f->options_ = options;
   TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p,
@@ -31,10 +30,10 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
     return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
                                     std::to_string(f->layout_.batches_per_epoch) + " batches");
   TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
-  TF_ASSIGN_OR_RETURN(f->arena_, loader::WorkerArena::create(options.threads));
+  TF_ASSIGN_OR_RETURN(f->pool_, loader::WorkerPool::create(options.threads));
   f->epoch_ = options.epoch;
   f->batch_ = options.batch;
-  f->stream_ = loader::BatchStream::over(f->pipeline_, f->arena_->arena(), options.epoch, options.batch, nullptr);
+  f->stream_ = loader::BatchStream::over(f->pipeline_, *f->pool_, options.epoch, options.batch, nullptr);
   for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
   f->top_up();
   return f;

@@ -1,5 +1,7 @@
 // EmbeddedFeed: the pipeline inside the training process (no daemon). Worker threads of its own
-// oneTBB arena fill up to `prefetch` batches ahead, each straight into a slot of its ring.
+// pool fill up to `prefetch` batches ahead, each straight into a slot of its ring. Opening a feed
+// changes no process-wide setting: the process's composition root (the Python module's init, a
+// command's main) makes its loader::ProcessThreadSettings.
 #pragma once
 
 #include <atomic>
@@ -8,10 +10,10 @@
 #include <vector>
 
 #include "client/feed.h"
-#include "loader/arena.h"
 #include "loader/batch_stream.h"
 #include "loader/pipeline.h"
 #include "loader/source.h"
+#include "loader/worker_pool.h"
 
 namespace textfeed::client {
 
@@ -43,9 +45,9 @@ class EmbeddedFeed final : public Feed {
   void top_up();
 
   EmbeddedOptions options_;
-  std::unique_ptr<loader::WorkerArena> arena_;
+  std::unique_ptr<loader::WorkerPool> pool_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
-  std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and arena_: destroyed first
+  std::unique_ptr<loader::BatchStream> stream_;  // after ring_ and pool_: destroyed first
   std::atomic<bool> cancelled_{false};  // set once by cancel(), from any thread
   mutable std::mutex mu_;
   std::vector<uint32_t> free_;  // guarded by mu_: slots nobody uses

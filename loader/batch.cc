@@ -1,39 +1,37 @@
 // BatchLayout: tensor offsets inside a slot.
 #include "loader/batch.h"
 
+#include "base/log.h"
+
 namespace textfeed::loader {
 namespace {
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+TensorDesc describe(std::string_view name, DType dtype, int64_t batch, int64_t channels, int64_t side) {
+  TensorDesc d;
+  d.name = name;
+  d.dtype = dtype;
+  d.shape = {batch, channels, side, side};
+  d.sample_bytes = static_cast<size_t>(channels * side * side) * dtype_size(dtype);
+  d.size_bytes = d.sample_bytes * static_cast<size_t>(batch);
+  return d;
+}
 }  // namespace
 
-BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o) {
+BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o,
+                              const augment::TargetBuilder& targets) {
   BatchLayout l;
   l.batch_size = batch_size;
   l.crop_size = o.crop_size;
-  l.map_size = o.map_size();
-  const int64_t b = batch_size, c = o.crop_size, m = l.map_size;
   const DType image_dtype = o.dtype;
-  struct Spec {
-    std::string_view name;
-    DType dtype;
-    int64_t channels, side;
-  };
-  const Spec specs[kNumTensors] = {
-      {"image", image_dtype, 3, c},
-      {"score", DType::kF32, 1, m},
-      {"geo", DType::kF32, 5, m},
-      {o.mask == augment::MaskKind::kRoi ? "roi" : "ignored", DType::kF32, 1, m},
-  };
+  l.tensors.push_back(describe("image", image_dtype, batch_size, 3, o.crop_size));
+  for (const augment::TargetTensor& t : targets.tensors(o.crop_size))
+    l.tensors.push_back(describe(t.name, t.dtype, batch_size, t.channels, t.side));
+  TF_CHECK(l.tensors.size() - 1 <= augment::kMaxTargetTensors)
+      << "a target builder wrote " << l.tensors.size() - 1 << " tensors, more than kMaxTargetTensors";
   size_t offset = 0;
-  for (int t = 0; t < kNumTensors; ++t) {
-    TensorDesc& d = l.tensors[t];
-    d.name = specs[t].name;
-    d.dtype = specs[t].dtype;
-    d.shape = {b, specs[t].channels, specs[t].side, specs[t].side};
-    d.sample_bytes = static_cast<size_t>(specs[t].channels * specs[t].side * specs[t].side) *
-                     dtype_size(specs[t].dtype);
-    d.size_bytes = d.sample_bytes * static_cast<size_t>(b);
+  for (TensorDesc& d : l.tensors) {
     d.offset_bytes = offset;
     offset = align_up(offset + d.size_bytes);
   }
@@ -41,8 +39,8 @@ BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o) 
   return l;
 }
 
-MutableImageView BatchLayout::view(uint8_t* slot, TensorId id, int i) const {
-  const TensorDesc& d = tensor(id);
+MutableImageView BatchLayout::view(uint8_t* slot, size_t t, int i) const {
+  const TensorDesc& d = tensors[t];
   const int channels = static_cast<int>(d.shape[1]);
   const int side = static_cast<int>(d.shape[3]);
   MutableImageView v;

@@ -1,4 +1,4 @@
-// BatchStream: fills enqueued on the arena, completion flags under one mutex, in-order pops.
+// BatchStream: fills enqueued on the pool, completion flags under one mutex, in-order pops.
 #include "loader/batch_stream.h"
 
 #include <condition_variable>
@@ -26,33 +26,33 @@ struct BatchStream::Shared {
   std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
-BatchStream::BatchStream(CancellableFill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+BatchStream::BatchStream(CancellableFill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
                          uint64_t batch, Notify notify)
     : fill_(std::move(fill)),
       batches_per_epoch_(batches_per_epoch),
-      arena_(arena),
+      pool_(pool),
       notify_(std::move(notify)),
       shared_(std::make_shared<Shared>()),
       epoch_(epoch),
       batch_(batch) {}
 
-BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
                          uint64_t batch, Notify notify)
     : BatchStream(
           [fill = std::move(fill)](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info, const CancelToken&) {
             return fill(e, b, slot, info);
           },
-          batches_per_epoch, arena, epoch, batch, std::move(notify)) {}
+          batches_per_epoch, pool, epoch, batch, std::move(notify)) {}
 
-std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, tbb::task_arena& arena,
+std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
                                                uint64_t epoch, uint64_t batch, Notify notify) {
   const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
-  tbb::task_arena* a = &arena;
-  CancellableFill fill = [pipeline = std::move(pipeline), a](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
+  WorkerPool* p = &pool;
+  CancellableFill fill = [pipeline = std::move(pipeline), p](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
                                                              const CancelToken& cancel) {
-    return pipeline->fill(e, b, slot, info, *a, &cancel);
+    return pipeline->fill(e, b, slot, info, *p, &cancel);
   };
-  return std::make_unique<BatchStream>(std::move(fill), per_epoch, arena, epoch, batch, std::move(notify));
+  return std::make_unique<BatchStream>(std::move(fill), per_epoch, pool, epoch, batch, std::move(notify));
 }
 
 BatchStream::~BatchStream() {
@@ -82,7 +82,7 @@ void BatchStream::start(Slot slot) {
     cancel = shared_->cancel;
   }
   // The task holds what it uses: the stream may be reset (not destroyed) while it runs.
-  arena_.enqueue([job, shared = shared_, fill = fill_, notify = notify_, cancel = std::move(cancel)] {
+  pool_.enqueue([job, shared = shared_, fill = fill_, notify = notify_, cancel = std::move(cancel)] {
     Status s;
     try {
       // A fill that was cancelled before it began does not begin (not even a Fill that ignores

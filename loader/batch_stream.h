@@ -1,6 +1,6 @@
 // BatchStream: one consumer's batches, produced ahead and handed out in order, each written
 // straight into a slot the consumer lends (the ring of an embedded Loader, a daemon stream's
-// shared-memory slots or frame buffers). Several batches fill at once on the arena; the order in
+// shared-memory slots or frame buffers). Several batches fill at once on the pool; the order in
 // which they finish never changes what comes out.
 //
 // Cancellation: cancel() (from any thread) makes every fill the stream has started end early with
@@ -18,9 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "loader/pipeline.h"
+#include "loader/worker_pool.h"
 
 namespace textfeed::loader {
 
@@ -38,13 +37,13 @@ struct ReadyBatch {
 };
 
 // Thread-safety: one owner thread calls every method but cancel(), which any thread may call at any
-// time; fills run on the arena's threads, which call `notify` after each fill. The arena must
+// time; fills run on the pool's threads, which call `notify` after each fill. The pool must
 // outlive the stream; the destructor cancels the fills it started and waits for them, so lent
 // slots may be released right after it returns.
 class BatchStream {
  public:
   using Notify = std::function<void()>;
-  // Writes batch `batch` of `epoch` into `slot` and describes it in `info`; runs on an arena
+  // Writes batch `batch` of `epoch` into `slot` and describes it in `info`; runs on a pool
   // thread, concurrently with other fills of the same stream. Must not throw.
   using Fill = std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info)>;
   // A Fill that also checks `cancel` between its samples and returns kCancelled once it is set
@@ -55,14 +54,14 @@ class BatchStream {
   // The first batch started is `batch` of `epoch`; epochs have `batches_per_epoch` batches.
   // `notify` (may be empty) runs on a worker thread each time a fill finishes: it must be cheap
   // and thread-safe (set an event, signal a condition).
-  BatchStream(CancellableFill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch,
+  BatchStream(CancellableFill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
               uint64_t batch, Notify notify);
   // A stream over a fill that does not look at cancellation: cancel() then only skips the fills
   // that have not begun.
-  BatchStream(Fill fill, uint64_t batches_per_epoch, tbb::task_arena& arena, uint64_t epoch, uint64_t batch,
+  BatchStream(Fill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch, uint64_t batch,
               Notify notify);
-  // A stream of `pipeline`'s batches (BatchPipeline::fill on `arena`, cancellable between samples).
-  static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline, tbb::task_arena& arena,
+  // A stream of `pipeline`'s batches (BatchPipeline::fill on `pool`, cancellable between samples).
+  static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
                                            uint64_t epoch, uint64_t batch, Notify notify);
   ~BatchStream();
   BatchStream(const BatchStream&) = delete;
@@ -103,7 +102,7 @@ class BatchStream {
 
   CancellableFill fill_;
   uint64_t batches_per_epoch_;
-  tbb::task_arena& arena_;
+  WorkerPool& pool_;
   Notify notify_;
   std::shared_ptr<Shared> shared_;
   std::deque<std::shared_ptr<Job>> jobs_;

@@ -15,6 +15,8 @@
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
+#include "loader/detail/worker_pool_tbb.h"
+
 namespace textfeed::loader {
 namespace {
 
@@ -273,7 +275,7 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
 
 }  // namespace
 
-Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, tbb::task_arena& arena,
+Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, WorkerPool& pool,
                                 const std::function<void(const BuildProgress&)>& progress) {
   TF_RETURN_IF_ERROR(check_options(ds, o));
   if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
@@ -282,10 +284,11 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const size_t n = ds.samples.size();
+  tbb::task_arena& arena = internal::arena_of(pool);
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
-  // Item i uses pool slot i % tokens: with at most `tokens` items in flight and in-order output,
-  // that slot's previous item has been written before item i is read.
-  std::vector<Item> pool(tokens);
+  // Item i uses items[i % tokens]: with at most `tokens` items in flight and in-order output,
+  // that item's previous sample has been written before sample i is read.
+  std::vector<Item> items(tokens);
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(o.decode); });
   Collector out(ds, o, *writer, progress, elapsed);
   bool cancelled = false;
@@ -301,7 +304,7 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, t
                                           fc.stop();
                                           return nullptr;
                                         }
-                                        Item* it = &pool[next % tokens];
+                                        Item* it = &items[next % tokens];
                                         it->index = next++;
                                         return it;
                                       }) &

@@ -9,12 +9,11 @@
 #include <functional>
 #include <string>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "augment/profile.h"
 #include "cache/cache.h"
 #include "loader/dataset.h"
 #include "loader/decode.h"
+#include "loader/worker_pool.h"
 
 namespace textfeed::loader {
 
@@ -60,7 +59,7 @@ struct ResizePlan {
 };
 ResizePlan reference_resize(int width, int height, int image_size);
 
-// Builds the cache inside `arena` (its concurrency is the thread count). `progress` is called
+// Builds the cache on `pool` (its threads() is the thread count). `progress` is called
 // from one thread at a time after every sample. Per-sample failures are quarantined (listed in the
 // report and the cache's Meta) up to max_bad_share; among them an image whose stored size would
 // exceed decode.max_pixels (or what one record holds), which is never allocated. Errors, after which nothing is left at `out`
@@ -69,7 +68,7 @@ ResizePlan reference_resize(int width, int height, int image_size);
 // kCorrupt (more images quarantined than max_bad_share allows, or none usable; both name the
 // first ones and why), kCancelled, kIo.
 Result<BuildReport> build_cache(const Dataset& dataset, const CacheBuildOptions& options,
-                                tbb::task_arena& arena,
+                                WorkerPool& pool,
                                 const std::function<void(const BuildProgress&)>& progress);
 
 }  // namespace textfeed::loader

@@ -1,10 +1,15 @@
 // BatchPipeline: parallel rows, deterministic replacement of bad samples, reentrant fills.
 #include "loader/pipeline.h"
 
-#include <oneapi/tbb/parallel_for.h>
-#include <opencv2/core/utility.hpp>
+#include <array>
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
 
 namespace textfeed::loader {
+
+struct BatchPipeline::Producers {
+  tbb::enumerable_thread_specific<std::unique_ptr<SampleProducer>> per_thread;
+};
 
 namespace {
 // Replacement candidates for a bad sample: a fixed sequence, so a re-run substitutes the same.
@@ -25,19 +30,22 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
     : source_(std::move(source)),
       options_(options),
       sampler_(std::move(sampler)),
-      layout_(BatchLayout::make(options.sampler.batch_size, options.augment)) {}
+      layout_(BatchLayout::make(
+          options.sampler.batch_size, options.augment,
+          *augment::make_target_builder(augment::target_kind(options.augment.profile), options.augment))),
+      producers_(std::make_unique<Producers>()) {}
+
+BatchPipeline::~BatchPipeline() = default;
 
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
                                                              const PipelineSpec& options) {
   TF_RETURN_IF_ERROR(augment::validate(options.augment));
   TF_RETURN_IF_ERROR(validate(options.sampler));
-  if (source->is_cache()) {
-    const int stored = source->stored_image_size();
-    if (stored != 0 && stored != options.augment.image_size)
-      return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
-                                      " but the options ask for image_size " +
-                                      std::to_string(options.augment.image_size) + "; rebuild the cache");
-  }
+  // Pixels stored at another size would plan every crop wrong (-1: decoded at their own size).
+  if (const int stored = source->stored_image_size(); stored > 0 && stored != options.augment.image_size)
+    return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
+                                    " but the options ask for image_size " +
+                                    std::to_string(options.augment.image_size) + "; rebuild the cache");
   TF_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(source->size(), options.sampler));
   return std::unique_ptr<BatchPipeline>(new BatchPipeline(std::move(source), options, std::move(sampler)));
 }
@@ -61,7 +69,7 @@ std::shared_ptr<const std::vector<uint32_t>> BatchPipeline::order_for(uint64_t e
 SampleProducer& BatchPipeline::producer() {
   // One producer per thread. produce() runs no nested parallel work, so a thread never re-enters
   // its producer while using it.
-  std::unique_ptr<SampleProducer>& p = producers_.local();
+  std::unique_ptr<SampleProducer>& p = producers_->per_thread.local();
   if (!p) p = std::make_unique<SampleProducer>(source_, options_.augment, options_.decode);
   return *p;
 }
@@ -70,8 +78,11 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   SampleProducer& p = producer();
   const StageTimes before = p.times();
   const int r = static_cast<int>(row);
-  const SampleOutputs out{layout_.view(t.slot, TensorId::kImage, r), layout_.view(t.slot, TensorId::kScore, r),
-                          layout_.view(t.slot, TensorId::kGeo, r), layout_.view(t.slot, TensorId::kMask, r)};
+  std::array<MutableImageView, augment::kMaxTargetTensors> targets;
+  const size_t num_targets = layout_.tensors.size() - 1;
+  for (size_t k = 0; k < num_targets; ++k) targets[k] = layout_.view(t.slot, k + 1, r);
+  const SampleOutputs out{layout_.view(t.slot, BatchLayout::kImageTensor, r),
+                          std::span<const MutableImageView>(targets.data(), num_targets)};
   const uint32_t index = t.info.indices[row];
   const bool cancelled = t.cancel && t.cancel->cancelled();
   RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;
@@ -109,7 +120,7 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   return outcome;
 }
 
-Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena,
+Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
                           const CancelToken* cancel) {
   const std::shared_ptr<const std::vector<uint32_t>> order = order_for(epoch);
   TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices));
@@ -121,10 +132,8 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   std::vector<SampleError> errors(count);
   std::atomic<size_t> cancelled{0};
   const RowTask task{epoch, options_.sampler.seed, slot, info, status, errors, cancel};
-  arena.execute([&] {
-    tbb::parallel_for(size_t{0}, count, [&](size_t row) {
-      if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
-    });
+  pool.parallel_for(count, [&](size_t row) {
+    if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
   });
   Status result;
   uint64_t bad = 0;
@@ -149,7 +158,5 @@ PipelineCounters BatchPipeline::counters() const {
   std::lock_guard<std::mutex> lock(mu_);
   return counters_;
 }
-
-void disable_library_threads() { cv::setNumThreads(0); }
 
 }  // namespace textfeed::loader

@@ -13,15 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/task_arena.h>
-
 #include "augment/profile.h"
 #include "loader/batch.h"
 #include "loader/producer.h"
 #include "loader/sampler.h"
 #include "loader/source.h"
 #include "loader/spec.h"
+#include "loader/worker_pool.h"
 
 namespace textfeed::loader {
 
@@ -71,20 +69,25 @@ class BatchPipeline {
   const PipelineSpec& options() const { return options_; }
 
   // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
-  // parallel inside `arena` (called from outside it, the caller joins the arena; called from one
-  // of its tasks, it runs there). Rows past info.indices.size() (a short last batch) are left as
-  // they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
+  // parallel on `pool` (WorkerPool::parallel_for: called from outside it, the caller joins it;
+  // called from one of its tasks, it runs there). Rows past info.indices.size() (a short last
+  // batch) are left as they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
   // sample's error; with kSkip, an error only when no replacement could be produced either;
   // kCancelled when `cancel` (may be null; must outlive the call) was cancelled before every row
   // was produced: the rows are then unspecified and info.errors lists only what was seen.
-  Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, tbb::task_arena& arena,
+  Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
               const CancelToken* cancel = nullptr);
 
   PipelineCounters counters() const;
   // Stage times summed over all workers since creation (counters().stages).
   StageTimes stage_times() const { return counters().stages; }
 
+  ~BatchPipeline();
+  BatchPipeline(const BatchPipeline&) = delete;
+  BatchPipeline& operator=(const BatchPipeline&) = delete;
+
  private:
+  struct Producers;  // one SampleProducer per worker thread (pipeline.cc)
   BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options, Sampler sampler);
   // The epoch's order; computed once per epoch and kept for the two most recent epochs, so fills
   // that straddle an epoch boundary do not recompute it.
@@ -107,7 +110,7 @@ class BatchPipeline {
   PipelineSpec options_;
   Sampler sampler_;
   BatchLayout layout_;
-  tbb::enumerable_thread_specific<std::unique_ptr<SampleProducer>> producers_;
+  std::unique_ptr<Producers> producers_;
 
   mutable std::mutex mu_;
   struct Order {
@@ -118,10 +121,5 @@ class BatchPipeline {
   int next_order_ = 0;             // guarded by mu_: which of orders_ to replace next
   PipelineCounters counters_;      // guarded by mu_
 };
-
-// Switches off the thread pools of the libraries textfeed calls (OpenCV), so that the one
-// oneTBB arena owns every core. Call once, from the composition root (a command's main, the
-// Python module), before any pipeline runs.
-void disable_library_threads();
 
 }  // namespace textfeed::loader

@@ -58,7 +58,10 @@ std::array<double, kNumStages> StageTimes::ms_per_sample() const {
 
 SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
                                const DecodeOptions& decode)
-    : source_(std::move(source)), options_(options), decoder_(decode) {
+    : source_(std::move(source)),
+      options_(options),
+      decoder_(decode),
+      targets_(augment::make_target_builder(augment::target_kind(options.profile), options)) {
   crop_.reset(options_.crop_size, options_.crop_size, 3);
 }
 
@@ -74,35 +77,20 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
 Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
   Rng rng(seed, epoch, index);
   auto t = Clock::now();
-  std::span<const Quad> quads;
-  std::span<const unsigned char> labels;
-  int width = 0, height = 0;
-  bool pre_resized = false;
-  cache::SampleView view;
-  std::string name;
-  if (const cache::CacheReader* c = source_->cache()) {
-    TF_ASSIGN_OR_RETURN(view, c->sample(index));
-    quads = view.quads;
-    labels = view.labels;
-    width = view.width;
-    height = view.height;
-    pre_resized = c->meta().image_size > 0;
-    name = std::string(view.name);
-  } else {
-    const Dataset& ds = *source_->dataset();
-    const SampleRecord& rec = ds.samples[index];
-    name = ds.image_path(index);
-    TF_RETURN_IF_ERROR(read_file(name, file_));
-    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder_.read_info(file_, name));
-    quads = rec.quads;
-    labels = rec.labels;
-    width = info.width;  // read_info gives every format's size, or fails
-    height = info.height;
+  SampleRead& sample = read_;
+  TF_RETURN_IF_ERROR(source_->read(index, sample));
+  if (!sample.decoded() && sample.width == 0) {  // encoded pixels whose size only their header says
+    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder_.read_info(sample.encoded, sample.name));
+    sample.width = info.width;  // read_info gives every format's size, or fails
+    sample.height = info.height;
   }
+  const int width = sample.width, height = sample.height;
+  const std::string& name = sample.name;
   times_.read += since(t);
 
   t = Clock::now();
-  TF_RETURN_IF_ERROR(augment::plan_geometry(plan_, width, height, quads, labels, options_, rng, pre_resized)
+  TF_RETURN_IF_ERROR(augment::plan_geometry(plan_, width, height, sample.quads, sample.labels, options_, rng,
+                                            sample.pre_resized)
                          .with_context(name));
   times_.plan += since(t);
 
@@ -110,10 +98,10 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   int eighths = 8;
   double matrix[6];  // source -> crop for the pixels the warp gets (a window's origin moves it)
   std::copy(plan_.matrix, plan_.matrix + 6, matrix);
-  if (source_->cache() && view.codec == cache::PixelCodec::kRaw) {
-    pixels_ = view.image();
+  if (sample.decoded()) {
+    pixels_ = sample.pixels;
   } else {
-    const std::span<const uint8_t> bytes = source_->cache() ? view.pixels : std::span<const uint8_t>(file_);
+    const std::span<const uint8_t> bytes = sample.encoded;
     eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));
     const double s = eighths / 8.0;
     const int scaled_w = (width * eighths + 7) / 8, scaled_h = (height * eighths + 7) / 8;
@@ -144,9 +132,8 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   times_.photometric += since(t);
 
   t = Clock::now();
-  augment::TargetViews views{out.score, out.geo, out.mask};
-  TF_RETURN_IF_ERROR(augment::make_targets(views, plan_.vertices, plan_.labels, options_.crop_size, options_,
-                                           target_scratch_));
+  TF_RETURN_IF_ERROR(targets_->build(out.targets, augment::PolygonsView::quads(plan_.vertices), plan_.labels,
+                                     options_.crop_size));
   times_.targets += since(t);
   ++times_.samples;
   return Status();

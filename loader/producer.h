@@ -1,18 +1,20 @@
 // SampleProducer: one worker thread's machinery to turn sample i of a source into its rows of a
 // batch: plan the geometry on the quads, decode only at the scale the plan needs, one warp to the
-// crop, fused colour jitter + normalize, EAST targets. All scratch memory is owned here and reused.
+// crop, fused colour jitter + normalize, the profile's targets (a TargetBuilder: EAST today). All
+// scratch memory is owned here and reused.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "augment/plan.h"
 #include "augment/photometric.h"
 #include "augment/profile.h"
-#include "augment/targets.h"
+#include "augment/target_builder.h"
 #include "augment/warp.h"
 #include "base/image.h"
 #include "loader/decode.h"
@@ -22,10 +24,8 @@ namespace textfeed::loader {
 
 // Where one sample's outputs go (rows of the batch tensors; see BatchLayout::view).
 struct SampleOutputs {
-  MutableImageView image;  // 3 planes of crop_size^2 (float32 normalized, or uint8)
-  MutableImageView score;  // map^2 float32
-  MutableImageView geo;    // 5 planes of map^2 float32
-  MutableImageView mask;   // map^2 float32
+  MutableImageView image;                     // 3 planes of crop_size^2 (float32 normalized, or uint8)
+  std::span<const MutableImageView> targets;  // one per tensor of the profile's TargetBuilder, in order
 };
 
 // The stages of a sample, in pipeline order (what stats and benchmarks report).
@@ -38,7 +38,6 @@ struct StageTimes {
   double read = 0, decode = 0, plan = 0, warp = 0, photometric = 0, targets = 0;
   uint64_t samples = 0;
   void add(const StageTimes& o);
-  double total() const { return read + decode + plan + warp + photometric + targets; }
   // Milliseconds per sample of each stage, in the order of kStageNames (zeros without samples).
   std::array<double, kNumStages> ms_per_sample() const;
 };
@@ -66,13 +65,13 @@ class SampleProducer {
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;
   Decoder decoder_;
-  std::vector<uint8_t> file_;
+  SampleRead read_;    // the sample's words and pixels, as the source gives them
   Image decoded_;
-  ImageView pixels_;  // decoded_ or a view into the cache mapping
+  ImageView pixels_;  // decoded_ or read_.pixels
   Image crop_;
   augment::GeometryPlan plan_;
   augment::WarpScratch warp_scratch_;
-  augment::TargetScratch target_scratch_;
+  std::unique_ptr<augment::TargetBuilder> targets_;  // the profile's, with its scratch
   StageTimes times_;
 };
 

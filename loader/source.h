@@ -1,50 +1,77 @@
-// SampleSource: where a pipeline's samples come from — a dataset folder (JPEG decode) or a cache
-// file (mapped pixels). Both give the same quads for the same image, so the same seed gives the
-// same geometry and targets from either.
+// SampleSource: where a pipeline's samples come from, as an interface (docs/design.md "Data flow").
+// Two implementations today: DatasetSource (an image folder and its annotations; the pixels are
+// decoded per sample) and CacheSource (a cache file; the pixels are mapped). Both give the same
+// quads for the same image, so the same seed gives the same geometry and targets from either.
+// Consumers (SampleProducer, the pipeline, the daemon) see only this interface, so a source made
+// of several others (a weighted mixture of data sets) is one more implementation: it maps a
+// sample index to a member and an index there, and forwards.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "cache/cache.h"
+#include "base/image.h"
+#include "base/quad.h"
+#include "base/status.h"
 #include "loader/dataset.h"
-#include "loader/decode.h"
 
 namespace textfeed::loader {
 
-// Immutable after open(); const methods are safe from many threads.
+// One sample as a source gives it: its words, and its pixels either encoded (an image file's
+// bytes, a JPEG-coded cache record) for the caller's decoder, or decoded (RGB uint8, e.g. a raw
+// cache record in the mapping). A resource the caller reuses from sample to sample: `name` and
+// `file` keep their capacity, so a worker that keeps one allocates nothing per sample once warm.
+// The views are valid until the next read() into it, and while the source lives.
+struct SampleRead {
+  std::string name;                       // for messages: the image's path, or the record's name
+  int width = 0;                          // full size in px; 0 when only the header of `encoded`
+  int height = 0;                         //   says it (the caller's decoder reads it, with its limits)
+  bool pre_resized = false;               // pixels and quads already went through resize_img
+                                          //   (to the source's stored_image_size())
+  std::span<const Quad> quads;            // the words, in the pixels' frame. The readers reduce a
+                                          //   polygon to its quad (PolyPolicy) before it gets here
+  std::span<const unsigned char> labels;  // one per quad (base/quad.h)
+  std::span<const uint8_t> encoded;       // the pixels to decode; empty when `pixels` holds them
+  ImageView pixels;                       // decoded pixels; data == nullptr when `encoded` holds them
+  std::vector<uint8_t> file;              // storage a source may read `encoded` into
+
+  bool decoded() const { return pixels.data != nullptr; }
+};
+
+// Immutable after it is made; every method is const and safe to call from many threads at once
+// (read() writes only the caller's SampleRead).
 class SampleSource {
  public:
-  // A path ending in ".tfc" or starting with the cache magic is a cache; anything else is a
-  // dataset (see open_dataset), whose bad records (Dataset::bad) are logged as warnings, each with
-  // its file, line and reason (the first 100, then their count). Errors: those of open_dataset /
-  // CacheReader::open, kInvalidArgument (no samples).
+  virtual ~SampleSource() = default;
+
+  // A path ending in ".tfc" or starting with the cache magic is a cache (CacheSource::open);
+  // anything else is a dataset (DatasetSource::open). Errors: theirs.
   static Result<std::shared_ptr<const SampleSource>> open(const std::string& path, const ReaderOptions& options);
-  static std::shared_ptr<const SampleSource> from_dataset(Dataset dataset);
-  static std::shared_ptr<const SampleSource> from_cache(std::shared_ptr<const cache::CacheReader> reader);
 
-  size_t size() const;
-  bool is_cache() const { return cache_ != nullptr; }
-  // Pixels in a cache were resized to this longer side (0: source size); -1 for a dataset.
-  int stored_image_size() const { return cache_ ? cache_->meta().image_size : -1; }
-  // Name of sample i (image path relative to the root), for messages.
-  std::string name(size_t i) const;
-  const Dataset* dataset() const { return dataset_.get(); }
-  const cache::CacheReader* cache() const { return cache_.get(); }
-  std::string describe() const;
-  // A stable 64-bit hash of the sample index, computed once when the source is made: for a
-  // dataset, each sample's image name, size, word coordinates (float bits) and labels, in index
-  // order; for a cache, what its header and meta say of the index without reading every sample
-  // (count, format, image_size, words, ignored words, pixel count). The same on every machine and
-  // run; a checkpoint names its dataset with it (the same size is not the same dataset).
-  uint64_t fingerprint() const { return fingerprint_; }
+  // Number of samples; indexes are [0, size()).
+  virtual size_t size() const = 0;
 
- private:
-  std::shared_ptr<const Dataset> dataset_;
-  std::shared_ptr<const cache::CacheReader> cache_;
-  uint64_t fingerprint_ = 0;
+  // Reads sample i (< size()) into `out`. Errors: kNotFound, kIo, kInvalidArgument (an image
+  // file that cannot be read, naming it), kCorrupt (a damaged cache record).
+  virtual Status read(size_t i, SampleRead& out) const = 0;
+
+  // Name of sample i (its image path relative to the dataset root), for messages.
+  virtual std::string name(size_t i) const = 0;
+
+  // One line naming the source and its size, for logs.
+  virtual std::string describe() const = 0;
+
+  // A stable 64-bit hash of the sample index, computed once when the source is made: the same
+  // on every machine and run; a checkpoint names its dataset with it (the same size is not the
+  // same dataset). Each implementation says what it covers.
+  virtual uint64_t fingerprint() const = 0;
+
+  // The longer side the stored pixels were resized to (0: kept at the source size), or -1 when
+  // the pixels are decoded from the original images at their own size.
+  virtual int stored_image_size() const = 0;
 };
 
 }  // namespace textfeed::loader

@@ -17,7 +17,8 @@
 
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
-#include "loader/arena.h"
+#include "loader/dataset_source.h"
+#include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
 #include "base/printable.h"
 #include "loader/pipeline.h"
@@ -119,14 +120,16 @@ void run_remote(const BenchArgs& a) {
 // The source --from asks for: --dataset as it is, or a cache built from it first (not timed) in
 // --cache or in `temp`, a private scratch folder removed on every exit.
 std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, const loader::PipelineSpec& spec,
-                                                         loader::WorkerArena& arena,
+                                                         loader::WorkerPool& pool,
                                                          std::optional<ScratchFolder>& temp) {
   const loader::ReaderOptions& reader = spec.sources[0].reader;
   auto probe = loader::SampleSource::open(a.dataset, reader);
   if (!probe.has_value()) fail("bench", probe.error().to_string(), 2);
-  if (a.from == "dataset" && (*probe)->is_cache())
+  // Only a dataset folder is built into a cache; any other source (a cache) is benched as it is.
+  const auto* dataset = dynamic_cast<const loader::DatasetSource*>(probe->get());
+  if (a.from == "dataset" && dataset == nullptr)
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
-  if (a.from != "cache" || (*probe)->is_cache()) return *probe;
+  if (a.from != "cache" || dataset == nullptr) return *probe;
   if (a.cache_path.empty()) {
     auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
     if (!folder.has_value()) fail("bench", folder.error().to_string());
@@ -145,7 +148,7 @@ std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, con
   co.image_size = spec.augment.image_size;
   co.force = temp.has_value();  // only the private scratch folder's own file
   std::fprintf(stderr, "bench: building cache %s ...\n", printable(path).c_str());
-  auto rep = loader::build_cache(*(*probe)->dataset(), co, arena.arena(), nullptr);
+  auto rep = loader::build_cache(dataset->dataset(), co, pool, nullptr);
   if (!rep.has_value()) fail("bench", rep.error().to_string());
   auto built = loader::SampleSource::open(path, reader);
   if (!built.has_value()) fail("bench", built.error().to_string());
@@ -158,14 +161,14 @@ struct FillMeasurements {
   double stage_ms[loader::kNumStages] = {};  // per sample, over every repeat
 };
 
-FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerArena& arena, const BenchArgs& a) {
+FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& pool, const BenchArgs& a) {
   std::vector<uint8_t> slot(p.layout().slot_bytes);
   loader::BatchInfo info;
   const size_t per_epoch = p.sampler().batches_per_epoch();
   uint64_t epoch = 0;
   size_t batch = 0;
   auto next_batch = [&]() -> size_t {
-    if (Status s = p.fill(epoch, batch, slot.data(), info, arena.arena()); !s.ok()) fail("bench", s.to_string());
+    if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
       std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
                    printable(e.message).c_str());
@@ -228,10 +231,10 @@ void run(const BenchArgs& a) {
   if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("bench", s.message(), 2);
   if (!a.endpoint.empty()) return run_remote(a);
   const loader::PipelineSpec spec = build_spec("bench", a.spec, a.dataset);
-  auto arena = loader::WorkerArena::create(a.threads);
-  if (!arena.has_value()) fail("bench", arena.error().to_string());
+  auto pool = loader::WorkerPool::create(a.threads);
+  if (!pool.has_value()) fail("bench", pool.error().to_string());
   std::optional<ScratchFolder> temp;
-  const std::shared_ptr<const loader::SampleSource> source = bench_source(a, spec, **arena, temp);
+  const std::shared_ptr<const loader::SampleSource> source = bench_source(a, spec, **pool, temp);
   if (a.prefetch > 0) {
     // The embedded feed: the pipeline as a training process gets it, `prefetch` batches ahead.
     client::EmbeddedOptions eo;
@@ -245,7 +248,7 @@ void run(const BenchArgs& a) {
   }
   auto pipeline = loader::BatchPipeline::create(source, spec);
   if (!pipeline.has_value()) fail("bench", pipeline.error().to_string(), 2);
-  print_fills(a, *source, measure_fills(**pipeline, **arena, a));
+  print_fills(a, *source, measure_fills(**pipeline, **pool, a));
 }
 
 }  // namespace

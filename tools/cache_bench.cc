@@ -98,7 +98,6 @@ WriteCost write_rate(const cache::CacheReader& cache, const std::string& path) {
 }
 
 void run(const BenchArgs& a) {
-  loader::disable_library_threads();
   auto profile = augment::parse_profile(a.profile);
   if (!profile.has_value()) fail("cache bench", profile.error().message(), 2);
   const int image_size = augment::profile_defaults(*profile).image_size;
@@ -124,9 +123,9 @@ void run(const BenchArgs& a) {
   o.image_size = image_size;
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.force = true;
-  tbb::task_arena arena(threads);
+  loader::WorkerPool pool(threads);
   const double c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
-  auto report = loader::build_cache(*ds, o, arena, nullptr);
+  auto report = loader::build_cache(*ds, o, pool, nullptr);
   if (!report.has_value()) fail("cache bench", report.error().to_string());
   const Rate build{report->samples / report->seconds,
                    (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 / std::max<size_t>(report->samples, 1)};

@@ -12,11 +12,10 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include "base/printable.h"
 #include "cache/cache.h"
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
 #include "tools/commands.h"
 #include "tools/spec_flags.h"
@@ -137,14 +136,14 @@ void run_build(const BuildArgs& a) {
     std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", printable(b.file).c_str(),
                  b.line ? (":" + std::to_string(b.line)).c_str() : "", printable(b.reason).c_str());
   const int threads = loader::resolve_worker_threads(a.threads);
-  tbb::task_arena arena(threads);
+  loader::WorkerPool pool(threads);
   std::fprintf(stderr, "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
                ds->samples.size(), printable(ds->root).c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(),
                threads);
   ProgressPrinter printer;
   auto report = [&] {
     StopSignals stop;
-    return loader::build_cache(*ds, o, arena, [&](const loader::BuildProgress& p) { printer(p); });
+    return loader::build_cache(*ds, o, pool, [&](const loader::BuildProgress& p) { printer(p); });
   }();
   if (!report.has_value() && report.error().code() == Code::kCancelled && g_stop_signal != 0)
     fail("cache build", std::string(strsignal(g_stop_signal)) + ": " + report.error().message(),

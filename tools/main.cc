@@ -15,6 +15,7 @@
 
 #include "base/printable.h"
 #include "base/version.h"
+#include "loader/worker_pool.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {
@@ -70,6 +71,8 @@ void fail(const std::string& command, const std::string& message, int exit_code)
 }  // namespace textfeed::tools
 
 int main(int argc, char** argv) {
+  // Process-wide thread settings belong to main(): OpenCV's threads off, oneTBB's worker limit.
+  const textfeed::loader::ProcessThreadSettings thread_settings;
   CLI::App app{
       "textfeed: decode, augment and build EAST training targets in C++, and feed them to "
       "PyTorch training processes.\n"};

@@ -11,7 +11,7 @@
 
 #include "base/log.h"
 #include "base/printable.h"
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
 #include "tools/spec_flags.h"
@@ -72,7 +72,6 @@ transport::CurveServerOptions curve_options(const ServeArgs& a) {
 void run(const ServeArgs& a) {
   if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("serve", s.message(), 2);
   keep_large_allocations_in_heap();
-  loader::disable_library_threads();
   transport::ServerOptions o;
   o.endpoint = a.bind;
   o.max_credits = a.max_credits;
@@ -103,7 +102,7 @@ void run(const ServeArgs& a) {
     std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), printable((*src)->describe()).c_str());
     o.datasets[name] = *src;
   }
-  auto arena = loader::WorkerArena::create(a.threads);
+  auto arena = loader::WorkerPool::create(a.threads);
   if (!arena.has_value()) fail("serve", arena.error().message(), 2);
   auto server = transport::Server::create(o, **arena);
   if (!server.has_value()) fail("serve", server.error().to_string(), 2);

@@ -27,7 +27,6 @@ struct ShowArgs {
 };
 
 void run(const ShowArgs& a) {
-  loader::disable_library_threads();
   const loader::PipelineSpec spec = build_spec("show", a.spec, a.dataset);
   const augment::AugmentOptions& o = spec.augment;
   if (a.out.empty()) fail("show", "--out is empty; name the folder to write into", 2);
@@ -45,7 +44,8 @@ void run(const ShowArgs& a) {
   const int n = std::min<int>(a.count, static_cast<int>((*source)->size()));
   int failed = 0;
   for (int i = 0; i < n; ++i) {
-    const loader::SampleOutputs outs{view(image, 3 * c, c), view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};
+    const MutableImageView maps[] = {view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};  // EAST's
+    const loader::SampleOutputs outs{view(image, 3 * c, c), maps};
     if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, outs); !s.ok()) {
       std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
       ++failed;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/printable.h"
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/synth_render.h"
@@ -131,8 +131,7 @@ void run(const SynthArgs& a) {
     if (ec)
       fail("synth", "cannot create " + (fs::path(a.out) / sub).string() + ": " + ec.message());
   }
-  // The arena is the only parallelism: OpenCV's own threads would oversubscribe it.
-  cv::setNumThreads(0);
+  // OpenCV's own threads are off for the whole command (main's ProcessThreadSettings).
   std::vector<Written> images(static_cast<size_t>(a.count));
   std::atomic<int> done{0};
   std::mutex print;

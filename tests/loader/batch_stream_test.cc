@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 
 namespace textfeed::loader {
 namespace {
@@ -80,9 +80,9 @@ class SlowSamples {
 std::vector<uint8_t> g_slot(16);
 
 TEST(BatchStreamTest, CancelEndsARunningFillAfterTheSampleItIsOn) {
-  WorkerArena arena(1);
+  WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, arena.arena(), 0, 0, nullptr);
+  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   slow.permit(2);  // two samples done, the third running
   ASSERT_TRUE(slow.wait_in_sample());
@@ -94,9 +94,9 @@ TEST(BatchStreamTest, CancelEndsARunningFillAfterTheSampleItIsOn) {
 }
 
 TEST(BatchStreamTest, CancelFromAnotherThreadWakesTheOwnerWaitingForTheBatch) {
-  WorkerArena arena(1);
+  WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, arena.arena(), 0, 0, nullptr);
+  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   ASSERT_TRUE(slow.wait_in_sample());
   std::thread closer([&] { stream.cancel(); });
@@ -108,9 +108,9 @@ TEST(BatchStreamTest, CancelFromAnotherThreadWakesTheOwnerWaitingForTheBatch) {
 }
 
 TEST(BatchStreamTest, TheDestructorCancelsAndWaitsOnlyForTheSampleInProgress) {
-  WorkerArena arena(1);
+  WorkerPool pool(1);
   SlowSamples slow;
-  auto stream = std::make_unique<BatchStream>(slow.fill(), 10, arena.arena(), 0, 0, nullptr);
+  auto stream = std::make_unique<BatchStream>(slow.fill(), 10, pool, 0, 0, nullptr);
   stream->start({0, g_slot.data()});
   stream->start({1, g_slot.data()});  // queued behind the first on the one worker
   ASSERT_TRUE(slow.wait_in_sample());
@@ -125,9 +125,9 @@ TEST(BatchStreamTest, TheDestructorCancelsAndWaitsOnlyForTheSampleInProgress) {
 }
 
 TEST(BatchStreamTest, ResetCancelsWhatItDropsAndTheNextFillsRunWhole) {
-  WorkerArena arena(1);
+  WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, arena.arena(), 0, 0, nullptr);
+  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   ASSERT_TRUE(slow.wait_in_sample());
   std::vector<Slot> dropped = stream.reset(0, 5);
@@ -143,13 +143,13 @@ TEST(BatchStreamTest, ResetCancelsWhatItDropsAndTheNextFillsRunWhole) {
 }
 
 TEST(BatchStreamTest, AFillThatIgnoresTheTokenDoesNotBeginOnceCancelled) {
-  WorkerArena arena(1);
+  WorkerPool pool(1);
   int began = 0;
   BatchStream::Fill plain = [&](uint64_t, uint64_t, uint8_t*, BatchInfo&) {
     ++began;
     return Status();
   };
-  BatchStream stream(plain, 10, arena.arena(), 0, 0, nullptr);
+  BatchStream stream(plain, 10, pool, 0, 0, nullptr);
   stream.cancel();
   stream.start({0, g_slot.data()});
   std::optional<ReadyBatch> r = stream.wait_pop_for(kDeadline);

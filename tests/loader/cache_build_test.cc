@@ -39,8 +39,8 @@ class CacheBuildTest : public ::testing::Test {
   Result<BuildReport> build(CacheBuildOptions o, int threads = 1) {
     ds_.root = dir_.path().string();
     o.out = out();
-    tbb::task_arena arena(threads);
-    return build_cache(ds_, o, arena, nullptr);
+    WorkerPool pool(threads);
+    return build_cache(ds_, o, pool, nullptr);
   }
   std::string out() const { return (dir_.path() / "c.tfc").string(); }
   // Everything in the scratch folder but images/.
@@ -168,8 +168,8 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
     ds_.root = dir_.path().string();
     o.out = (dir_.path() / input).string();
     const auto before = fs::file_size(o.out);
-    tbb::task_arena arena(1);
-    auto r = build_cache(ds_, o, arena, nullptr);
+    WorkerPool pool(1);
+    auto r = build_cache(ds_, o, pool, nullptr);
     ASSERT_FALSE(r.has_value()) << input;
     EXPECT_EQ(r.error().code(), Code::kInvalidArgument);
     EXPECT_NE(r.error().message().find(std::string("is ") + input + " of the dataset being built"), std::string::npos)
@@ -179,17 +179,17 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
   // Another existing file of the same name outside the dataset is not a cache either: refused.
   o.out = (dir_.path() / "good0.jpg").string();
   testing::write_bytes(o.out, image);
-  tbb::task_arena arena(1);
-  auto refused = build_cache(ds_, o, arena, nullptr);
+  WorkerPool pool(1);
+  auto refused = build_cache(ds_, o, pool, nullptr);
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos) << refused.error().message();
   EXPECT_EQ(fs::file_size(o.out), image.size());
   // An empty file there is replaced, and so is the cache that build wrote.
   testing::write_bytes(o.out, {});
-  auto r = build_cache(ds_, o, arena, nullptr);
+  auto r = build_cache(ds_, o, pool, nullptr);
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
   EXPECT_EQ(r->samples, 3u);
-  auto again = build_cache(ds_, o, arena, nullptr);
+  auto again = build_cache(ds_, o, pool, nullptr);
   ASSERT_TRUE(again.has_value()) << again.error().to_string();
 }
 
@@ -239,9 +239,9 @@ TEST_F(CacheBuildTest, ACancelledBuildStopsAndLeavesNothing) {
   o.cancel = &cancel;
   o.out = out();
   ds_.root = dir_.path().string();
-  tbb::task_arena arena(2);
+  WorkerPool pool(2);
   size_t seen = 0;
-  auto r = build_cache(ds_, o, arena, [&](const BuildProgress& p) {
+  auto r = build_cache(ds_, o, pool, [&](const BuildProgress& p) {
     seen = p.done;
     if (p.done == 3) cancel = true;
   });

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "loader/dataset_source.h"
 #include "loader/decode.h"
 #include "loader/pipeline.h"
 #include "loader/producer.h"
@@ -107,9 +108,9 @@ class HostilePipelineTest : public ::testing::Test {
     auto p = BatchPipeline::create(src, o);
     EXPECT_TRUE(p.has_value()) << p.error().to_string();
     std::vector<uint8_t> slot((*p)->layout().slot_bytes);
-    tbb::task_arena arena(1);
+    WorkerPool pool(1);
     return with_deadline(dir_.path() / "images" / "fifo.jpg",
-                         [&] { return (*p)->fill(0, 0, slot.data(), info, arena); });
+                         [&] { return (*p)->fill(0, 0, slot.data(), info, pool); });
   }
 
   ScratchDir dir_;
@@ -171,16 +172,16 @@ void produce_under_a_memory_limit(const fs::path& image) {
   ds.root = image.parent_path().string();
   ds.samples.push_back(SampleRecord{image.filename().string(), "", {}, {}, {}, {}, 0, 0});
   augment::AugmentOptions o = augment::profile_defaults(augment::Profile::kSakura);
-  SampleProducer producer(SampleSource::from_dataset(std::move(ds)), o, DecodeOptions{.windows = false});
+  SampleProducer producer(std::make_shared<const DatasetSource>(std::move(ds)), o, DecodeOptions{.windows = false});
   std::vector<uint8_t> image_buf(3 * o.crop_size * o.crop_size * sizeof(float));
   const int m = o.map_size();
   std::vector<float> score(m * m), geo(5 * m * m), mask(m * m);
   auto view = [](void* p, int h, int w, DType t, int elem) {
     return MutableImageView{static_cast<uint8_t*>(p), h, w, 1, static_cast<ptrdiff_t>(w) * elem, t};
   };
-  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4),
-                          view(score.data(), m, m, DType::kF32, 4), view(geo.data(), 5 * m, m, DType::kF32, 4),
-                          view(mask.data(), m, m, DType::kF32, 4)};
+  const MutableImageView maps[] = {view(score.data(), m, m, DType::kF32, 4),
+                                   view(geo.data(), 5 * m, m, DType::kF32, 4), view(mask.data(), m, m, DType::kF32, 4)};
+  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4), maps};
   const Status s = producer.produce(0, 0, 0, out);
   std::fprintf(stderr, "%s\n", s.to_string().c_str());
   std::error_code ec;

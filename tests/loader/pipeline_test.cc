@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "loader/cache_builder.h"
+#include "loader/dataset_source.h"
 
 namespace textfeed::loader {
 namespace {
@@ -30,9 +31,9 @@ std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, aug
 
 std::vector<uint8_t> fill(BatchPipeline& p, int threads, uint64_t epoch, size_t batch, BatchInfo* info_out = nullptr) {
   std::vector<uint8_t> slot(p.layout().slot_bytes, 0);
-  tbb::task_arena arena(threads);
+  WorkerPool pool(threads);
   BatchInfo info;
-  Status s = p.fill(epoch, batch, slot.data(), info, arena);
+  Status s = p.fill(epoch, batch, slot.data(), info, pool);
   EXPECT_TRUE(s.ok()) << s.to_string();
   if (info_out) *info_out = info;
   return slot;
@@ -60,18 +61,18 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     co.profile = profile;
     co.image_size = augment::profile_defaults(profile).image_size;
     co.force = true;
-    tbb::task_arena arena(2);
-    ASSERT_TRUE(build_cache(*ds, co, arena, nullptr).has_value());
-    auto from_ds = make(SampleSource::from_dataset(*ds), profile);
+    WorkerPool pool(2);
+    ASSERT_TRUE(build_cache(*ds, co, pool, nullptr).has_value());
+    auto from_ds = make(std::make_shared<const DatasetSource>(*ds), profile);
     auto cache = SampleSource::open(path, {});
     ASSERT_TRUE(cache.has_value());
     auto from_cache = make(*cache, profile);
     const auto x = fill(*from_ds, 2, 0, 1), y = fill(*from_cache, 2, 0, 1);
     const BatchLayout& l = from_ds->layout();
-    const TensorDesc& img = l.tensor(TensorId::kImage);
+    const TensorDesc& img = l.image();
     // Targets: byte-identical.
     EXPECT_EQ(0, std::memcmp(x.data() + img.size_bytes, y.data() + img.size_bytes,
-                             l.tensor(TensorId::kMask).offset_bytes + l.tensor(TensorId::kMask).size_bytes - img.size_bytes));
+                             l.tensors.back().offset_bytes + l.tensors.back().size_bytes - img.size_bytes));
     // Pixels: identical without a resize (sakura), close with the cache's resample (upstage).
     const float* px = reinterpret_cast<const float*>(x.data());
     const float* py = reinterpret_cast<const float*>(y.data());
@@ -103,13 +104,12 @@ TEST(PipelineTest, WindowDecodesGiveTheWholeDecodesSamples) {
     const BatchLayout& l = (*whole)->layout();
     for (size_t b = 0; b < 2; ++b) {
       const std::vector<uint8_t> a = fill(**windowed, 2, 0, b), c = fill(**whole, 2, 0, b);
-      for (TensorId id : {TensorId::kScore, TensorId::kGeo, TensorId::kMask}) {
-        const TensorDesc& t = l.tensor(id);
+      for (const TensorDesc& t : l.targets()) {
         EXPECT_EQ(0, std::memcmp(a.data() + t.offset_bytes, c.data() + t.offset_bytes, t.size_bytes)) << t.name;
       }
       // Image: normalized floats in [-1, 1]; the window moves the warp's sample points by a
       // rounding error at most, so pixels differ by a level or two where they differ at all.
-      const TensorDesc& img = l.tensor(TensorId::kImage);
+      const TensorDesc& img = l.image();
       const float* pa = reinterpret_cast<const float*>(a.data() + img.offset_bytes);
       const float* pc = reinterpret_cast<const float*>(c.data() + img.offset_bytes);
       const size_t n = img.size_bytes / 4;
@@ -149,8 +149,8 @@ TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
   o.on_bad_sample = OnBadSample::kFail;
   auto strict = BatchPipeline::create(*src, o);
   std::vector<uint8_t> slot((*strict)->layout().slot_bytes);
-  tbb::task_arena arena(1);
-  EXPECT_EQ((*strict)->fill(0, 0, slot.data(), info, arena).code(), Code::kCorrupt);
+  WorkerPool pool(1);
+  EXPECT_EQ((*strict)->fill(0, 0, slot.data(), info, pool).code(), Code::kCorrupt);
   fs::remove_all(dir);
 }
 
@@ -161,11 +161,11 @@ TEST(PipelineTest, AFillCancelledBeforeItBeginsProducesNoSample) {
   ASSERT_TRUE(src.has_value());
   auto p = make(*src, augment::Profile::kSakura);
   std::vector<uint8_t> slot(p->layout().slot_bytes);
-  tbb::task_arena arena(2);
+  WorkerPool pool(2);
   BatchInfo info;
   CancelToken cancel;
   cancel.cancel();
-  const Status s = p->fill(0, 0, slot.data(), info, arena, &cancel);
+  const Status s = p->fill(0, 0, slot.data(), info, pool, &cancel);
   EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
   EXPECT_NE(s.message().find("4 of 4 samples not produced"), std::string::npos) << s.message();
   EXPECT_EQ(p->counters().stages.samples, 0u);
@@ -181,17 +181,17 @@ TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
   auto p = BatchPipeline::create(*src, o);
   ASSERT_TRUE(p.has_value());
   std::vector<uint8_t> slot((*p)->layout().slot_bytes);
-  tbb::task_arena arena(1);  // one worker: the checks come one sample at a time
+  WorkerPool pool(1);  // one worker: the checks come one sample at a time
   BatchInfo info;
   CancelToken cancel;
   cancel.cancel_after_checks_for_testing(3);  // as if cancel() came while the third sample ran
-  const Status s = (*p)->fill(0, 0, slot.data(), info, arena, &cancel);
+  const Status s = (*p)->fill(0, 0, slot.data(), info, pool, &cancel);
   EXPECT_EQ(s.code(), Code::kCancelled) << s.to_string();
   EXPECT_EQ((*p)->counters().stages.samples, 3u) << "samples produced after the cancellation";
   EXPECT_NE(s.message().find("7 of 10 samples not produced"), std::string::npos) << s.message();
   // The same pipeline fills the batch whole again with a token nobody cancelled.
   CancelToken fresh;
-  EXPECT_TRUE((*p)->fill(0, 0, slot.data(), info, arena, &fresh).ok());
+  EXPECT_TRUE((*p)->fill(0, 0, slot.data(), info, pool, &fresh).ok());
   EXPECT_EQ((*p)->counters().stages.samples, 13u);
 }
 
@@ -199,20 +199,20 @@ TEST(PipelineTest, AFillCancelledMidwayStopsAtTheSampleItIsOn) {
 TEST(PipelineTest, TheFingerprintNamesTheIndexNotItsSize) {
   auto a = open_dataset(kSample, {});
   ASSERT_TRUE(a.has_value());
-  const uint64_t fp = SampleSource::from_dataset(*a)->fingerprint();
-  EXPECT_EQ(SampleSource::from_dataset(*a)->fingerprint(), fp) << "not stable";
+  const uint64_t fp = DatasetSource(*a).fingerprint();
+  EXPECT_EQ(DatasetSource(*a).fingerprint(), fp) << "not stable";
   Dataset moved = *a;  // one word one pixel to the right: another dataset of the same size
   moved.samples[3].quads.at(0).xy[0] += 1;
-  EXPECT_NE(SampleSource::from_dataset(moved)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(moved).fingerprint(), fp);
   Dataset relabelled = *a;
   relabelled.samples[5].labels.at(0) ^= 1;
-  EXPECT_NE(SampleSource::from_dataset(relabelled)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(relabelled).fingerprint(), fp);
   Dataset renamed = *a;
   renamed.samples[0].image += "x";
-  EXPECT_NE(SampleSource::from_dataset(renamed)->fingerprint(), fp);
+  EXPECT_NE(DatasetSource(renamed).fingerprint(), fp);
   Dataset texts = *a;  // transcriptions do not change a batch, so they do not change the name
   if (!texts.samples[0].texts.empty()) texts.samples[0].texts[0] += "?";
-  EXPECT_EQ(SampleSource::from_dataset(texts)->fingerprint(), fp);
+  EXPECT_EQ(DatasetSource(texts).fingerprint(), fp);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 
 #include "base/log.h"
 #include "client/remote_feed.h"
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/pipeline.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"
@@ -130,9 +130,9 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     auto p = loader::BatchPipeline::create(source_, po);
     EXPECT_TRUE(p.has_value());
     std::vector<uint8_t> slot((*p)->layout().slot_bytes, 0);
-    tbb::task_arena arena(threads);
+    loader::WorkerPool pool(threads);
     loader::BatchInfo i;
-    EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, arena).ok());
+    EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, pool).ok());
     if (info) *info = i;
     return slot;
   }
@@ -168,7 +168,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     return n;
   }
 
-  loader::WorkerArena arena_{2};
+  loader::WorkerPool arena_{2};
   std::shared_ptr<const loader::SampleSource> source_;
   std::unique_ptr<Server> server_;
   std::string endpoint_;
@@ -741,7 +741,7 @@ TEST_P(DaemonTest, StreamsPerClientTotalAndMemoryAreBounded) {
 TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
   auto src = loader::SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
-  loader::WorkerArena arena(1);
+  loader::WorkerPool arena(1);
   const std::string path = "/tmp/textfeed-claim-" + std::to_string(::getpid()) + ".sock";
   ServerOptions o;
   o.endpoint = "ipc://" + path;
@@ -793,7 +793,7 @@ INSTANTIATE_TEST_SUITE_P(Endpoints, DaemonTest, ::testing::Values("ipc", "tcp"),
 TEST(ServerOptionsTest, TcpWithoutCurveMustBeAskedFor) {
   auto src = loader::SampleSource::open(kSample, {});
   ASSERT_TRUE(src.has_value());
-  loader::WorkerArena arena(1);
+  loader::WorkerPool arena(1);
   ServerOptions o;
   o.endpoint = "tcp://127.0.0.1:0";
   o.datasets["icdar"] = *src;

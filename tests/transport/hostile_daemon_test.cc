@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/source.h"
 #include "transport/connection.h"
 #include "transport/daemon/server.h"
@@ -70,7 +70,7 @@ class HostileClientTest : public ::testing::Test {
     return o;
   }
 
-  loader::WorkerArena arena_{2};
+  loader::WorkerPool arena_{2};
   std::unique_ptr<Server> server_;
   std::atomic<bool> stop_{false};
   Status status_;

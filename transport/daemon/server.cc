@@ -25,7 +25,8 @@
 #include <zmq_addon.hpp>
 
 #include "base/log.h"
-#include "loader/arena.h"
+#include "loader/dataset_source.h"
+#include "loader/worker_pool.h"
 #include "transport/daemon/detail/ipc_claim.h"
 #include "transport/daemon/detail/server_stream.h"
 #include "transport/daemon/detail/wakeup.h"
@@ -72,7 +73,7 @@ Status check_text(const char* field, const std::string& text, size_t limit) {
 // was read when it was built: they do not apply to it).
 Status check_reader(const std::string& name, const loader::SampleSource& source, const loader::ReaderOptions& asked,
                     const loader::ReaderOptions& read) {
-  if (source.is_cache() || asked == read) return Status();
+  if (dynamic_cast<const loader::DatasetSource*>(&source) == nullptr || asked == read) return Status();
   return Status::invalid_argument("the stream asks for other reader options than this daemon read '" + name +
                                   "' with (ignore_text, ignore_tags, poly_policy, the areas, the folders): start "
                                   "`textfeed serve` with the same reader flags");
@@ -85,8 +86,8 @@ const char* message_name(const Message& m) {
   return names[m.index()];
 }
 
-size_t fill_budget(const ServerOptions& o, const tbb::task_arena& arena) {
-  return o.max_in_flight > 0 ? static_cast<size_t>(o.max_in_flight) : static_cast<size_t>(arena.max_concurrency()) + 2;
+size_t fill_budget(const ServerOptions& o, const loader::WorkerPool& pool) {
+  return o.max_in_flight > 0 ? static_cast<size_t>(o.max_in_flight) : static_cast<size_t>(pool.threads()) + 2;
 }
 
 std::shared_ptr<const Clock> clock_of(const ServerOptions& o) {
@@ -96,8 +97,8 @@ std::shared_ptr<const Clock> clock_of(const ServerOptions& o) {
 }  // namespace
 
 struct Server::Impl {
-  Impl(const ServerOptions& o, tbb::task_arena& a)
-      : options(o), clock(clock_of(o)), arena(&a), scheduler(fill_budget(o, a)) {
+  Impl(const ServerOptions& o, loader::WorkerPool& p)
+      : options(o), clock(clock_of(o)), pool(&p), scheduler(fill_budget(o, p)) {
     if (options.max_memory_bytes == 0) options.max_memory_bytes = default_memory_budget();
     started = last_trim = clock->now();
   }
@@ -105,7 +106,7 @@ struct Server::Impl {
   std::unique_ptr<internal::IpcClaim> claim;  // ipc: held for the daemon's life, released last
   ServerOptions options;
   std::shared_ptr<const Clock> clock;
-  tbb::task_arena* arena = nullptr;
+  loader::WorkerPool* pool = nullptr;
   zmq::context_t context{1};
   zmq::socket_t socket{context, zmq::socket_type::router};
   std::unique_ptr<internal::ZapHandler> zap;
@@ -327,7 +328,7 @@ struct Server::Impl {
     config.decode = options.decode;
     config.max_credits = options.max_credits;
     config.frame_buffers = options.frame_buffers;
-    auto s = ServerStream::create(std::move(config), options.datasets.at(o.spec.sources[0].path), *arena, wakeup,
+    auto s = ServerStream::create(std::move(config), options.datasets.at(o.spec.sources[0].path), *pool, wakeup,
                                   options.max_batch_bytes);
     if (!s.has_value()) return s.error().with_context("OpenStream");
     if (const size_t in_use = sessions.memory_in_use(); in_use + (*s)->memory_bytes() > options.max_memory_bytes)
@@ -372,7 +373,7 @@ struct Server::Impl {
     s.stage_ms = internal::stage_ms_per_sample(stages);
     s.samples_per_second = total_rate.rate(t);
     s.uptime_seconds = std::chrono::duration<double>(t - started).count();
-    s.threads = static_cast<uint32_t>(arena->max_concurrency());
+    s.threads = static_cast<uint32_t>(pool->threads());
     s.clients = static_cast<uint32_t>(sessions.clients());
     return s;
   }
@@ -633,9 +634,9 @@ struct Server::Impl {
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() = default;
 
-Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, loader::WorkerArena& arena) {
+Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, loader::WorkerPool& pool) {
   if (options.datasets.empty()) return Status::invalid_argument("serve: no dataset to serve");
-  auto impl = std::make_unique<Impl>(options, arena.arena());
+  auto impl = std::make_unique<Impl>(options, pool);
   if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
   TF_RETURN_IF_ERROR(check_endpoint(options.endpoint, EndpointUse::kBind).with_context("serve"));
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;

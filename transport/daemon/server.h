@@ -13,7 +13,7 @@
 #include "transport/daemon/options.h"
 
 namespace textfeed::loader {
-class WorkerArena;
+class WorkerPool;
 }  // namespace textfeed::loader
 
 namespace textfeed::transport {
@@ -26,9 +26,9 @@ class Server {
   // replaced; the socket is created mode 0600, with the memory socket PATH.mem beside it (shared
   // memory is offered over ipc only). Errors: kInvalidArgument (no dataset, tcp without CURVE or
   // allow_plain_tcp, bad keys, a path that is not ours to replace, an abstract ipc socket),
-  // kUnavailable (bind failed, another daemon on the path). Fills run on `arena`, which must
+  // kUnavailable (bind failed, another daemon on the path). Fills run on `pool`, which must
   // outlive the Server.
-  static Result<std::unique_ptr<Server>> create(const ServerOptions& options, loader::WorkerArena& arena);
+  static Result<std::unique_ptr<Server>> create(const ServerOptions& options, loader::WorkerPool& pool);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

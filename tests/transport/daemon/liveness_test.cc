@@ -6,7 +6,7 @@
 #include <memory>
 #include <thread>
 
-#include "loader/arena.h"
+#include "loader/worker_pool.h"
 #include "loader/source.h"
 #include "tests/transport/daemon/fake_clock.h"
 #include "tests/transport/wait.h"
@@ -54,7 +54,7 @@ class LivenessTest : public ::testing::Test {
   }
 
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
-  loader::WorkerArena arena_{1};
+  loader::WorkerPool arena_{1};
   std::unique_ptr<Server> server_;
   std::atomic<bool> stop_{false};
   Status status_;

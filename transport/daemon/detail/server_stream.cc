@@ -51,7 +51,7 @@ ServerStream::~ServerStream() {
 
 Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
                                                            std::shared_ptr<const loader::SampleSource> source,
-                                                           tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
+                                                           loader::WorkerPool& pool, std::shared_ptr<Wakeup> wakeup,
                                                            size_t max_slot_bytes) {
   const OpenStream& o = config.request;
   // The spec as the client asked for it (validated by the server and again by the pipeline), read
@@ -76,7 +76,7 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
           : make_shared_memory_slots(config.id, layout.slot_bytes);
   const uint64_t epoch = o.start.epoch, start = o.start.batch;
   std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), pipeline, std::move(slots)));
-  s->batches_ = loader::BatchStream::over(std::move(pipeline), arena, epoch, start, [w = std::move(wakeup)] { w->signal(); });
+  s->batches_ = loader::BatchStream::over(std::move(pipeline), pool, epoch, start, [w = std::move(wakeup)] { w->signal(); });
   return s;
 }
 

@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <oneapi/tbb/task_arena.h>
-
 #include "loader/batch_stream.h"
 #include "loader/pipeline.h"
+#include "loader/worker_pool.h"
 #include "transport/daemon/detail/stream_slots.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
@@ -45,7 +44,7 @@ struct Outgoing {
   Status error;  // not OK: the fill failed; send it as the stream's Error and end the stream
 };
 
-// Not thread-safe: the server's socket thread calls everything. Fills run on the arena.
+// Not thread-safe: the server's socket thread calls everything. Fills run on the worker pool.
 class ServerStream {
  public:
   struct Config {
@@ -59,7 +58,7 @@ class ServerStream {
   // Errors: those of loader::validate() and the pipeline (kInvalidArgument), kInvalidArgument
   // (start batch past the epoch, a slot larger than `max_slot_bytes`).
   static Result<std::unique_ptr<ServerStream>> create(Config config, std::shared_ptr<const loader::SampleSource> source,
-                                                      tbb::task_arena& arena, std::shared_ptr<Wakeup> wakeup,
+                                                      loader::WorkerPool& workers, std::shared_ptr<Wakeup> wakeup,
                                                       size_t max_slot_bytes);
   ~ServerStream();
 
