@@ -14,11 +14,12 @@ TEXTFEED = os.path.abspath(os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "
 class Daemon:
     """`textfeed serve` of the sample (dataset name `icdar`) on an ipc socket in `folder`; restartable."""
 
-    def __init__(self, folder, client_timeout=1.0, threads=2):
+    def __init__(self, folder, client_timeout=1.0, threads=2, args=()):
         self.sock = Path(folder) / "tf.sock"
         self.endpoint = f"ipc://{self.sock}"
         self.client_timeout = client_timeout
         self.threads = threads
+        self.args = list(args)  # more `serve` flags, e.g. reader options
         self.proc = None
         self.log = Path(folder) / "serve.log"
 
@@ -26,7 +27,7 @@ class Daemon:
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
                 [TEXTFEED, "serve", "--dataset", f"icdar={SAMPLE}", "--bind", self.endpoint, "--threads",
-                 str(self.threads), "--client-timeout", str(self.client_timeout)],
+                 str(self.threads), "--client-timeout", str(self.client_timeout), *self.args],
                 stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 30
         while not self.sock.exists():
