@@ -66,7 +66,6 @@ class BatchPipeline {
   const BatchLayout& layout() const { return layout_; }
   const Sampler& sampler() const { return sampler_; }
   const SampleSource& source() const { return *source_; }
-  const PipelineSpec& options() const { return options_; }
 
   // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
   // parallel on `pool` (WorkerPool::parallel_for: called from outside it, the caller joins it;
