@@ -62,7 +62,9 @@ class RemoteFeed final : public Feed {
 
  private:
   RemoteFeed() = default;
-  struct Io;  // the I/O thread's own state
+  // The I/O thread's state and steps (connect/reopen, credits, receive, heartbeat, reconnect,
+  // seek); it owns the connection. remote_feed.cc.
+  class Io;
   void run(std::unique_ptr<Io> io);
   // How long the daemon may be silent before it is taken for gone: daemon_timeout, but at least
   // three of the daemon's heartbeat intervals.
@@ -93,7 +95,6 @@ class RemoteFeed final : public Feed {
   double wait_seconds_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
-  // The caller's position.
 };
 
 }  // namespace textfeed::client
