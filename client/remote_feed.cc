@@ -418,7 +418,7 @@ void RemoteFeed::cancel() {
   signal_fd(wake_fd_);
 }
 
-Result<std::optional<FeedBatch>> RemoteFeed::next(std::chrono::milliseconds timeout) {
+Result<std::optional<FeedBatch>> RemoteFeed::take_batch(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   if (error_.code() == Code::kCancelled) return error_;
   if (ready_.empty() && error_.ok() && held_ >= ring_->count())
@@ -441,7 +441,7 @@ Result<std::optional<FeedBatch>> RemoteFeed::next(std::chrono::milliseconds time
   return std::optional<FeedBatch>(std::move(b));
 }
 
-void RemoteFeed::release(uint32_t slot) {
+void RemoteFeed::release_slot(uint32_t slot) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     released_.push_back(slot);

@@ -1,6 +1,8 @@
 // Python bindings of the feeds behind textfeed.Loader: open_embedded / open_remote return a Feed;
-// Feed.next() waits with the GIL released; Feed.lease(slot) gives a writable buffer over one ring
-// slot whose destruction (when the last tensor over it dies) gives the slot back.
+// Feed.next() waits with the GIL released and returns a SlotLease, a writable buffer over one ring
+// slot whose destruction (when the last tensor over it dies) gives the slot back: at once, or,
+// once Feed.set_release_event() named an event factory (pinned memory, CUDA), after an event
+// recorded then (client::Feed::release_after keeps the slot until the event completes).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -52,8 +54,7 @@ struct FeedState {
                                               // calls: next, seek, stats, position
   std::shared_ptr<client::Feed> feed;         // guarded by mu; null once closed
   std::shared_ptr<const client::SlotRing> ring;
-  bool defer = false;                         // guarded by mu: releases wait for take_pending()
-  std::vector<uint32_t> pending;              // guarded by mu
+  py::object event_factory;                   // with the GIL: None, or makes a release's fence
   py::object ring_guard;                      // a Python object to keep while the ring lives
 
   bool forked() const { return ::getpid() != owner; }
@@ -68,6 +69,7 @@ struct FeedState {
       abandon(std::move(feed));
       abandon(std::move(ring));
       if (ring_guard) (void)ring_guard.release();  // no CUDA call in a forked child
+      if (event_factory) (void)event_factory.release();
       return;
     }
     if (feed) {  // dropped without close(): end the feed without holding the GIL
@@ -78,25 +80,80 @@ struct FeedState {
       }
       feed.reset();
     }
-    if (ring_guard) {
+    if (ring_guard || event_factory) {
       py::gil_scoped_acquire gil;
+      event_factory = py::object();
       ring_guard = py::object();  // e.g. unregisters CUDA pinning, before the ring is unmapped
     }
   }
+  // With the GIL (a lease dies where its last tensor does).
   void release(uint32_t slot) {
     if (forked()) return;  // the slots are the parent's
     std::shared_ptr<client::Feed> f;
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (defer) {
-        pending.push_back(slot);
-        return;
-      }
       f = feed;
     }
-    if (f) f->release(slot);
+    if (!f) return;  // closed: the feed and its slots are gone
+    if (std::unique_ptr<client::Fence> fence = record_fence())
+      f->release_after(slot, std::move(fence));
+    else
+      f->release(slot);
+    if (f.use_count() == 1) {  // close() came meanwhile: end the feed without the GIL
+      py::gil_scoped_release nogil;
+      f.reset();
+    }
   }
+  std::unique_ptr<client::Fence> record_fence();
 };
+
+// A fence over a Python event object (torch.cuda.Event, recorded): done() is its query(), wait()
+// its synchronize(), each with the GIL taken. An event that raises counts as done (the error goes
+// to sys.unraisablehook): a slot must not stay out of the ring for ever.
+class EventFence final : public client::Fence {
+ public:
+  explicit EventFence(py::object event) : event_(std::move(event)) {}
+  ~EventFence() override {
+    if (!Py_IsInitialized()) {  // at exit: nothing left to give the reference to
+      (void)event_.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    event_ = py::object();
+  }
+  bool done() override {
+    py::gil_scoped_acquire gil;
+    try {
+      return event_.attr("query")().cast<bool>();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("textfeed: querying the CUDA event of a released batch slot");
+    } catch (const py::cast_error&) {
+    }
+    return true;
+  }
+  void wait() override {
+    py::gil_scoped_acquire gil;
+    try {
+      event_.attr("synchronize")();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("textfeed: waiting for the CUDA event of a released batch slot");
+    }
+  }
+
+ private:
+  py::object event_;
+};
+
+std::unique_ptr<client::Fence> FeedState::record_fence() {
+  if (!event_factory || event_factory.is_none()) return nullptr;
+  try {
+    return std::make_unique<EventFence>(event_factory());
+  } catch (py::error_already_set& e) {
+    // Raised in a destructor: nowhere to raise it to. The slot goes back unfenced.
+    e.discard_as_unraisable("textfeed: recording a CUDA event for a released batch slot");
+    return nullptr;
+  }
+}
 
 // One delivered batch's slot, as a writable buffer. Gives the slot back when destroyed.
 class SlotLease {
@@ -221,7 +278,6 @@ class PyFeed {
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       f = std::move(state_->feed);
-      state_->pending.clear();
     }
     if (!f) return;
     py::gil_scoped_release nogil;
@@ -235,38 +291,13 @@ class PyFeed {
   }
   bool forked() const { return state_->forked(); }
 
-  void defer_releases(bool on) {
-    if (state_->forked()) return;
-    std::vector<uint32_t> flush;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      state_->defer = on;
-      if (!on) flush.swap(state_->pending);
-    }
-    release_slots(flush);
+  // From now on each slot given back waits for an event from factory() (None: not any more).
+  void set_release_event(py::object factory) {
+    if (!factory.is_none() && !PyCallable_Check(factory.ptr()))
+      throw_status(Status::invalid_argument("the release event factory must be callable or None"));
+    state_->event_factory = std::move(factory);
   }
-  std::vector<uint32_t> take_pending() {
-    if (state_->forked()) return {};
-    std::lock_guard<std::mutex> lock(state_->mu);
-    std::vector<uint32_t> out;
-    out.swap(state_->pending);
-    return out;
-  }
-  void release_slots(const std::vector<uint32_t>& slots) {
-    if (state_->forked()) return;
-    std::shared_ptr<client::Feed> f;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      f = state_->feed;
-    }
-    if (!f) return;
-    for (uint32_t s : slots)
-      if (s < state_->ring->count()) f->release(s);
-    if (f.use_count() == 1) {  // close() came meanwhile: end the feed without the GIL
-      py::gil_scoped_release nogil;
-      f.reset();
-    }
-  }
+  size_t fenced_slots() { return feed()->fenced_slots(); }
 
   uintptr_t ring_address() const { return reinterpret_cast<uintptr_t>(state_->ring->base()); }
   size_t ring_bytes() const { return state_->ring->total_bytes(); }
@@ -415,9 +446,10 @@ void register_loader(py::module_& m) {
       .def("close", &PyFeed::close)
       .def_property_readonly("closed", &PyFeed::closed)
       .def_property_readonly("forked", &PyFeed::forked, "whether this process is a fork of the one that opened it")
-      .def("defer_releases", &PyFeed::defer_releases, py::arg("on"))
-      .def("take_pending", &PyFeed::take_pending)
-      .def("release_slots", &PyFeed::release_slots, py::arg("slots"))
+      .def("set_release_event", &PyFeed::set_release_event, py::arg("factory"),
+           "each slot given back from now on returns to the ring once an event made by factory() at that "
+           "moment (query(), synchronize(): a recorded torch.cuda.Event) completes; None: at once")
+      .def("fenced_slots", &PyFeed::fenced_slots, "slots given back whose event has not completed yet")
       .def("ring_address", &PyFeed::ring_address)
       .def("ring_bytes", &PyFeed::ring_bytes)
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));

@@ -10,15 +10,13 @@ CUDA when it is there), valid for as long as you keep any of them.
 
 from __future__ import annotations
 
-import collections
 import functools
-import gc
 import logging
 import numbers
 import os
 import socket
 from collections.abc import Mapping
-from typing import Any, Deque, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import torch
 
@@ -91,6 +89,15 @@ class _PinnedRing:
 
     def __del__(self) -> None:
         self._cudart.cudaHostUnregister(self.address)
+
+
+def _recorded_event() -> Any:
+    """An event recorded on the current stream of the current device as a slot's last tensor dies:
+    copies queued from it there (``.cuda(non_blocking=True)`` after ``torch.cuda.set_device``, as
+    DDP scripts do) have run when it completes."""
+    event = torch.cuda.Event()
+    event.record()
+    return event
 
 
 def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
@@ -254,7 +261,6 @@ class Loader:
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
         self._generation = 0  # of the newest iterator; an older one raises when advanced
-        self._fences: Deque[Tuple[Any, List[int]]] = collections.deque()
         if endpoint is not None:
             opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
                                                            f"{self._rank}/{self._world_size}")
@@ -442,45 +448,17 @@ class Loader:
             return
         feed = self._feed
         feed.set_ring_guard(_PinnedRing(feed.ring_address(), feed.ring_bytes()))
-        # A released slot is reused only after the copies queued from it on the current stream ran.
-        feed.defer_releases(True)
+        # A released slot is reused only after the copies queued from it on the current stream ran:
+        # the feed keeps it until the event recorded as its last tensor died completes (and waits
+        # for the oldest such event when every slot is out).
+        feed.set_release_event(_recorded_event)
         self._pinned = True
 
-    def _recycle(self, feed: Any, wait: bool = False) -> None:
-        """Hands slots whose tensors are gone back to the ring (after their CUDA copies, if pinned).
-
-        A fence is an event recorded on the current stream of the current device after the slots'
-        tensors were dropped: copies queued from them there (``.cuda(non_blocking=True)`` after
-        ``torch.cuda.set_device(local_rank)``, as DDP scripts do) have run when it completes.
-        """
-        if not self._pinned:
-            return
-        pending = feed.take_pending()
-        if pending:
-            event = torch.cuda.Event()
-            event.record()
-            self._fences.append((event, pending))
-        while self._fences and (self._fences[0][0].query() or wait):
-            event, slots = self._fences.popleft()
-            event.synchronize()
-            feed.release_slots(slots)
-            wait = False
-
     def _take(self, feed: Any) -> Batch:
-        retried = False
-        while True:
-            self._recycle(feed)
-            try:
-                got = feed.next(_WAIT_SLICE_MS)
-            except errors.OverloadedError:
-                if retried:
-                    raise
-                gc.collect()  # tensors in reference cycles may be all that holds the slots
-                self._recycle(feed, wait=True)
-                retried = True
-                continue
-            if got is not None:
-                break
+        # OverloadedError (every slot held by batches still referenced) is the caller's to fix.
+        got = None
+        while got is None:
+            got = feed.next(_WAIT_SLICE_MS)
         lease, epoch, index, indices, errs = got
         del got  # the lease alone holds the slot now
         rows = len(indices)
