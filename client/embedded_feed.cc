@@ -17,8 +17,9 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
 
 Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
                                                          const EmbeddedOptions& options) {
-  if (options.prefetch == 0 || options.prefetch > 64)
-    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
+  if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)
+    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1.." +
+                                    std::to_string(kMaxPrefetch));
   TF_RETURN_IF_ERROR(loader::check_worker_threads(options.threads));
   loader::disable_library_threads();
   std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());

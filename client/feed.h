@@ -25,6 +25,10 @@
 
 namespace textfeed::client {
 
+// The most batches a feed fills ahead (EmbeddedOptions/RemoteOptions::prefetch, 1..this): the
+// ring holds them, and more only adds memory and latency.
+inline constexpr uint32_t kMaxPrefetch = 64;
+
 struct FeedLayout {
   std::vector<TensorDesc> tensors;  // of a full batch
   size_t slot_bytes = 0;

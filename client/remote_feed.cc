@@ -334,8 +334,9 @@ Status RemoteFeed::Io::seek(uint64_t epoch, uint64_t batch) {
 }
 
 Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& options) {
-  if (options.prefetch == 0 || options.prefetch > 64)
-    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
+  if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)
+    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1.." +
+                                    std::to_string(kMaxPrefetch));
   std::unique_ptr<RemoteFeed> f(new RemoteFeed());
   f->options_ = options;
   f->epoch_ = options.request.start.epoch;

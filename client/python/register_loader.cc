@@ -9,14 +9,12 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <type_traits>
 #include <string>
 #include <vector>
 
-#include "augment/profile.h"
 #include "base/printable.h"
 #include "client/embedded_feed.h"
 #include "client/python/register.h"
@@ -338,35 +336,19 @@ std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }
 
-loader::PipelineSpec pipeline_spec(const std::string& dataset, const std::string& profile,
-                                   const std::map<std::string, std::string>& overrides, uint64_t seed, int batch_size,
-                                   int rank, int world_size, bool shuffle, bool drop_last, const std::string& dtype,
-                                   const std::string& on_bad_sample) {
-  auto p = augment::parse_profile(profile);
-  if (!p.has_value()) throw_status(p.error());
-  loader::PipelineSpec spec = loader::default_spec(*p, dataset);
-  auto bad = loader::parse_on_bad_sample(on_bad_sample);
-  if (!bad.has_value()) throw_status(bad.error());
-  spec.on_bad_sample = *bad;
-  if (Status s = augment::set_option(spec.augment, "dtype", dtype); !s.ok()) throw_status(s);
-  for (const auto& [name, value] : overrides)
-    if (Status s = augment::set_option(spec.augment, name, value); !s.ok()) throw_status(s);
-  spec.sampler = {seed, batch_size, rank, world_size, shuffle, drop_last};
+// A spec from Python: valid as a whole, its dataset or name free of NUL bytes.
+loader::PipelineSpec checked_spec(const loader::PipelineSpec& spec, const char* what) {
   if (Status s = loader::validate(spec); !s.ok()) throw_status(s);
+  check_text(what, spec.sources[0].path);
   return spec;
 }
 
-std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::string& profile,
-                                      const std::map<std::string, std::string>& overrides, uint64_t seed,
-                                      int batch_size, int rank, int world_size, bool shuffle, bool drop_last,
-                                      const std::string& dtype, const std::string& on_bad_sample, int threads,
-                                      uint32_t prefetch, uint64_t epoch, uint64_t batch) {
-  check_text("dataset", dataset);
+std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int threads, uint32_t prefetch,
+                                      uint64_t epoch, uint64_t batch) {
   // Before the dataset is read (which may take a while), so that a bad count fails at once.
   if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
   client::EmbeddedOptions o;
-  o.pipeline = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
-                             dtype, on_bad_sample);
+  o.pipeline = checked_spec(spec, "dataset");
   o.threads = threads;
   o.prefetch = prefetch;
   o.epoch = epoch;
@@ -374,46 +356,46 @@ std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::str
   Result<std::unique_ptr<client::EmbeddedFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
-    auto source = loader::SampleSource::open(dataset, o.pipeline.sources[0].reader);
-    f = source.has_value() ? client::EmbeddedFeed::open(*source, o) : Result<std::unique_ptr<client::EmbeddedFeed>>(source.error());
+    const loader::SourceSpec& source = o.pipeline.sources[0];
+    auto opened = loader::SampleSource::open(source.path, source.reader);
+    f = opened.has_value() ? client::EmbeddedFeed::open(*opened, o)
+                           : Result<std::unique_ptr<client::EmbeddedFeed>>(opened.error());
   }
   if (!f.has_value()) throw_status(f.error());
   return std::make_unique<PyFeed>(std::move(*f));
 }
 
-std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::string& dataset, const std::string& profile,
-                                    const std::map<std::string, std::string>& overrides, uint64_t seed, int batch_size,
-                                    int rank, int world_size, bool shuffle, bool drop_last, const std::string& dtype,
-                                    const std::string& on_bad_sample, uint32_t prefetch, uint64_t epoch, uint64_t batch,
-                                    const std::string& transport, const std::string& client_name, double timeout_s,
-                                    double daemon_timeout_s, double reconnect_timeout_s,
-                                    const std::string& server_key_file, const std::string& client_key_file) {
-  check_text("endpoint", endpoint);
-  check_text("dataset", dataset);
+// The CURVE key pair from its two files, or none when neither is named.
+std::optional<transport::CurveClientOptions> curve_keys(const std::string& server_key_file, const std::string& client_key_file) {
   check_text("curve_server_key", server_key_file);
   check_text("curve_client_key", client_key_file);
+  if (server_key_file.empty() && client_key_file.empty()) return std::nullopt;
+  if (server_key_file.empty() || client_key_file.empty())
+    throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
+  auto server = transport::read_curve_public_file(server_key_file);
+  if (!server.has_value()) throw_status(server.error());
+  auto client = transport::read_curve_secret_file(client_key_file);
+  if (!client.has_value()) throw_status(client.error());
+  return transport::CurveClientOptions{*server, *client};
+}
+
+std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const loader::PipelineSpec& spec,
+                                    transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
+                                    const std::string& client_name, double timeout_s, double daemon_timeout_s,
+                                    double reconnect_timeout_s, const std::string& server_key_file,
+                                    const std::string& client_key_file) {
+  check_text("endpoint", endpoint);
   client::RemoteOptions o;
   o.endpoint = endpoint;
   o.client_name = client_name;
-  o.request.spec = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
-                                 dtype, on_bad_sample);
+  o.request.spec = checked_spec(spec, "dataset");
   o.request.start = {epoch, batch};
-  auto how = transport::parse_transport(transport);
-  if (!how.has_value()) throw_status(how.error());
-  o.transport = *how;
+  o.transport = how;
   o.prefetch = prefetch;
   o.connect.timeout = timeout_ms("timeout", timeout_s);
   o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
   o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
-  if (!server_key_file.empty() || !client_key_file.empty()) {
-    if (server_key_file.empty() || client_key_file.empty())
-      throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
-    auto server = transport::read_curve_public_file(server_key_file);
-    if (!server.has_value()) throw_status(server.error());
-    auto client = transport::read_curve_secret_file(client_key_file);
-    if (!client.has_value()) throw_status(client.error());
-    o.connect.curve = {*server, *client};
-  }
+  if (auto keys = curve_keys(server_key_file, client_key_file)) o.connect.curve = *keys;
   Result<std::unique_ptr<client::RemoteFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
@@ -454,18 +436,14 @@ void register_loader(py::module_& m) {
       .def("ring_bytes", &PyFeed::ring_bytes)
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));
 
-  m.def("open_embedded", &open_embedded, py::arg("dataset"), py::arg("profile"), py::arg("overrides"),
-        py::arg("seed"), py::arg("batch_size"), py::arg("rank"), py::arg("world_size"), py::arg("shuffle"),
-        py::arg("drop_last"), py::arg("dtype"), py::arg("on_bad_sample"), py::arg("threads"), py::arg("prefetch"),
-        py::arg("epoch"), py::arg("batch"), "The pipeline in this process (no daemon).");
-  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("dataset"), py::arg("profile"), py::arg("overrides"),
-        py::arg("seed"), py::arg("batch_size"), py::arg("rank"), py::arg("world_size"), py::arg("shuffle"),
-        py::arg("drop_last"), py::arg("dtype"), py::arg("on_bad_sample"), py::arg("prefetch"), py::arg("epoch"),
-        py::arg("batch"), py::arg("transport"), py::arg("client_name"), py::arg("timeout_s"),
+  m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"), py::arg("epoch"),
+        py::arg("batch"), "The pipeline in this process (no daemon), reading spec.sources[0].path.");
+  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("spec"), py::kw_only(), py::arg("transport"),
+        py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),
-        py::arg("curve_client_key"), "A stream from `textfeed serve` at `endpoint`.");
+        py::arg("curve_client_key"),
+        "A stream from `textfeed serve` at `endpoint` (spec.sources[0].path: the name of a dataset it serves).");
   m.attr("MAX_WORKER_THREADS") = loader::kMaxWorkerThreads;
-  m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
   m.attr("MAX_TIMEOUT_SECONDS") = kMaxTimeoutSeconds;
   m.def(
       "check_worker_threads",
@@ -477,8 +455,6 @@ void register_loader(py::module_& m) {
         if (Status s = loader::check_worker_threads(v); !s.ok()) throw_status(s);
       },
       py::arg("threads"), "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
-  m.def("option_names", [] { return std::string(augment::option_names()); },
-        "The augmentation options a Loader accepts as keywords, comma-separated.");
 }
 
 }  // namespace textfeed::python

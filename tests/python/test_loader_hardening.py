@@ -154,12 +154,11 @@ def test_timeouts_are_finite_positive_and_at_most_a_day(name, value):
 
 def test_timeouts_are_checked_in_cpp_too():
     with pytest.raises(errors.InvalidArgumentError, match="daemon_timeout must be a finite number of seconds"):
-        textfeed._core.open_remote(endpoint="ipc:///tmp/textfeed-nobody-here.sock", dataset="x", profile="sakura",
-                                   overrides={}, seed=0, batch_size=2, rank=0, world_size=1, shuffle=True,
-                                   drop_last=False, dtype="float32", on_bad_sample="skip", prefetch=2, epoch=0,
-                                   batch=0, transport="auto", client_name="t", timeout_s=1.0,
-                                   daemon_timeout_s=float("nan"), reconnect_timeout_s=1.0, curve_server_key="",
-                                   curve_client_key="")
+        textfeed._core.open_remote("ipc:///tmp/textfeed-nobody-here.sock",
+                                   textfeed._core.PipelineSpec(textfeed.Profile.SAKURA, "x"),
+                                   transport=textfeed.Transport.AUTO, prefetch=2, epoch=0, batch=0, client_name="t",
+                                   timeout_s=1.0, daemon_timeout_s=float("nan"), reconnect_timeout_s=1.0,
+                                   curve_server_key="", curve_client_key="")
 
 
 def test_paths_may_be_pathlike_or_any_file_name(tmp_path):

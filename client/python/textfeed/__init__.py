@@ -21,6 +21,7 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
 
 from . import _core, errors
 from ._checked import east_targets, find_min_rect_angle, shrink_poly, typed
+from ._core import DType, IgnoreText, OnBadSample, PolyPolicy, Profile, Transport
 from .loader import Batch, Loader, SampleError
 
 # Every argument of a public function is checked; wrong types raise errors.ArgumentTypeError.
@@ -33,8 +34,14 @@ del typed
 __version__ = _core.__version__
 __all__ = [
     "Batch",
+    "DType",
+    "IgnoreText",
     "Loader",
+    "OnBadSample",
+    "PolyPolicy",
+    "Profile",
     "SampleError",
+    "Transport",
     "errors",
     "east_targets",
     "find_min_rect_angle",
