@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   std::printf("textfeed %s\n", textfeed::kVersion);
-  const auto transport = textfeed::client::parse_remote_transport("frames");
+  const auto transport = textfeed::transport::parse_transport("frames");
   if (!transport.has_value()) return 1;
   const auto source = textfeed::loader::SampleSource::open(argc > 1 ? argv[1] : "/nonexistent", {});
   std::printf("%s\n", source.has_value() ? "opened" : source.error().to_string().c_str());
