@@ -17,8 +17,9 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
 
 Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
                                                          const EmbeddedOptions& options) {
-  if (options.prefetch == 0 || options.prefetch > 64)
-    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1..64");
+  if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)
+    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1.." +
+                                    std::to_string(kMaxPrefetch));
   TF_RETURN_IF_ERROR(loader::check_worker_threads(options.threads));
   std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());
   f->options_ = options;
@@ -63,7 +64,7 @@ void EmbeddedFeed::top_up() {
   for (uint32_t id : slots) stream_->start({id, ring_->slot(id)});
 }
 
-Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds timeout) {
+Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseconds timeout) {
   if (cancelled_.load()) return Status::cancelled("this feed was closed");
   top_up();
   if (stream_->in_flight() == 0)
@@ -101,7 +102,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::next(std::chrono::milliseconds ti
   return std::optional<FeedBatch>(std::move(b));
 }
 
-void EmbeddedFeed::release(uint32_t slot) {
+void EmbeddedFeed::release_slot(uint32_t slot) {
   std::lock_guard<std::mutex> lock(mu_);
   free_.push_back(slot);
   if (held_ > 0) --held_;

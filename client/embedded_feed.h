@@ -34,13 +34,13 @@ class EmbeddedFeed final : public Feed {
                                                     const EmbeddedOptions& options);
   ~EmbeddedFeed() override;
 
-  Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
-  void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   FeedStats stats() const override;
   void cancel() override;
 
  private:
+  Result<std::optional<FeedBatch>> take_batch(std::chrono::milliseconds timeout) override;
+  void release_slot(uint32_t slot) override;
   EmbeddedFeed() = default;
   void top_up();
 

@@ -1,7 +1,12 @@
 // Feed: where a training process gets its batches, whatever makes them: an EmbeddedFeed runs the
 // pipeline in this process, a RemoteFeed pulls from `textfeed serve`. Either hands out batches in
 // order, each in one slot of a ring allocated once (SlotRing); a slot is the caller's until it
-// calls release(), so the tensors built over it stay valid until then.
+// calls release(), so the tensors built over it stay valid until then. A slot something may still
+// read (a CUDA copy from it) is given back with release_after(slot, fence): the feed keeps it
+// until the fence is done, and returns it to the ring then, in next() or release().
+//
+// Every path of a slot back to the ring goes through this class: next() and release() here, and
+// the subclasses' take_batch() and release_slot().
 #pragma once
 
 #include <array>
@@ -15,9 +20,14 @@
 
 #include "base/tensor.h"
 #include "base/status.h"
+#include "client/fence.h"
 #include "client/slot_ring.h"
 
 namespace textfeed::client {
+
+// The most batches a feed fills ahead (EmbeddedOptions/RemoteOptions::prefetch, 1..this): the
+// ring holds them, and more only adds memory and latency.
+inline constexpr uint32_t kMaxPrefetch = 64;
 
 struct FeedLayout {
   std::vector<TensorDesc> tensors;  // of a full batch
@@ -52,8 +62,8 @@ struct FeedStats {
   std::string transport;       // "embedded", or transport::transport_name(): "shm", "frames"
 };
 
-// Thread-safety: next(), seek(), stats() from one consumer thread; release() and cancel() from any
-// thread.
+// Thread-safety: next(), seek(), stats() from one consumer thread; release(), release_after() and
+// cancel() from any thread.
 class Feed {
  public:
   virtual ~Feed() = default;
@@ -61,12 +71,21 @@ class Feed {
   const SlotRing& ring() const { return *ring_; }
   // The ring, shared: it may outlive the feed (tensors over its slots keep it).
   std::shared_ptr<const SlotRing> shared_ring() const { return ring_; }
-  // The next batch in order, or nullopt when none came within `timeout` (call again). Errors:
-  // kOverloaded (every slot is held by the caller, so nothing can be produced), a failed batch's
-  // error, the daemon's error, kUnavailable (the daemon is gone and did not come back).
-  virtual Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) = 0;
-  // Gives `slot` back; the feed may write into it from now on.
-  virtual void release(uint32_t slot) = 0;
+  // The next batch in order, or nullopt when none came within `timeout` (call again). First gives
+  // back the fenced slots whose fence is done; when every slot is held, waits for the oldest
+  // fence (the fence's own wait, not bounded by `timeout`) rather than failing. Errors:
+  // kOverloaded (every slot is held by the caller without a fence, so nothing can be produced),
+  // a failed batch's error, the daemon's error, kUnavailable (the daemon is gone and did not come
+  // back).
+  Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout);
+  // Gives `slot` back; the feed may write into it from now on. Also gives back the fenced slots
+  // whose fence is done (unless another thread is asking the fences right now).
+  void release(uint32_t slot);
+  // Gives `slot` back once `fence` is done (asked in next() and release(); waited for when the
+  // ring is full). Until then the slot counts as held.
+  void release_after(uint32_t slot, std::unique_ptr<Fence> fence);
+  // Slots given back with a fence that is not done yet (as of the last look).
+  size_t fenced_slots() const { return fenced_.size(); }
   // Drops what was produced ahead and continues at batch `batch` of `epoch`. Errors:
   // kInvalidArgument (batch out of range), kUnavailable.
   virtual Status seek(uint64_t epoch, uint64_t batch) = 0;
@@ -99,9 +118,18 @@ class Feed {
     }
   }
 
+  // next() and release() of the subclass: they see only slots whose readers are done.
+  virtual Result<std::optional<FeedBatch>> take_batch(std::chrono::milliseconds timeout) = 0;
+  virtual void release_slot(uint32_t slot) = 0;
+
   FeedLayout layout_;
   std::shared_ptr<SlotRing> ring_;
   uint64_t epoch_ = 0, batch_ = 0;  // the caller's position (the consumer thread's)
+
+ private:
+  void release_done(bool if_free);
+
+  FencedSlots fenced_;
 };
 
 }  // namespace textfeed::client

@@ -46,8 +46,6 @@ class RemoteFeed final : public Feed {
   // Closes the stream and stops the I/O thread.
   ~RemoteFeed() override;
 
-  Result<std::optional<FeedBatch>> next(std::chrono::milliseconds timeout) override;
-  void release(uint32_t slot) override;
   Status seek(uint64_t epoch, uint64_t batch) override;
   Status seek(uint64_t epoch, uint64_t batch, const std::function<bool()>& interrupted) override;
   FeedStats stats() const override;
@@ -61,8 +59,12 @@ class RemoteFeed final : public Feed {
   bool shared_memory() const { return shm_; }
 
  private:
+  Result<std::optional<FeedBatch>> take_batch(std::chrono::milliseconds timeout) override;
+  void release_slot(uint32_t slot) override;
   RemoteFeed() = default;
-  struct Io;  // the I/O thread's own state
+  // The I/O thread's state and steps (connect/reopen, credits, receive, heartbeat, reconnect,
+  // seek); it owns the connection. remote_feed.cc.
+  class Io;
   void run(std::unique_ptr<Io> io);
   // How long the daemon may be silent before it is taken for gone: daemon_timeout, but at least
   // three of the daemon's heartbeat intervals.
@@ -93,7 +95,6 @@ class RemoteFeed final : public Feed {
   double wait_seconds_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 
-  // The caller's position.
 };
 
 }  // namespace textfeed::client

@@ -14,5 +14,6 @@ PYBIND11_MODULE(_core, m) {
   textfeed::python::register_errors(m);
   textfeed::python::register_targets(m);
   textfeed::python::register_geometry(m);
+  textfeed::python::register_spec(m);
   textfeed::python::register_loader(m);
 }

@@ -1,20 +1,20 @@
 // Python bindings of the feeds behind textfeed.Loader: open_embedded / open_remote return a Feed;
-// Feed.next() waits with the GIL released; Feed.lease(slot) gives a writable buffer over one ring
-// slot whose destruction (when the last tensor over it dies) gives the slot back.
+// Feed.next() waits with the GIL released and returns a SlotLease, a writable buffer over one ring
+// slot whose destruction (when the last tensor over it dies) gives the slot back: at once, or,
+// once Feed.set_release_event() named an event factory (pinned memory, CUDA), after an event
+// recorded then (client::Feed::release_after keeps the slot until the event completes).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <unistd.h>
 
 #include <cmath>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <type_traits>
 #include <string>
 #include <vector>
 
-#include "augment/profile.h"
 #include "base/printable.h"
 #include "client/embedded_feed.h"
 #include "client/python/register.h"
@@ -52,8 +52,7 @@ struct FeedState {
                                               // calls: next, seek, stats, position
   std::shared_ptr<client::Feed> feed;         // guarded by mu; null once closed
   std::shared_ptr<const client::SlotRing> ring;
-  bool defer = false;                         // guarded by mu: releases wait for take_pending()
-  std::vector<uint32_t> pending;              // guarded by mu
+  py::object event_factory;                   // with the GIL: None, or makes a release's fence
   py::object ring_guard;                      // a Python object to keep while the ring lives
 
   bool forked() const { return ::getpid() != owner; }
@@ -68,6 +67,7 @@ struct FeedState {
       abandon(std::move(feed));
       abandon(std::move(ring));
       if (ring_guard) (void)ring_guard.release();  // no CUDA call in a forked child
+      if (event_factory) (void)event_factory.release();
       return;
     }
     if (feed) {  // dropped without close(): end the feed without holding the GIL
@@ -78,25 +78,80 @@ struct FeedState {
       }
       feed.reset();
     }
-    if (ring_guard) {
+    if (ring_guard || event_factory) {
       py::gil_scoped_acquire gil;
+      event_factory = py::object();
       ring_guard = py::object();  // e.g. unregisters CUDA pinning, before the ring is unmapped
     }
   }
+  // With the GIL (a lease dies where its last tensor does).
   void release(uint32_t slot) {
     if (forked()) return;  // the slots are the parent's
     std::shared_ptr<client::Feed> f;
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (defer) {
-        pending.push_back(slot);
-        return;
-      }
       f = feed;
     }
-    if (f) f->release(slot);
+    if (!f) return;  // closed: the feed and its slots are gone
+    if (std::unique_ptr<client::Fence> fence = record_fence())
+      f->release_after(slot, std::move(fence));
+    else
+      f->release(slot);
+    if (f.use_count() == 1) {  // close() came meanwhile: end the feed without the GIL
+      py::gil_scoped_release nogil;
+      f.reset();
+    }
   }
+  std::unique_ptr<client::Fence> record_fence();
 };
+
+// A fence over a Python event object (torch.cuda.Event, recorded): done() is its query(), wait()
+// its synchronize(), each with the GIL taken. An event that raises counts as done (the error goes
+// to sys.unraisablehook): a slot must not stay out of the ring for ever.
+class EventFence final : public client::Fence {
+ public:
+  explicit EventFence(py::object event) : event_(std::move(event)) {}
+  ~EventFence() override {
+    if (!Py_IsInitialized()) {  // at exit: nothing left to give the reference to
+      (void)event_.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    event_ = py::object();
+  }
+  bool done() override {
+    py::gil_scoped_acquire gil;
+    try {
+      return event_.attr("query")().cast<bool>();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("textfeed: querying the CUDA event of a released batch slot");
+    } catch (const py::cast_error&) {
+    }
+    return true;
+  }
+  void wait() override {
+    py::gil_scoped_acquire gil;
+    try {
+      event_.attr("synchronize")();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("textfeed: waiting for the CUDA event of a released batch slot");
+    }
+  }
+
+ private:
+  py::object event_;
+};
+
+std::unique_ptr<client::Fence> FeedState::record_fence() {
+  if (!event_factory || event_factory.is_none()) return nullptr;
+  try {
+    return std::make_unique<EventFence>(event_factory());
+  } catch (py::error_already_set& e) {
+    // Raised in a destructor: nowhere to raise it to. The slot goes back unfenced.
+    e.discard_as_unraisable("textfeed: recording a CUDA event for a released batch slot");
+    return nullptr;
+  }
+}
 
 // One delivered batch's slot, as a writable buffer. Gives the slot back when destroyed.
 class SlotLease {
@@ -221,7 +276,6 @@ class PyFeed {
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       f = std::move(state_->feed);
-      state_->pending.clear();
     }
     if (!f) return;
     py::gil_scoped_release nogil;
@@ -235,38 +289,13 @@ class PyFeed {
   }
   bool forked() const { return state_->forked(); }
 
-  void defer_releases(bool on) {
-    if (state_->forked()) return;
-    std::vector<uint32_t> flush;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      state_->defer = on;
-      if (!on) flush.swap(state_->pending);
-    }
-    release_slots(flush);
+  // From now on each slot given back waits for an event from factory() (None: not any more).
+  void set_release_event(py::object factory) {
+    if (!factory.is_none() && !PyCallable_Check(factory.ptr()))
+      throw_status(Status::invalid_argument("the release event factory must be callable or None"));
+    state_->event_factory = std::move(factory);
   }
-  std::vector<uint32_t> take_pending() {
-    if (state_->forked()) return {};
-    std::lock_guard<std::mutex> lock(state_->mu);
-    std::vector<uint32_t> out;
-    out.swap(state_->pending);
-    return out;
-  }
-  void release_slots(const std::vector<uint32_t>& slots) {
-    if (state_->forked()) return;
-    std::shared_ptr<client::Feed> f;
-    {
-      std::lock_guard<std::mutex> lock(state_->mu);
-      f = state_->feed;
-    }
-    if (!f) return;
-    for (uint32_t s : slots)
-      if (s < state_->ring->count()) f->release(s);
-    if (f.use_count() == 1) {  // close() came meanwhile: end the feed without the GIL
-      py::gil_scoped_release nogil;
-      f.reset();
-    }
-  }
+  size_t fenced_slots() { return feed()->fenced_slots(); }
 
   uintptr_t ring_address() const { return reinterpret_cast<uintptr_t>(state_->ring->base()); }
   size_t ring_bytes() const { return state_->ring->total_bytes(); }
@@ -307,35 +336,19 @@ std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }
 
-loader::PipelineSpec pipeline_spec(const std::string& dataset, const std::string& profile,
-                                   const std::map<std::string, std::string>& overrides, uint64_t seed, int batch_size,
-                                   int rank, int world_size, bool shuffle, bool drop_last, const std::string& dtype,
-                                   const std::string& on_bad_sample) {
-  auto p = augment::parse_profile(profile);
-  if (!p.has_value()) throw_status(p.error());
-  loader::PipelineSpec spec = loader::default_spec(*p, dataset);
-  auto bad = loader::parse_on_bad_sample(on_bad_sample);
-  if (!bad.has_value()) throw_status(bad.error());
-  spec.on_bad_sample = *bad;
-  if (Status s = augment::set_option(spec.augment, "dtype", dtype); !s.ok()) throw_status(s);
-  for (const auto& [name, value] : overrides)
-    if (Status s = augment::set_option(spec.augment, name, value); !s.ok()) throw_status(s);
-  spec.sampler = {seed, batch_size, rank, world_size, shuffle, drop_last};
+// A spec from Python: valid as a whole, its dataset or name free of NUL bytes.
+loader::PipelineSpec checked_spec(const loader::PipelineSpec& spec, const char* what) {
   if (Status s = loader::validate(spec); !s.ok()) throw_status(s);
+  check_text(what, spec.sources[0].path);
   return spec;
 }
 
-std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::string& profile,
-                                      const std::map<std::string, std::string>& overrides, uint64_t seed,
-                                      int batch_size, int rank, int world_size, bool shuffle, bool drop_last,
-                                      const std::string& dtype, const std::string& on_bad_sample, int threads,
-                                      uint32_t prefetch, uint64_t epoch, uint64_t batch) {
-  check_text("dataset", dataset);
+std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int threads, uint32_t prefetch,
+                                      uint64_t epoch, uint64_t batch) {
   // Before the dataset is read (which may take a while), so that a bad count fails at once.
   if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
   client::EmbeddedOptions o;
-  o.pipeline = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
-                             dtype, on_bad_sample);
+  o.pipeline = checked_spec(spec, "dataset");
   o.threads = threads;
   o.prefetch = prefetch;
   o.epoch = epoch;
@@ -343,46 +356,46 @@ std::unique_ptr<PyFeed> open_embedded(const std::string& dataset, const std::str
   Result<std::unique_ptr<client::EmbeddedFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
-    auto source = loader::SampleSource::open(dataset, o.pipeline.sources[0].reader);
-    f = source.has_value() ? client::EmbeddedFeed::open(*source, o) : Result<std::unique_ptr<client::EmbeddedFeed>>(source.error());
+    const loader::SourceSpec& source = o.pipeline.sources[0];
+    auto opened = loader::SampleSource::open(source.path, source.reader);
+    f = opened.has_value() ? client::EmbeddedFeed::open(*opened, o)
+                           : Result<std::unique_ptr<client::EmbeddedFeed>>(opened.error());
   }
   if (!f.has_value()) throw_status(f.error());
   return std::make_unique<PyFeed>(std::move(*f));
 }
 
-std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const std::string& dataset, const std::string& profile,
-                                    const std::map<std::string, std::string>& overrides, uint64_t seed, int batch_size,
-                                    int rank, int world_size, bool shuffle, bool drop_last, const std::string& dtype,
-                                    const std::string& on_bad_sample, uint32_t prefetch, uint64_t epoch, uint64_t batch,
-                                    const std::string& transport, const std::string& client_name, double timeout_s,
-                                    double daemon_timeout_s, double reconnect_timeout_s,
-                                    const std::string& server_key_file, const std::string& client_key_file) {
-  check_text("endpoint", endpoint);
-  check_text("dataset", dataset);
+// The CURVE key pair from its two files, or none when neither is named.
+std::optional<transport::CurveClientOptions> curve_keys(const std::string& server_key_file, const std::string& client_key_file) {
   check_text("curve_server_key", server_key_file);
   check_text("curve_client_key", client_key_file);
+  if (server_key_file.empty() && client_key_file.empty()) return std::nullopt;
+  if (server_key_file.empty() || client_key_file.empty())
+    throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
+  auto server = transport::read_curve_public_file(server_key_file);
+  if (!server.has_value()) throw_status(server.error());
+  auto client = transport::read_curve_secret_file(client_key_file);
+  if (!client.has_value()) throw_status(client.error());
+  return transport::CurveClientOptions{*server, *client};
+}
+
+std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const loader::PipelineSpec& spec,
+                                    transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
+                                    const std::string& client_name, double timeout_s, double daemon_timeout_s,
+                                    double reconnect_timeout_s, const std::string& server_key_file,
+                                    const std::string& client_key_file) {
+  check_text("endpoint", endpoint);
   client::RemoteOptions o;
   o.endpoint = endpoint;
   o.client_name = client_name;
-  o.request.spec = pipeline_spec(dataset, profile, overrides, seed, batch_size, rank, world_size, shuffle, drop_last,
-                                 dtype, on_bad_sample);
+  o.request.spec = checked_spec(spec, "dataset");
   o.request.start = {epoch, batch};
-  auto how = transport::parse_transport(transport);
-  if (!how.has_value()) throw_status(how.error());
-  o.transport = *how;
+  o.transport = how;
   o.prefetch = prefetch;
   o.connect.timeout = timeout_ms("timeout", timeout_s);
   o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
   o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
-  if (!server_key_file.empty() || !client_key_file.empty()) {
-    if (server_key_file.empty() || client_key_file.empty())
-      throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
-    auto server = transport::read_curve_public_file(server_key_file);
-    if (!server.has_value()) throw_status(server.error());
-    auto client = transport::read_curve_secret_file(client_key_file);
-    if (!client.has_value()) throw_status(client.error());
-    o.connect.curve = {*server, *client};
-  }
+  if (auto keys = curve_keys(server_key_file, client_key_file)) o.connect.curve = *keys;
   Result<std::unique_ptr<client::RemoteFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
@@ -415,25 +428,22 @@ void register_loader(py::module_& m) {
       .def("close", &PyFeed::close)
       .def_property_readonly("closed", &PyFeed::closed)
       .def_property_readonly("forked", &PyFeed::forked, "whether this process is a fork of the one that opened it")
-      .def("defer_releases", &PyFeed::defer_releases, py::arg("on"))
-      .def("take_pending", &PyFeed::take_pending)
-      .def("release_slots", &PyFeed::release_slots, py::arg("slots"))
+      .def("set_release_event", &PyFeed::set_release_event, py::arg("factory"),
+           "each slot given back from now on returns to the ring once an event made by factory() at that "
+           "moment (query(), synchronize(): a recorded torch.cuda.Event) completes; None: at once")
+      .def("fenced_slots", &PyFeed::fenced_slots, "slots given back whose event has not completed yet")
       .def("ring_address", &PyFeed::ring_address)
       .def("ring_bytes", &PyFeed::ring_bytes)
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));
 
-  m.def("open_embedded", &open_embedded, py::arg("dataset"), py::arg("profile"), py::arg("overrides"),
-        py::arg("seed"), py::arg("batch_size"), py::arg("rank"), py::arg("world_size"), py::arg("shuffle"),
-        py::arg("drop_last"), py::arg("dtype"), py::arg("on_bad_sample"), py::arg("threads"), py::arg("prefetch"),
-        py::arg("epoch"), py::arg("batch"), "The pipeline in this process (no daemon).");
-  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("dataset"), py::arg("profile"), py::arg("overrides"),
-        py::arg("seed"), py::arg("batch_size"), py::arg("rank"), py::arg("world_size"), py::arg("shuffle"),
-        py::arg("drop_last"), py::arg("dtype"), py::arg("on_bad_sample"), py::arg("prefetch"), py::arg("epoch"),
-        py::arg("batch"), py::arg("transport"), py::arg("client_name"), py::arg("timeout_s"),
+  m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"), py::arg("epoch"),
+        py::arg("batch"), "The pipeline in this process (no daemon), reading spec.sources[0].path.");
+  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("spec"), py::kw_only(), py::arg("transport"),
+        py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),
-        py::arg("curve_client_key"), "A stream from `textfeed serve` at `endpoint`.");
+        py::arg("curve_client_key"),
+        "A stream from `textfeed serve` at `endpoint` (spec.sources[0].path: the name of a dataset it serves).");
   m.attr("MAX_WORKER_THREADS") = loader::kMaxWorkerThreads;
-  m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
   m.attr("MAX_TIMEOUT_SECONDS") = kMaxTimeoutSeconds;
   m.def(
       "check_worker_threads",
@@ -445,8 +455,6 @@ void register_loader(py::module_& m) {
         if (Status s = loader::check_worker_threads(v); !s.ok()) throw_status(s);
       },
       py::arg("threads"), "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
-  m.def("option_names", [] { return std::string(augment::option_names()); },
-        "The augmentation options a Loader accepts as keywords, comma-separated.");
 }
 
 }  // namespace textfeed::python

@@ -101,11 +101,12 @@ def test_stats_json_survives_a_client_name_that_is_not_utf8(tmp_path):
         while time.monotonic() < deadline and not sock.exists():
             time.sleep(0.02)
         assert sock.exists(), "the daemon did not bind"
-        feed = core.open_remote(endpoint=endpoint, dataset="d", transport="frames", client_name=b"evil\xff\x1b[2J",
+        spec = core.PipelineSpec(core.Profile.SAKURA, "d")
+        spec.dtype = core.DType.UINT8
+        spec.sampler.batch_size, spec.sampler.shuffle = 2, False
+        feed = core.open_remote(endpoint, spec, transport=core.Transport.FRAMES, client_name=b"evil\xff\x1b[2J",
                                 timeout_s=30.0, daemon_timeout_s=30.0, reconnect_timeout_s=30.0, curve_server_key="",
-                                curve_client_key="", profile="sakura", overrides={}, seed=0, batch_size=2, rank=0,
-                                world_size=1, shuffle=False, drop_last=False, dtype="uint8", on_bad_sample="skip",
-                                prefetch=1, epoch=0, batch=0)
+                                curve_client_key="", prefetch=1, epoch=0, batch=0)
         try:
             proc = tf("stats", endpoint, "--json", timeout=60)
             assert proc.returncode == 0, proc.stderr

@@ -54,7 +54,7 @@ def test_cmake_install_runs_without_pythonpath(prefix, tmp_path):
     site = prefix / _cache("TEXTFEED_PYTHON_INSTALL_DIR")
     version, where = _import_version(sys.executable, tmp_path, site)
     assert version == VERSION and where == site / "textfeed" / "__init__.py"
-    for typing_file in ("py.typed", "__init__.pyi", "_core.pyi"):
+    for typing_file in ("py.typed", "__init__.pyi", "_core.pyi", "reference.pyi"):
         assert (where.parent / typing_file).is_file()
 
 

@@ -154,12 +154,11 @@ def test_timeouts_are_finite_positive_and_at_most_a_day(name, value):
 
 def test_timeouts_are_checked_in_cpp_too():
     with pytest.raises(errors.InvalidArgumentError, match="daemon_timeout must be a finite number of seconds"):
-        textfeed._core.open_remote(endpoint="ipc:///tmp/textfeed-nobody-here.sock", dataset="x", profile="sakura",
-                                   overrides={}, seed=0, batch_size=2, rank=0, world_size=1, shuffle=True,
-                                   drop_last=False, dtype="float32", on_bad_sample="skip", prefetch=2, epoch=0,
-                                   batch=0, transport="auto", client_name="t", timeout_s=1.0,
-                                   daemon_timeout_s=float("nan"), reconnect_timeout_s=1.0, curve_server_key="",
-                                   curve_client_key="")
+        textfeed._core.open_remote("ipc:///tmp/textfeed-nobody-here.sock",
+                                   textfeed._core.PipelineSpec(textfeed.Profile.SAKURA, "x"),
+                                   transport=textfeed.Transport.AUTO, prefetch=2, epoch=0, batch=0, client_name="t",
+                                   timeout_s=1.0, daemon_timeout_s=float("nan"), reconnect_timeout_s=1.0,
+                                   curve_server_key="", curve_client_key="")
 
 
 def test_paths_may_be_pathlike_or_any_file_name(tmp_path):
@@ -490,11 +489,11 @@ def test_east_targets_checks_every_argument(kw, error, message):
     args = dict(vertices=[GOOD_QUAD], labels=[1], crop_size=128, map_scale=0.25)
     args.update(kw)
     with pytest.raises(error, match=message):
-        textfeed.east_targets(**args)
+        textfeed.reference.east_targets(**args)
 
 
 def test_east_targets_still_computes_maps():
-    maps = textfeed.east_targets(np.array([GOOD_QUAD]), np.array([1]), 128, 0.25)
+    maps = textfeed.reference.east_targets(np.array([GOOD_QUAD]), np.array([1]), 128, 0.25)
     assert maps["score"].shape == (32, 32) and maps["score"].max() == 1
 
 
@@ -505,19 +504,19 @@ def test_east_targets_still_computes_maps():
     (None, errors.ArgumentTypeError, "quad must be an array of numbers"),
 ])
 def test_quad_functions_check_their_quad(quad, error, message):
-    for function in (textfeed.shrink_poly, textfeed.find_min_rect_angle):
+    for function in (textfeed.reference.shrink_poly, textfeed.reference.find_min_rect_angle):
         with pytest.raises(error, match=message):
             function(quad)
 
 
 def test_quad_functions_check_the_metric_and_still_compute():
     with pytest.raises(errors.ArgumentTypeError, match="metric must be one of"):
-        textfeed.find_min_rect_angle(GOOD_QUAD, True)
-    assert textfeed.shrink_poly(GOOD_QUAD).shape == (8,)
-    assert textfeed.find_min_rect_angle(GOOD_QUAD, "up") == pytest.approx(0, abs=1e-6)
+        textfeed.reference.find_min_rect_angle(GOOD_QUAD, True)
+    assert textfeed.reference.shrink_poly(GOOD_QUAD).shape == (8,)
+    assert textfeed.reference.find_min_rect_angle(GOOD_QUAD, "up") == pytest.approx(0, abs=1e-6)
 
 
 def test_the_geometry_bindings_raise_textfeed_type_errors():
-    for function in (textfeed.replay_geometry, textfeed.sample_params, textfeed.warp_crop, textfeed.photometric):
+    for function in (textfeed.reference.replay_geometry, textfeed.reference.sample_params, textfeed.reference.warp_crop, textfeed.reference.photometric):
         with pytest.raises(errors.ArgumentTypeError, match="incompatible function arguments"):
             function(object())

@@ -38,7 +38,7 @@ def test_package_level_functions_are_the_extension_s():
     import numpy as np
 
     # The package checks the arguments, then calls the extension's function.
-    assert textfeed.east_targets.__doc__ == textfeed._core.east_targets.__doc__
-    out = textfeed.replay_geometry("sakura", 1280, 720, np.zeros((0, 8)), np.zeros(0, np.int64), 0)
+    assert textfeed.reference.east_targets.__doc__ == textfeed._core.east_targets.__doc__
+    out = textfeed.reference.replay_geometry("sakura", 1280, 720, np.zeros((0, 8)), np.zeros(0, np.int64), 0)
     assert len(out["draws"]) == 4  # height, angle, one crop try: np.random.seed(0) replay
     assert out["draws"][0] == 0.5488135039273248

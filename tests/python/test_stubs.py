@@ -1,4 +1,4 @@
-"""The type stubs (textfeed/__init__.pyi, _core.pyi, py.typed) ship beside the package and say what
+"""The type stubs (textfeed/__init__.pyi, _core.pyi, reference.pyi, py.typed) ship beside the package and say what
 the package has: the same names, and for each binding the same parameters as pybind11's signature."""
 
 import ast
@@ -75,21 +75,22 @@ def _binding_params(binding, name):
 
 def test_the_stubs_and_marker_ship_with_the_package():
     assert (PACKAGE / "py.typed").is_file()
-    for name in ("__init__.pyi", "_core.pyi"):
+    for name in ("__init__.pyi", "_core.pyi", "reference.pyi"):
         _stub(name)  # parses
 
 
-def test_package_stub_names_every_public_name():
-    tree = _stub("__init__.pyi")
+@pytest.mark.parametrize("stub,module", [("__init__.pyi", textfeed), ("reference.pyi", textfeed.reference)])
+def test_package_stub_names_every_public_name(stub, module):
+    tree = _stub(stub)
     declared = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "__all__")
-    assert ast.literal_eval(declared) == textfeed.__all__
-    assert set(textfeed.__all__) <= _bound_names(tree)
+    assert ast.literal_eval(declared) == module.__all__
+    assert set(module.__all__) <= _bound_names(tree)
 
 
 def test_core_stub_has_the_extension_s_names_and_no_others():
     runtime = {n for n in dir(_core) if not n.startswith("_")} | {"__version__"}
     stub = {n for n in _bound_names(_stub("_core.pyi")) if not n.startswith("_") or n == "__version__"}
-    stub -= {"Any", "Mapping", "Optional", "Sequence", "Union", "np", "ArrayLike", "NDArray"}  # its imports
+    stub -= {"enum", "Any", "Callable", "Mapping", "Optional", "Sequence", "Union", "np", "ArrayLike", "NDArray"}  # its imports
     assert stub == runtime
 
 
@@ -115,6 +116,7 @@ def test_mypy_accepts_the_stubs(tmp_path):
     # The stubs alone (imports not followed: numpy and torch would take a minute and a half).
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "--follow-imports=skip", "--ignore-missing-imports",
-         "--no-error-summary", str(PACKAGE / "_core.pyi"), str(PACKAGE / "__init__.pyi")],
+         "--no-error-summary", str(PACKAGE / "_core.pyi"), str(PACKAGE / "__init__.pyi"),
+         str(PACKAGE / "reference.pyi")],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

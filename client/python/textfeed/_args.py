@@ -8,10 +8,11 @@ never bools, always finite; text never holds a NUL byte (C++ would stop reading 
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, TypeVar
 
 from . import errors
 
@@ -78,6 +79,31 @@ def choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if value not in choices:
         raise errors.InvalidArgumentError(f"{name} must be one of {tuple(choices)}, got {value!r:.80}")
     return value
+
+
+E = TypeVar("E")
+
+
+@functools.lru_cache(maxsize=None)
+def _names(enum_type: Any) -> Dict[str, Any]:
+    """{text: member} of one of the extension's enums, in declaration order; built once per enum.
+    A member's ``text`` is the name C++ parses at every text edge (augment::profile_name, ...)."""
+    return {member.text: member for member in enum_type.__members__.values()}
+
+
+def enum(name: str, value: Any, enum_type: Any) -> Any:
+    """A member of ``enum_type`` (textfeed.Profile, DType, OnBadSample, Transport, IgnoreText,
+    PolyPolicy), given as the member itself or as its name (``"upstage"``, ``"shm"``): every str a
+    Loader keyword takes is parsed here, against the names C++ gives."""
+    if isinstance(value, enum_type):
+        return value
+    names = _names(enum_type)
+    if not isinstance(value, str):
+        raise errors.ArgumentTypeError(f"{name} must be one of {tuple(names)} or a {enum_type.__name__}, got "
+                                       f"{_type_name(value)} {value!r:.80}")
+    if value not in names:
+        raise errors.InvalidArgumentError(f"{name} must be one of {tuple(names)}, got {value!r:.80}")
+    return names[value]
 
 
 def path(name: str, value: Any) -> bytes:

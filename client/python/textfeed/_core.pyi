@@ -1,13 +1,16 @@
 # Types of textfeed._core, the pybind11 extension (client/python/register_*.cc): one section per
 # register_*() file, in the order module.cc calls them. Keep it in step with the bindings;
 # tests/python/test_stubs.py compares it with the built module.
-from collections.abc import Mapping, Sequence
+import enum
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __version__: str
+
+_Text = Union[str, bytes]  # a std::string: str, or bytes such as os.fsencode's paths
 
 # register_targets.cc
 
@@ -73,6 +76,95 @@ def color_jitter(
     color_jitter_p: Optional[float] = None,
 ) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
 
+# register_spec.cc: the typed spec (loader/spec.h). Each enum member's `text` is the name the text
+# edges take ("upstage", "shm", "mask-ignore").
+
+class Profile(enum.Enum):
+    UPSTAGE = 0
+    SAKURA = 1
+    @property
+    def text(self) -> str: ...
+
+class DType(enum.Enum):
+    FLOAT32 = 0
+    UINT8 = 1
+    @property
+    def text(self) -> str: ...
+
+class OnBadSample(enum.Enum):
+    SKIP = 0
+    FAIL = 1
+    @property
+    def text(self) -> str: ...
+
+class Transport(enum.Enum):
+    AUTO = 2
+    SHM = 1
+    FRAMES = 0
+    @property
+    def text(self) -> str: ...
+
+class IgnoreText(enum.Enum):
+    SUBSTRING = 0
+    EXACT = 1
+    @property
+    def text(self) -> str: ...
+
+class PolyPolicy(enum.Enum):
+    SKIP = 0
+    MINRECT = 1
+    MASK_IGNORE = 2
+    @property
+    def text(self) -> str: ...
+
+class ReaderOptions:
+    ignore_text: IgnoreText
+    ignore_tags: list[str]
+    poly_policy: PolyPolicy
+    drop_under_area: float
+    ignore_under_area: float
+    images_dir: str
+    gt_dir: str
+    def __init__(self) -> None: ...
+    def __eq__(self, other: ReaderOptions) -> bool: ...  # type: ignore[override]
+
+class SourceSpec:
+    reader: ReaderOptions
+    def __init__(self, path: _Text, reader: ReaderOptions = ...) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @path.setter
+    def path(self, value: _Text) -> None: ...
+
+class SamplerOptions:
+    seed: int
+    batch_size: int
+    rank: int
+    world_size: int
+    shuffle: bool
+    drop_last: bool
+    def __init__(self) -> None: ...
+
+class PipelineSpec:
+    sources: list[SourceSpec]
+    sampler: SamplerOptions
+    on_bad_sample: OnBadSample
+    def __init__(self, profile: Profile, path: _Text = "") -> None: ...
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def dtype(self) -> DType: ...
+    @dtype.setter
+    def dtype(self, value: DType) -> None: ...
+    def set_option(self, name: str, value: str) -> None: ...
+    def validate(self) -> None: ...
+
+MAX_BATCH_SIZE: int
+MAX_WORLD_SIZE: int
+MAX_PREFETCH: int
+
+def option_names() -> str: ...
+
 # register_loader.cc
 
 class SlotLease:
@@ -98,50 +190,22 @@ class Feed:
     def closed(self) -> bool: ...
     @property
     def forked(self) -> bool: ...
-    def defer_releases(self, on: bool) -> None: ...
-    def take_pending(self) -> list[int]: ...
-    def release_slots(self, slots: Sequence[int]) -> None: ...
+    def set_release_event(self, factory: Optional[Callable[[], Any]]) -> None: ...
+    def fenced_slots(self) -> int: ...
     def ring_address(self) -> int: ...
     def ring_bytes(self) -> int: ...
     def set_ring_guard(self, guard: object) -> None: ...
 
-_Text = Union[str, bytes]  # a std::string: str, or bytes such as os.fsencode's paths
-
-def open_embedded(
-    dataset: _Text,
-    profile: str,
-    overrides: Mapping[str, str],
-    seed: int,
-    batch_size: int,
-    rank: int,
-    world_size: int,
-    shuffle: bool,
-    drop_last: bool,
-    dtype: str,
-    on_bad_sample: str,
-    threads: int,
-    prefetch: int,
-    epoch: int,
-    batch: int,
-) -> Feed: ...
+def open_embedded(spec: PipelineSpec, threads: int, prefetch: int, epoch: int, batch: int) -> Feed: ...
 def open_remote(
     endpoint: _Text,
-    dataset: _Text,
-    profile: str,
-    overrides: Mapping[str, str],
-    seed: int,
-    batch_size: int,
-    rank: int,
-    world_size: int,
-    shuffle: bool,
-    drop_last: bool,
-    dtype: str,
-    on_bad_sample: str,
+    spec: PipelineSpec,
+    *,
+    transport: Transport,
     prefetch: int,
     epoch: int,
     batch: int,
-    transport: str,
-    client_name: str,
+    client_name: _Text,
     timeout_s: float,
     daemon_timeout_s: float,
     reconnect_timeout_s: float,
@@ -150,8 +214,6 @@ def open_remote(
 ) -> Feed: ...
 
 MAX_WORKER_THREADS: int
-MAX_BATCH_SIZE: int
 MAX_TIMEOUT_SECONDS: float
 
 def check_worker_threads(threads: int) -> None: ...
-def option_names() -> str: ...

@@ -10,15 +10,13 @@ CUDA when it is there), valid for as long as you keep any of them.
 
 from __future__ import annotations
 
-import collections
 import functools
-import gc
 import logging
 import numbers
 import os
 import socket
-from collections.abc import Mapping
-from typing import Any, Deque, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from collections.abc import Iterable, Mapping
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import torch
 
@@ -28,13 +26,17 @@ __all__ = ["Batch", "Loader", "SampleError"]
 
 logger = logging.getLogger("textfeed")
 
-PROFILES = ("upstage", "sakura")
-TRANSPORTS = ("auto", "shm", "frames")
-ON_BAD_SAMPLE = ("skip", "fail")
-_DTYPES = {"float32": torch.float32, "uint8": torch.uint8}
+_DTYPES = {"float32": torch.float32, "uint8": torch.uint8}  # by the layout's dtype names
 _STATE_VERSION = 2  # 2: the state names its dataset (dataset_fingerprint)
+# The bounds C++ checks too (loader/spec.h, client/feed.h), from the one place they are defined.
 MAX_BATCH_SIZE = _core.MAX_BATCH_SIZE  # as the daemon's
-MAX_WORLD_SIZE = 2**20
+MAX_WORLD_SIZE = _core.MAX_WORLD_SIZE
+MAX_PREFETCH = _core.MAX_PREFETCH
+# The feeds take 1 slot, but a ``for`` loop holds the batch it was given while it asks for the next
+# (the loop variable is rebound only once the next one arrives): with one slot, the second batch
+# could never be made. Two is the least a loop can run on.
+MIN_PREFETCH = 2
+MAX_AREA = 1e12  # px², the reader's bound on an area (loader/spec.h ReaderOptions)
 MAX_EPOCH = 2**63 - 1
 MAX_SEED = 2**64 - 1
 _WAIT_SLICE_MS = 100  # next() waits in slices like this, so Ctrl-C is seen between them
@@ -93,6 +95,15 @@ class _PinnedRing:
         self._cudart.cudaHostUnregister(self.address)
 
 
+def _recorded_event() -> Any:
+    """An event recorded on the current stream of the current device as a slot's last tensor dies:
+    copies queued from it there (``.cuda(non_blocking=True)`` after ``torch.cuda.set_device``, as
+    DDP scripts do) have run when it completes."""
+    event = torch.cuda.Event()
+    event.record()
+    return event
+
+
 def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
     import torch.distributed as dist
 
@@ -106,16 +117,16 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
 
 def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
                         drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any) -> Dict[str, Any]:
-    """The keywords of the pipeline and the sampler, checked, as the _core.open_* functions take them."""
+    """The keywords of the pipeline and the sampler, checked; enums as _core's members."""
     return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
-                profile=_args.choice("profile", profile, PROFILES),
+                profile=_args.enum("profile", profile, _core.Profile),
                 seed=_args.integer("seed", seed, 0, MAX_SEED),
                 rank=_args.optional_integer("rank", rank, 0, MAX_WORLD_SIZE - 1),
                 world_size=_args.optional_integer("world_size", world_size, 1, MAX_WORLD_SIZE),
                 shuffle=_args.boolean("shuffle", shuffle), drop_last=_args.boolean("drop_last", drop_last),
-                dtype=_args.choice("dtype", dtype, tuple(_DTYPES)),
-                prefetch=_args.integer("prefetch", prefetch, 2, 64),
-                on_bad_sample=_args.choice("on_bad_sample", on_bad_sample, ON_BAD_SAMPLE))
+                dtype=_args.enum("dtype", dtype, _core.DType),
+                prefetch=_args.integer("prefetch", prefetch, MIN_PREFETCH, MAX_PREFETCH),
+                on_bad_sample=_args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample))
 
 
 def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options: Dict[str, Any]) -> Dict[str, str]:
@@ -134,6 +145,42 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
     return overrides
 
 
+def _reader_options(*, ignore_text: Any, ignore_tags: Any, poly_policy: Any, ignore_under_area: Any,
+                    images_dir: Any) -> Any:
+    """_core.ReaderOptions: the defaults, changed where a keyword is not None (C++ checks the bounds)."""
+    reader = _core.ReaderOptions()
+    if ignore_text is not None:
+        reader.ignore_text = _args.enum("ignore_text", ignore_text, _core.IgnoreText)
+    if ignore_tags is not None:
+        if isinstance(ignore_tags, (str, bytes)) or not isinstance(ignore_tags, Iterable):
+            raise errors.ArgumentTypeError(f"ignore_tags must be a list of str, got {type(ignore_tags).__name__} "
+                                           f"{ignore_tags!r:.80}")
+        reader.ignore_tags = [_args.text("ignore_tags entry", tag) for tag in ignore_tags]
+    if poly_policy is not None:
+        reader.poly_policy = _args.enum("poly_policy", poly_policy, _core.PolyPolicy)
+    if ignore_under_area is not None:
+        reader.ignore_under_area = _args.real("ignore_under_area", ignore_under_area, 0, MAX_AREA)
+    if images_dir is not None:
+        reader.images_dir = _args.text("images_dir", images_dir)
+    return reader
+
+
+def _pipeline_spec(source: Any, common: Dict[str, Any], overrides: Dict[str, str]) -> Any:
+    """The one _core.PipelineSpec of a Loader, checked as a whole (validate()), for either opener."""
+    spec = _core.PipelineSpec(common["profile"])
+    spec.sources = [source]
+    spec.on_bad_sample = common["on_bad_sample"]
+    spec.dtype = common["dtype"]
+    for name, value in overrides.items():
+        spec.set_option(name, value)
+    sampler = _core.SamplerOptions()
+    for key in ("seed", "batch_size", "rank", "world_size", "shuffle", "drop_last"):
+        setattr(sampler, key, common[key])
+    spec.sampler = sampler
+    spec.validate()
+    return spec
+
+
 def _thread_count(threads: Any) -> int:
     """None or an int that C++'s one bound (MAX_WORKER_THREADS) accepts; 0 for one per core."""
     if threads is None:
@@ -144,13 +191,13 @@ def _thread_count(threads: Any) -> int:
     return int(threads)
 
 
-def _remote_opener(endpoint: Optional[str], dataset: Any, transport: Any, timeout: Any, daemon_timeout: Any,
+def _remote_opener(endpoint: Optional[str], transport: Any, timeout: Any, daemon_timeout: Any,
                    reconnect_timeout: Any, server_key: Any, client_key: Any) -> Any:
     """_core.open_remote with the remote-only arguments checked and bound."""
     limit = _core.MAX_TIMEOUT_SECONDS
     return functools.partial(
-        _core.open_remote, endpoint=endpoint, dataset=dataset,
-        transport=_args.choice("transport", transport, TRANSPORTS),
+        _core.open_remote, endpoint,
+        transport=_args.enum("transport", transport, _core.Transport),
         timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
         daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
         reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
@@ -187,21 +234,25 @@ class Loader:
             (ICDAR-2015), a UFO ``.json`` or a cache file from ``textfeed cache build``, as a str or
             ``os.PathLike``.
         batch_size: samples per batch, 1..4096.
-        profile: ``"upstage"`` (Upstage/boostcamp baseline) or ``"sakura"`` (SakuraRiven/EAST).
+        profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline)
+            or ``"sakura"`` (SakuraRiven/EAST). Every enum keyword takes the member or its name.
         seed: every random draw of sample i in epoch e comes from (seed, e, i); 0..2**64-1.
         rank, world_size: this process's shard (``DistributedSampler`` semantics); default to
             ``torch.distributed`` when it is initialized, else 0 and 1. 0 <= rank < world_size <= 2**20.
         shuffle: a new permutation per epoch; drop_last: drop the uneven tail and the short batch.
-        dtype: ``"float32"`` (normalized, as the references) or ``"uint8"`` (normalize on the GPU).
+        dtype: :class:`textfeed.DType`: ``"float32"`` (normalized, as the references) or
+            ``"uint8"`` (normalize on the GPU).
         pin_memory: page-lock the slots for CUDA when CUDA is available. A slot is refilled only
             after the copies queued from its tensors on the current CUDA stream and device have run
             (copies on other streams must be synchronized by the caller before dropping them).
         prefetch: slots in the ring, allocated once: batches produced ahead plus the ones you
-            still hold (a ``for`` loop holds one while it asks for the next). 2..64.
+            still hold (a ``for`` loop holds one while it asks for the next, hence at least 2).
+            2..``textfeed.loader.MAX_PREFETCH`` (64).
         threads: embedded mode's worker threads: None or 0 for one per core, else
             1..``textfeed._core.MAX_WORKER_THREADS`` (1024; the bound of every textfeed command).
-        on_bad_sample: ``"skip"`` (write a deterministic replacement, report it) or ``"fail"``.
-        transport: remote mode: ``"auto"`` (shared memory when the daemon offers it: its ipc://
+        on_bad_sample: :class:`textfeed.OnBadSample`: ``"skip"`` (write a deterministic
+            replacement, report it) or ``"fail"``.
+        transport: remote mode, :class:`textfeed.Transport`: ``"auto"`` (shared memory when the daemon offers it: its ipc://
             endpoint; frames over tcp), ``"shm"`` (insist), ``"frames"``.
         timeout: seconds to wait for the daemon's first answer.
         daemon_timeout, reconnect_timeout: seconds of silence after which the daemon is gone, and
@@ -210,6 +261,17 @@ class Loader:
         curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
             (``textfeed._core.option_names()`` lists them; unknown names raise TypeError).
+        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir: the dataset reader's
+            options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
+            ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
+            ``"exact"``; ignore_tags: UFO words with any of these tags are background (default
+            ``["masked", "excluded-region", "maintable", "stamp"]``, at most 256); poly_policy
+            (:class:`textfeed.PolyPolicy`): a UFO word of more than 4 points is ``"skip"``-ped
+            (the default), replaced by its ``"minrect"``, or that with label 0 (``"mask-ignore"``);
+            ignore_under_area: UFO words below this hull area (px², 0..1e12) are ignored, 0 = off;
+            images_dir: the ICDAR images folder below the dataset root (relative, default
+            ``"images"``). A daemon reads its datasets with the options it was started with and
+            refuses others.
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -220,14 +282,17 @@ class Loader:
     """
 
     def __init__(self, endpoint: Optional[str] = None, *, dataset: Any, batch_size: int,
-                 profile: str = "upstage", seed: int = 0, rank: Optional[int] = None,
+                 profile: Any = "upstage", seed: int = 0, rank: Optional[int] = None,
                  world_size: Optional[int] = None, shuffle: bool = True, drop_last: bool = False,
-                 dtype: str = "float32", pin_memory: bool = True, prefetch: int = 4,
-                 threads: Optional[int] = None, on_bad_sample: str = "skip", transport: str = "auto",
+                 dtype: Any = "float32", pin_memory: bool = True, prefetch: int = 4,
+                 threads: Optional[int] = None, on_bad_sample: Any = "skip", transport: Any = "auto",
                  timeout: float = 10.0, daemon_timeout: float = 10.0, reconnect_timeout: float = 60.0,
                  curve_server_key: Optional[Any] = None, curve_client_key: Optional[Any] = None,
                  image_size: Optional[int] = None, crop_size: Optional[int] = None,
-                 map_scale: Optional[float] = None, **options: Any) -> None:
+                 map_scale: Optional[float] = None, ignore_text: Any = None,
+                 ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
+                 ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
+                 **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -237,28 +302,31 @@ class Loader:
         common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
                                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
                                      prefetch=prefetch, on_bad_sample=on_bad_sample)
-        common["overrides"] = _augment_overrides(image_size, crop_size, map_scale, options)
+        overrides = _augment_overrides(image_size, crop_size, map_scale, options)
+        reader = _reader_options(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
+                                 ignore_under_area=ignore_under_area, images_dir=images_dir)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
         dataset = _args.path("dataset", dataset) if endpoint is None else _args.text("dataset", dataset)
         threads = _thread_count(threads)
-        opener = _remote_opener(endpoint, dataset, transport, timeout, daemon_timeout, reconnect_timeout,
+        opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
                                 curve_server_key, curve_client_key)
         if endpoint is None:
-            opener = functools.partial(_core.open_embedded, dataset=dataset, threads=threads)
+            opener = functools.partial(_core.open_embedded, threads=threads)
         common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
+        spec = _pipeline_spec(_core.SourceSpec(dataset, reader), common, overrides)
         self._seed, self._batch_size = common["seed"], common["batch_size"]
         self._rank, self._world_size = common["rank"], common["world_size"]
-        self._shuffle, self._drop_last, self._profile = common["shuffle"], common["drop_last"], common["profile"]
+        self._shuffle, self._drop_last = common["shuffle"], common["drop_last"]
+        self._profile = common["profile"].text  # a state_dict() names it as text
         self._endpoint, self._dataset = endpoint, dataset
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
         self._generation = 0  # of the newest iterator; an older one raises when advanced
-        self._fences: Deque[Tuple[Any, List[int]]] = collections.deque()
         if endpoint is not None:
             opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
                                                            f"{self._rank}/{self._world_size}")
-        feed = opener(epoch=0, batch=0, **common)
+        feed = opener(spec, prefetch=common["prefetch"], epoch=0, batch=0)
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
@@ -442,45 +510,17 @@ class Loader:
             return
         feed = self._feed
         feed.set_ring_guard(_PinnedRing(feed.ring_address(), feed.ring_bytes()))
-        # A released slot is reused only after the copies queued from it on the current stream ran.
-        feed.defer_releases(True)
+        # A released slot is reused only after the copies queued from it on the current stream ran:
+        # the feed keeps it until the event recorded as its last tensor died completes (and waits
+        # for the oldest such event when every slot is out).
+        feed.set_release_event(_recorded_event)
         self._pinned = True
 
-    def _recycle(self, feed: Any, wait: bool = False) -> None:
-        """Hands slots whose tensors are gone back to the ring (after their CUDA copies, if pinned).
-
-        A fence is an event recorded on the current stream of the current device after the slots'
-        tensors were dropped: copies queued from them there (``.cuda(non_blocking=True)`` after
-        ``torch.cuda.set_device(local_rank)``, as DDP scripts do) have run when it completes.
-        """
-        if not self._pinned:
-            return
-        pending = feed.take_pending()
-        if pending:
-            event = torch.cuda.Event()
-            event.record()
-            self._fences.append((event, pending))
-        while self._fences and (self._fences[0][0].query() or wait):
-            event, slots = self._fences.popleft()
-            event.synchronize()
-            feed.release_slots(slots)
-            wait = False
-
     def _take(self, feed: Any) -> Batch:
-        retried = False
-        while True:
-            self._recycle(feed)
-            try:
-                got = feed.next(_WAIT_SLICE_MS)
-            except errors.OverloadedError:
-                if retried:
-                    raise
-                gc.collect()  # tensors in reference cycles may be all that holds the slots
-                self._recycle(feed, wait=True)
-                retried = True
-                continue
-            if got is not None:
-                break
+        # OverloadedError (every slot held by batches still referenced) is the caller's to fix.
+        got = None
+        while got is None:
+            got = feed.next(_WAIT_SLICE_MS)
         lease, epoch, index, indices, errs = got
         del got  # the lease alone holds the slot now
         rows = len(indices)

@@ -1,0 +1,34 @@
+// Feed: the slots' way back to the ring, fenced or not.
+#include "client/feed.h"
+
+namespace textfeed::client {
+
+Result<std::optional<FeedBatch>> Feed::next(std::chrono::milliseconds timeout) {
+  release_done(/*if_free=*/false);
+  Result<std::optional<FeedBatch>> r = take_batch(timeout);
+  // A full ring whose held slots wait for fences: the oldest fence is the soonest done.
+  while (!r.has_value() && r.error().code() == Code::kOverloaded) {
+    const std::optional<uint32_t> slot = fenced_.wait_oldest();
+    if (!slot) break;  // the caller holds every slot itself: kOverloaded is the answer
+    release_slot(*slot);
+    release_done(/*if_free=*/false);
+    r = take_batch(timeout);
+  }
+  return r;
+}
+
+void Feed::release(uint32_t slot) {
+  release_slot(slot);
+  release_done(/*if_free=*/true);
+}
+
+void Feed::release_after(uint32_t slot, std::unique_ptr<Fence> fence) {
+  fenced_.add(slot, std::move(fence));
+  release_done(/*if_free=*/true);
+}
+
+void Feed::release_done(bool if_free) {
+  for (uint32_t slot : fenced_.take_done(if_free)) release_slot(slot);
+}
+
+}  // namespace textfeed::client

@@ -1,0 +1,156 @@
+// Python bindings of the typed spec (loader/spec.h): the enums of its fields, ReaderOptions,
+// SourceSpec, SamplerOptions and PipelineSpec. textfeed.Loader builds one PipelineSpec from its
+// keywords and hands it to open_embedded or open_remote; the recipe's fields are set from text
+// through set_option(), the one text edge of augment/profile.h. Each enum member's `text` is the
+// name the text edges parse (the CLI flags, the Loader's string keywords).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "augment/profile.h"
+#include "base/printable.h"
+#include "base/tensor.h"
+#include "client/feed.h"
+#include "client/python/register.h"
+#include "loader/spec.h"
+#include "transport/wire.h"
+
+namespace py = pybind11;
+
+namespace textfeed::python {
+namespace {
+
+// A path given as str (encoded as the OS does, os.fsencode: any file name round-trips) or bytes.
+std::string path_bytes(const py::handle& value) {
+  if (py::isinstance<py::bytes>(value)) return value.cast<std::string>();
+  if (!py::isinstance<py::str>(value)) throw py::type_error("a path must be a str or bytes");
+  py::object encoded = py::reinterpret_steal<py::object>(PyUnicode_EncodeFSDefault(value.ptr()));
+  if (!encoded) throw py::error_already_set();
+  return encoded.cast<std::string>();
+}
+
+py::str path_text(const std::string& path) {
+  py::object s = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeFSDefaultAndSize(path.data(), static_cast<Py_ssize_t>(path.size())));
+  if (!s) throw py::error_already_set();
+  return s;
+}
+
+template <class E, class NameFn>
+py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc, NameFn name_of) {
+  py::enum_<E> e(m, name, doc);
+  e.def_property_readonly("text", [name_of](E v) { return std::string(name_of(v)); },
+                          "the name the text edges take (a Loader keyword given as a str, a CLI flag)");
+  return e;
+}
+
+void bind_enums(py::module_& m) {
+  bind_enum<augment::Profile>(m, "Profile", "Which public pipeline the recipe's defaults reproduce.",
+                              augment::profile_name)
+      .value("UPSTAGE", augment::Profile::kUpstage)
+      .value("SAKURA", augment::Profile::kSakura);
+  bind_enum<DType>(m, "DType", "Element type of the image tensor.", dtype_name)
+      .value("FLOAT32", DType::kF32)
+      .value("UINT8", DType::kU8);
+  bind_enum<loader::OnBadSample>(m, "OnBadSample", "What a sample that cannot be read does to its batch.",
+                                 loader::on_bad_sample_name)
+      .value("SKIP", loader::OnBadSample::kSkip)
+      .value("FAIL", loader::OnBadSample::kFail);
+  bind_enum<transport::Transport>(m, "Transport", "How a daemon's batches travel.", transport::transport_name)
+      .value("AUTO", transport::Transport::kAuto)
+      .value("SHM", transport::Transport::kSharedMemory)
+      .value("FRAMES", transport::Transport::kFrames);
+  bind_enum<loader::IgnoreText>(m, "IgnoreText", "How a `###` in an ICDAR line marks the word ignored.",
+                                loader::ignore_text_name)
+      .value("SUBSTRING", loader::IgnoreText::kSubstring)
+      .value("EXACT", loader::IgnoreText::kExact);
+  bind_enum<loader::PolyPolicy>(m, "PolyPolicy", "What a UFO word with more than 4 points becomes.",
+                                loader::poly_policy_name)
+      .value("SKIP", loader::PolyPolicy::kSkip)
+      .value("MINRECT", loader::PolyPolicy::kMinRect)
+      .value("MASK_IGNORE", loader::PolyPolicy::kMaskIgnore);
+}
+
+void bind_reader_and_sampler(py::module_& m) {
+  using loader::ReaderOptions;
+  py::class_<ReaderOptions>(m, "ReaderOptions", "Options of the dataset readers (loader/spec.h ReaderOptions).")
+      .def(py::init<>())
+      .def_readwrite("ignore_text", &ReaderOptions::ignore_text)
+      .def_readwrite("ignore_tags", &ReaderOptions::ignore_tags)
+      .def_readwrite("poly_policy", &ReaderOptions::poly_policy)
+      .def_readwrite("drop_under_area", &ReaderOptions::drop_under_area)
+      .def_readwrite("ignore_under_area", &ReaderOptions::ignore_under_area)
+      .def_readwrite("images_dir", &ReaderOptions::images_dir)
+      .def_readwrite("gt_dir", &ReaderOptions::gt_dir)
+      .def("__eq__", [](const ReaderOptions& a, const ReaderOptions& b) { return a == b; }, py::arg("other"));
+
+  using loader::SourceSpec;
+  py::class_<SourceSpec>(m, "SourceSpec", "Where samples come from: a dataset path, or a daemon's dataset name.")
+      .def(py::init([](const py::object& path, const ReaderOptions& reader) {
+             return SourceSpec{path_bytes(path), reader};
+           }),
+           py::arg("path"), py::arg("reader") = ReaderOptions())
+      .def_property(
+          "path", [](const SourceSpec& s) { return path_text(s.path); },
+          [](SourceSpec& s, const py::object& path) { s.path = path_bytes(path); })
+      .def_readwrite("reader", &SourceSpec::reader);
+
+  using loader::SamplerOptions;
+  py::class_<SamplerOptions>(m, "SamplerOptions", "Which samples make up each batch of a rank.")
+      .def(py::init<>())
+      .def_readwrite("seed", &SamplerOptions::seed)
+      .def_readwrite("batch_size", &SamplerOptions::batch_size)
+      .def_readwrite("rank", &SamplerOptions::rank)
+      .def_readwrite("world_size", &SamplerOptions::world_size)
+      .def_readwrite("shuffle", &SamplerOptions::shuffle)
+      .def_readwrite("drop_last", &SamplerOptions::drop_last);
+}
+
+void bind_pipeline_spec(py::module_& m) {
+  using loader::PipelineSpec;
+  py::class_<PipelineSpec>(m, "PipelineSpec",
+                           "Everything a training job asks of the pipeline (loader/spec.h): sources, the recipe, the "
+                           "sampler, the bad-sample policy. Checked as a whole by validate().")
+      .def(py::init([](augment::Profile profile, const py::object& path) {
+             return loader::default_spec(profile, path_bytes(path));
+           }),
+           py::arg("profile"), py::arg("path") = py::str(""), "The defaults of `profile`, reading `path`.")
+      .def_readwrite("sources", &PipelineSpec::sources, "a list of SourceSpec (assign a new list to change it)")
+      .def_readwrite("sampler", &PipelineSpec::sampler)
+      .def_readwrite("on_bad_sample", &PipelineSpec::on_bad_sample)
+      .def_property_readonly("profile", [](const PipelineSpec& s) { return s.augment.profile; })
+      .def_property(
+          "dtype", [](const PipelineSpec& s) { return s.augment.dtype; },
+          [](PipelineSpec& s, DType t) { s.augment.dtype = t; })
+      .def(
+          "set_option",
+          [](PipelineSpec& s, const std::string& name, const std::string& value) {
+            if (Status st = augment::set_option(s.augment, name, value); !st.ok()) throw_status(st);
+          },
+          py::arg("name"), py::arg("value"),
+          "Sets the recipe field `name` (option_names()) from its text, e.g. ('crop_size', '512'); "
+          "validate() checks the bound.")
+      .def(
+          "validate",
+          [](const PipelineSpec& s) {
+            if (Status st = loader::validate(s); !st.ok()) throw_status(st);
+          },
+          "Raises InvalidArgumentError naming the first field out of its bound.")
+      .def("__repr__", [](const PipelineSpec& s) { return valid_utf8("PipelineSpec(" + loader::describe(s) + ")"); });
+}
+
+}  // namespace
+
+void register_spec(py::module_& m) {
+  bind_enums(m);
+  bind_reader_and_sampler(m);
+  bind_pipeline_spec(m);
+  m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
+  m.attr("MAX_WORLD_SIZE") = loader::kMaxWorldSize;
+  m.attr("MAX_PREFETCH") = client::kMaxPrefetch;
+  m.def("option_names", [] { return std::string(augment::option_names()); },
+        "The augmentation options a Loader accepts as keywords, comma-separated.");
+}
+
+}  // namespace textfeed::python
