@@ -287,27 +287,18 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
   return Status();
 }
 
-}  // namespace
-
-Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, WorkerPool& pool,
-                                const std::function<void(const BuildProgress&)>& progress) {
-  TF_RETURN_IF_ERROR(check_options(ds, o));
-  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
-
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+// Runs the build's pipeline in `arena` (serial read -> parallel process -> serial in-order
+// collect) until every sample is collected, the collector reports an error or o.cancel is set;
+// returns whether it was cancelled.
+bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOptions& o, Collector& out) {
   const size_t n = ds.samples.size();
-  tbb::task_arena& arena = internal::arena_of(pool);
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
   // Item i uses items[i % tokens]: with at most `tokens` items in flight and in-order output,
   // that item's previous sample has been written before sample i is read.
   std::vector<Item> items(tokens);
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(o.decode); });
-  Collector out(ds, o, *writer, progress, elapsed);
   bool cancelled = false;
   size_t next = 0;
-
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
@@ -329,6 +320,38 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
                                            }) &
             tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order, [&](Item* it) { out.take(*it); }));
   });
+  return cancelled;
+}
+
+// What the cache's footer records of its build.
+cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o, const BuildReport& report,
+                            double build_seconds) {
+  cache::CacheMeta meta;
+  meta.profile = std::string(augment::profile_name(o.profile));
+  meta.image_size = o.image_size;
+  meta.codec = o.codec;
+  meta.jpeg_quality = o.codec == cache::PixelCodec::kJpeg ? o.jpeg_quality : 0;
+  meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
+  meta.build_seconds = build_seconds;
+  meta.dataset_root = ds.root;
+  meta.dataset_format = ds.format == DatasetFormat::kUfo ? "ufo" : "icdar15";
+  meta.quarantine = report.quarantine;
+  return meta;
+}
+
+}  // namespace
+
+Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, WorkerPool& pool,
+                                const std::function<void(const BuildProgress&)>& progress) {
+  TF_RETURN_IF_ERROR(check_options(ds, o));
+  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const size_t n = ds.samples.size();
+  Collector out(ds, o, *writer, progress, elapsed);
+  const bool cancelled = run_pipeline(internal::arena_of(pool), ds, o, out);
   // Returning before finish() destroys the writer, which removes its temporary file.
   if (cancelled)
     return Status::cancelled("interrupted after " + std::to_string(out.done()) + " of " + std::to_string(n) +
@@ -339,17 +362,7 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
     return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
                            out.first_failures());
 
-  cache::CacheMeta meta;
-  meta.profile = std::string(augment::profile_name(o.profile));
-  meta.image_size = o.image_size;
-  meta.codec = o.codec;
-  meta.jpeg_quality = o.codec == cache::PixelCodec::kJpeg ? o.jpeg_quality : 0;
-  meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
-  meta.build_seconds = elapsed();
-  meta.dataset_root = ds.root;
-  meta.dataset_format = ds.format == DatasetFormat::kUfo ? "ufo" : "icdar15";
-  meta.quarantine = report.quarantine;
-  TF_RETURN_IF_ERROR(writer->finish(std::move(meta)));
+  TF_RETURN_IF_ERROR(writer->finish(build_meta(ds, o, report, elapsed())));
   report.samples = writer->num_samples();
   report.quarantined = report.quarantine.size();
   report.bytes = writer->bytes_written();
