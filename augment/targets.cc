@@ -106,23 +106,32 @@ struct Maps {
   cv::Mat score, mask, geo[5];
 };
 
-// Geometry of one box (docs/targets.md §3.3) over the pixels of its own shrunk polygon `poly` (4 map
-// points), restricted to its bounding box.
-void add_box_geometry(Maps& maps, const Quad8& v, const cv::Point* poly, const AugmentOptions& o,
-                      Buffers& buf) {
+// Fills the shrunk polygon `poly` (4 map points) with 1 in buf.box_mask, a bounds.width x
+// bounds.height canvas over its bounding box clipped to the m x m map; returns those bounds
+// (empty, and the mask untouched, when the polygon lies off the map).
+cv::Rect fill_box_mask(const cv::Point* poly, int m, Buffers& buf) {
   int x0 = poly[0].x, x1 = poly[0].x, y0 = poly[0].y, y1 = poly[0].y;
   for (int k = 1; k < 4; ++k) {
     x0 = std::min(x0, poly[k].x), x1 = std::max(x1, poly[k].x);
     y0 = std::min(y0, poly[k].y), y1 = std::max(y1, poly[k].y);
   }
   // fillPoly paints only inside the vertices' inclusive bounds.
-  const cv::Rect bounds =
-      cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1) & cv::Rect(0, 0, maps.m, maps.m);
-  if (bounds.empty()) return;
+  const cv::Rect bounds = cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1) & cv::Rect(0, 0, m, m);
+  if (bounds.empty()) return bounds;
   buf.box_mask.assign(static_cast<size_t>(bounds.area()), 0);
   cv::Mat box(bounds.height, bounds.width, CV_8U, buf.box_mask.data());
   const int four = 4;
   cv::fillPoly(box, &poly, &four, 1, cv::Scalar(1), cv::LINE_8, 0, -bounds.tl());
+  return bounds;
+}
+
+// Geometry of one box (docs/targets.md §3.3) over the pixels of its own shrunk polygon `poly` (4 map
+// points), restricted to its bounding box.
+void add_box_geometry(Maps& maps, const Quad8& v, const cv::Point* poly, const AugmentOptions& o,
+                      Buffers& buf) {
+  const cv::Rect bounds = fill_box_mask(poly, maps.m, buf);
+  if (bounds.empty()) return;
+  const cv::Mat box(bounds.height, bounds.width, CV_8U, buf.box_mask.data());
 
   const double theta = angle_rad(min_rect_angle_deg(v, o.angle_error));
   const float theta_f = static_cast<float>(theta);

@@ -60,54 +60,47 @@ Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t
   return Status();
 }
 
-void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
-  const SampleRecord& rec = ds.samples[it.index];
-  const std::string path = ds.image_path(it.index);
-  it.status = read_file(path, it.file);
-  if (!it.status.ok()) return;
-  auto info = w.decoder.read_info(it.file, path);
-  if (!info.has_value()) {
-    it.status = info.error();
-    return;
-  }
-  it.orig_width = info->width;
-  it.orig_height = info->height;
-  const ResizePlan rp = o.image_size > 0 ? reference_resize(info->width, info->height, o.image_size)
-                                         : ResizePlan{info->width, info->height, 1.0f};
-  if (rp.width < 1 || rp.height < 1) {  // e.g. 3000x1 to a longer side of 2048: 2048x0
-    it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
-                                         std::to_string(info->height) + " image resized to a longer side of " +
-                                         std::to_string(o.image_size) + " is empty: its aspect ratio is too extreme");
-    return;
-  }
-  // Bounded before anything is allocated: an image_size far above the sources' sizes would
-  // otherwise make every worker allocate gigabytes for one record that cannot be stored anyway.
+// The stored image must hold a pixel and stay under the decode and blob limits. Checked before
+// anything is allocated: an image_size far above the sources' sizes would otherwise make every
+// worker allocate gigabytes for one record that cannot be stored anyway.
+Status check_stored_size(const std::string& path, const ImageInfo& info, const ResizePlan& rp,
+                         const CacheBuildOptions& o) {
+  if (rp.width < 1 || rp.height < 1)  // e.g. 3000x1 to a longer side of 2048: 2048x0
+    return Status::invalid_argument(path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                                    " image resized to a longer side of " + std::to_string(o.image_size) +
+                                    " is empty: its aspect ratio is too extreme");
   const int64_t stored_px = int64_t{rp.width} * rp.height;
   const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxBlobBytes / 3);
-  if (stored_px > max_px) {
-    it.status = Status::invalid_argument(path + ": a " + std::to_string(info->width) + "x" +
-                                         std::to_string(info->height) + " image resized to a longer side of " +
-                                         std::to_string(o.image_size) + " would have " + std::to_string(stored_px) +
-                                         " pixels, over the limit of " + std::to_string(max_px));
-    return;
-  }
-  // What one record holds is bounded too (cache::kMaxRecordBytes): raw pixels are an upper bound
-  // of a JPEG's for any image this large.
+  if (stored_px > max_px)
+    return Status::invalid_argument(path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                                    " image resized to a longer side of " + std::to_string(o.image_size) +
+                                    " would have " + std::to_string(stored_px) + " pixels, over the limit of " +
+                                    std::to_string(max_px));
+  return Status();
+}
+
+// What one record holds is bounded too (cache::kMaxRecordBytes): raw pixels are an upper bound
+// of a JPEG's for any image this large.
+Status check_record_size(const std::string& path, const SampleRecord& rec, const ResizePlan& rp) {
+  const int64_t stored_px = int64_t{rp.width} * rp.height;
   uint64_t text_bytes = 0;
   for (const std::string& t : rec.texts) text_bytes += t.size() + 1;
   const uint64_t record =
       cache::record_bytes_bound(rec.image.size(), static_cast<uint64_t>(stored_px) * 3, rec.quads.size(), text_bytes);
-  if (text_bytes > cache::kMaxBlobBytes || record > cache::kMaxRecordBytes) {
-    it.status = Status::invalid_argument(path + ": with the " + std::to_string(text_bytes) +
-                                         " bytes of transcriptions of " + rec.annotation + " its record would take " +
-                                         std::to_string(record) + " bytes, over the limit of " +
-                                         std::to_string(cache::kMaxRecordBytes));
-    return;
-  }
-  const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
-                                                static_cast<double>(rp.height) / info->height));
-  it.status = w.decoder.decode_eighths(it.file, path, eighths, it.decoded);
-  if (!it.status.ok()) return;
+  if (text_bytes > cache::kMaxBlobBytes || record > cache::kMaxRecordBytes)
+    return Status::invalid_argument(path + ": with the " + std::to_string(text_bytes) +
+                                    " bytes of transcriptions of " + rec.annotation + " its record would take " +
+                                    std::to_string(record) + " bytes, over the limit of " +
+                                    std::to_string(cache::kMaxRecordBytes));
+  return Status();
+}
+
+// Decodes it.file at the smallest DCT scale that is still at least the plan's size, then resizes
+// into it.stored (rp.width x rp.height).
+Status decode_resized(Item& it, const std::string& path, const ImageInfo& info, const ResizePlan& rp, Worker& w) {
+  const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info.width,
+                                                static_cast<double>(rp.height) / info.height));
+  TF_RETURN_IF_ERROR(w.decoder.decode_eighths(it.file, path, eighths, it.decoded));
   // Reserve 3 spare columns (>= 8 bytes) past the image and zero the first 8: the writer
   // references the pixels in place and pads them to a whole word with those bytes.
   it.stored.reset(rp.height, rp.width + 3, 3);
@@ -115,32 +108,53 @@ void process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, 
   std::memset(it.stored.data() + it.stored.size_bytes(), 0, 8);
   if (it.decoded.width() == rp.width && it.decoded.height() == rp.height) {
     std::memcpy(it.stored.data(), it.decoded.data(), it.stored.size_bytes());
-  } else {
-    const cv::Mat src(it.decoded.height(), it.decoded.width(), CV_8UC3, it.decoded.data());
-    cv::Mat dst(rp.height, rp.width, CV_8UC3, it.stored.data());
-    // Below 0.75 bilinear would skip source pixels (aliasing): average them instead. Above it,
-    // bilinear is what the reference's PIL filter nearly is, at a fraction of INTER_AREA's cost.
-    const double ratio = std::min(static_cast<double>(rp.width) / it.decoded.width(),
-                                  static_cast<double>(rp.height) / it.decoded.height());
-    cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    return Status();
   }
+  const cv::Mat src(it.decoded.height(), it.decoded.width(), CV_8UC3, it.decoded.data());
+  cv::Mat dst(rp.height, rp.width, CV_8UC3, it.stored.data());
+  // Below 0.75 bilinear would skip source pixels (aliasing): average them instead. Above it,
+  // bilinear is what the reference's PIL filter nearly is, at a fraction of INTER_AREA's cost.
+  const double ratio = std::min(static_cast<double>(rp.width) / it.decoded.width(),
+                                static_cast<double>(rp.height) / it.decoded.height());
+  cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
+  return Status();
+}
+
+// The record's quads into it.quads, scaled as its image was.
+Status scale_quads(Item& it, const SampleRecord& rec, float quad_scale, const std::string& path) {
   it.quads.assign(rec.quads.begin(), rec.quads.end());
   for (size_t k = 0; k < it.quads.size(); ++k)
     for (float& v : it.quads[k].xy) {
-      v *= rp.quad_scale;  // float32 * float32, as numpy does
-      if (!std::isfinite(v)) {  // 3e38 is finite; upscaled, it is not: never stored as an infinity
-        it.status = Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
-                                             " has a coordinate that overflows float32 once resized");
-        return;
-      }
+      v *= quad_scale;  // float32 * float32, as numpy does
+      if (!std::isfinite(v))  // 3e38 is finite; upscaled, it is not: never stored as an infinity
+        return Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
+                                        " has a coordinate that overflows float32 once resized");
     }
-  if (o.codec == cache::PixelCodec::kJpeg) it.status = encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
+  return Status();
+}
+
+// Read, check the sizes, decode and resize, scale the quads, encode: one sample, into `it`.
+Status process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
+  const SampleRecord& rec = ds.samples[it.index];
+  const std::string path = ds.image_path(it.index);
+  TF_RETURN_IF_ERROR(read_file(path, it.file));
+  TF_ASSIGN_OR_RETURN(const ImageInfo info, w.decoder.read_info(it.file, path));
+  it.orig_width = info.width;
+  it.orig_height = info.height;
+  const ResizePlan rp = o.image_size > 0 ? reference_resize(info.width, info.height, o.image_size)
+                                         : ResizePlan{info.width, info.height, 1.0f};
+  TF_RETURN_IF_ERROR(check_stored_size(path, info, rp, o));
+  TF_RETURN_IF_ERROR(check_record_size(path, rec, rp));
+  TF_RETURN_IF_ERROR(decode_resized(it, path, info, rp, w));
+  TF_RETURN_IF_ERROR(scale_quads(it, rec, rp.quad_scale, path));
+  if (o.codec == cache::PixelCodec::kJpeg) return encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
+  return Status();
 }
 
 // One sample, never throwing: an exception in a parallel filter would end the whole build.
 void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w) {
   try {
-    process_unguarded(it, ds, o, w);
+    it.status = process_unguarded(it, ds, o, w);
   } catch (const std::exception& e) {
     it.status = Status::internal(ds.image_path(it.index) + ": " + e.what());
   }
@@ -273,27 +287,18 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
   return Status();
 }
 
-}  // namespace
-
-Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, WorkerPool& pool,
-                                const std::function<void(const BuildProgress&)>& progress) {
-  TF_RETURN_IF_ERROR(check_options(ds, o));
-  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
-
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+// Runs the build's pipeline in `arena` (serial read -> parallel process -> serial in-order
+// collect) until every sample is collected, the collector reports an error or o.cancel is set;
+// returns whether it was cancelled.
+bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOptions& o, Collector& out) {
   const size_t n = ds.samples.size();
-  tbb::task_arena& arena = internal::arena_of(pool);
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
   // Item i uses items[i % tokens]: with at most `tokens` items in flight and in-order output,
   // that item's previous sample has been written before sample i is read.
   std::vector<Item> items(tokens);
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(o.decode); });
-  Collector out(ds, o, *writer, progress, elapsed);
   bool cancelled = false;
   size_t next = 0;
-
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
@@ -315,6 +320,38 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
                                            }) &
             tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order, [&](Item* it) { out.take(*it); }));
   });
+  return cancelled;
+}
+
+// What the cache's footer records of its build.
+cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o, const BuildReport& report,
+                            double build_seconds) {
+  cache::CacheMeta meta;
+  meta.profile = std::string(augment::profile_name(o.profile));
+  meta.image_size = o.image_size;
+  meta.codec = o.codec;
+  meta.jpeg_quality = o.codec == cache::PixelCodec::kJpeg ? o.jpeg_quality : 0;
+  meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
+  meta.build_seconds = build_seconds;
+  meta.dataset_root = ds.root;
+  meta.dataset_format = ds.format == DatasetFormat::kUfo ? "ufo" : "icdar15";
+  meta.quarantine = report.quarantine;
+  return meta;
+}
+
+}  // namespace
+
+Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, WorkerPool& pool,
+                                const std::function<void(const BuildProgress&)>& progress) {
+  TF_RETURN_IF_ERROR(check_options(ds, o));
+  if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const size_t n = ds.samples.size();
+  Collector out(ds, o, *writer, progress, elapsed);
+  const bool cancelled = run_pipeline(internal::arena_of(pool), ds, o, out);
   // Returning before finish() destroys the writer, which removes its temporary file.
   if (cancelled)
     return Status::cancelled("interrupted after " + std::to_string(out.done()) + " of " + std::to_string(n) +
@@ -325,17 +362,7 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
     return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
                            out.first_failures());
 
-  cache::CacheMeta meta;
-  meta.profile = std::string(augment::profile_name(o.profile));
-  meta.image_size = o.image_size;
-  meta.codec = o.codec;
-  meta.jpeg_quality = o.codec == cache::PixelCodec::kJpeg ? o.jpeg_quality : 0;
-  meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
-  meta.build_seconds = elapsed();
-  meta.dataset_root = ds.root;
-  meta.dataset_format = ds.format == DatasetFormat::kUfo ? "ufo" : "icdar15";
-  meta.quarantine = report.quarantine;
-  TF_RETURN_IF_ERROR(writer->finish(std::move(meta)));
+  TF_RETURN_IF_ERROR(writer->finish(build_meta(ds, o, report, elapsed())));
   report.samples = writer->num_samples();
   report.quarantined = report.quarantine.size();
   report.bytes = writer->bytes_written();

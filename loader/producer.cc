@@ -39,6 +39,38 @@ Window window_for(const double m[6], int crop, int scaled_w, int scaled_h, doubl
   return w;
 }
 
+// Reads sample `index` into `sample`, with its full size from the encoded header when the source
+// does not know it.
+Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index, SampleRead& sample) {
+  TF_RETURN_IF_ERROR(source.read(index, sample));
+  if (!sample.decoded() && sample.width == 0) {  // encoded pixels whose size only their header says
+    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder.read_info(sample.encoded, sample.name));
+    sample.width = info.width;  // read_info gives every format's size, or fails
+    sample.height = info.height;
+  }
+  return Status();
+}
+
+// Decodes `sample`'s encoded pixels at eighths / 8 of full size into `out`: only the window that
+// the warp to a crop of side `crop` reads, when the decoder's options allow windows. `matrix`
+// (source -> crop) comes in for the full image and goes out for the pixels decoded.
+Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, int crop, double matrix[6],
+                       Image& out) {
+  const std::span<const uint8_t> bytes = sample.encoded;
+  const double s = eighths / 8.0;
+  const int scaled_w = (sample.width * eighths + 7) / 8, scaled_h = (sample.height * eighths + 7) / 8;
+  const Window w = decoder.options().windows ? window_for(matrix, crop, scaled_w, scaled_h, s) : Window{};
+  if (w.x1 <= w.x0) return decoder.decode_eighths(bytes, sample.name, eighths, out);
+  // Only the part the crop reads. The warp then sees an image whose pixel (0, 0) is the
+  // window's origin: move the matrix's source frame there (origin / s in full-size pixels).
+  TF_ASSIGN_OR_RETURN(Decoder::Window got,
+                      decoder.decode_window(bytes, sample.name, eighths, w.x0, w.y0, w.x1, w.y1, out));
+  const double ox = got.x0 / s, oy = got.y0 / s;
+  matrix[2] += matrix[0] * ox + matrix[1] * oy;  // the linear part stays the plan's
+  matrix[5] += matrix[3] * ox + matrix[4] * oy;
+  return Status();
+}
+
 }  // namespace
 
 void StageTimes::add(const StageTimes& o) {
@@ -78,12 +110,7 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   Rng rng(seed, epoch, index);
   auto t = Clock::now();
   SampleRead& sample = read_;
-  TF_RETURN_IF_ERROR(source_->read(index, sample));
-  if (!sample.decoded() && sample.width == 0) {  // encoded pixels whose size only their header says
-    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder_.read_info(sample.encoded, sample.name));
-    sample.width = info.width;  // read_info gives every format's size, or fails
-    sample.height = info.height;
-  }
+  TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));
   const int width = sample.width, height = sample.height;
   const std::string& name = sample.name;
   times_.read += since(t);
@@ -101,23 +128,8 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   if (sample.decoded()) {
     pixels_ = sample.pixels;
   } else {
-    const std::span<const uint8_t> bytes = sample.encoded;
     eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));
-    const double s = eighths / 8.0;
-    const int scaled_w = (width * eighths + 7) / 8, scaled_h = (height * eighths + 7) / 8;
-    const Window w = decoder_.options().windows ? window_for(plan_.matrix, options_.crop_size, scaled_w, scaled_h, s)
-                                                : Window{};
-    if (w.x1 > w.x0) {
-      // Only the part the crop reads. The warp then sees an image whose pixel (0, 0) is the
-      // window's origin: move the matrix's source frame there (origin / s in full-size pixels).
-      TF_ASSIGN_OR_RETURN(Decoder::Window got,
-                          decoder_.decode_window(bytes, name, eighths, w.x0, w.y0, w.x1, w.y1, decoded_));
-      const double ox = got.x0 / s, oy = got.y0 / s;
-      matrix[2] += plan_.matrix[0] * ox + plan_.matrix[1] * oy;
-      matrix[5] += plan_.matrix[3] * ox + plan_.matrix[4] * oy;
-    } else {
-      TF_RETURN_IF_ERROR(decoder_.decode_eighths(bytes, name, eighths, decoded_));
-    }
+    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, matrix, decoded_));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);

@@ -97,42 +97,55 @@ WriteCost write_rate(const cache::CacheReader& cache, const std::string& path) {
   return {n / (busy + finish), busy * 1e3 / n, cpu * 1e3 / n, finish * 1e3};
 }
 
-void run(const BenchArgs& a) {
-  auto profile = augment::parse_profile(a.profile);
-  if (!profile.has_value()) fail("cache bench", profile.error().message(), 2);
-  const int image_size = augment::profile_defaults(*profile).image_size;
-  auto ds = loader::open_dataset(a.dataset, {});
-  if (!ds.has_value()) fail("cache bench", ds.error().to_string(), 2);
-  if (ds->samples.empty()) fail("cache bench", a.dataset + " has no samples", 2);
-  std::vector<std::vector<uint8_t>> files(ds->samples.size());
+struct BuildCost {
+  Rate rate;                    // per wall second; CPU ms of the whole process per sample
+  double bytes_per_sample = 0;  // in the cache file
+};
+
+struct ReadCost {
+  double first_us = 0;  // per sample, the first read of each (checksum + parse)
+  double later_us = 0;  // per sample, the three reads after it
+};
+
+struct Figures {
+  Rate decode;  // one thread
+  BuildCost build;
+  WriteCost write;
+  ReadCost read;
+};
+
+// Every image of `ds` in memory, so that the decode rate counts no file reads.
+std::vector<std::vector<uint8_t>> read_files(const loader::Dataset& ds) {
+  std::vector<std::vector<uint8_t>> files(ds.samples.size());
   for (size_t i = 0; i < files.size(); ++i)
-    if (Status s = loader::read_file(ds->image_path(i), files[i]); !s.ok()) fail("cache bench", s.to_string());
+    if (Status s = loader::read_file(ds.image_path(i), files[i]); !s.ok()) fail("cache bench", s.to_string());
+  return files;
+}
 
-  const int threads = a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency();
-  const Rate decode = decode_rate(*ds, files, image_size);
-
-  // A private folder for the temporary caches: nothing planted in a shared /tmp stands in for them,
-  // and they go with it on every exit.
-  auto scratch = ScratchFolder::create(a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir,
-                                       "textfeed-cache-bench-");
-  if (!scratch.has_value()) fail("cache bench", scratch.error().to_string(), 2);
-  const std::string path = scratch->path() + "/bench.tfc";
+// What `cache build` would be given: the cache at `path`, replaced if there.
+loader::CacheBuildOptions build_options(const BenchArgs& a, augment::Profile profile, int image_size,
+                                        const std::string& path) {
   loader::CacheBuildOptions o;
   o.out = path;
-  o.profile = *profile;
+  o.profile = profile;
   o.image_size = image_size;
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.force = true;
-  loader::WorkerPool pool(threads);
+  return o;
+}
+
+// Builds the cache of `ds` as `o` says, on `pool`.
+BuildCost build_rate(const loader::Dataset& ds, const loader::CacheBuildOptions& o, loader::WorkerPool& pool) {
   const double c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
-  auto report = loader::build_cache(*ds, o, pool, nullptr);
+  auto report = loader::build_cache(ds, o, pool, nullptr);
   if (!report.has_value()) fail("cache bench", report.error().to_string());
   const Rate build{report->samples / report->seconds,
                    (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 / std::max<size_t>(report->samples, 1)};
+  return {build, static_cast<double>(report->bytes) / std::max<size_t>(report->samples, 1)};
+}
 
-  auto reader = cache::CacheReader::open(path);  // a fresh reader: no sample checked yet
-  if (!reader.has_value()) fail("cache bench", reader.error().to_string());
-  const cache::CacheReader& r = **reader;
+// Reads every sample of `r` four times: the first pass checks each record, the others do not.
+ReadCost read_rate(const cache::CacheReader& r) {
   double first = 0, later = 0;
   for (int pass = 0; pass < 4; ++pass) {
     const double t0 = now_s();
@@ -140,26 +153,60 @@ void run(const BenchArgs& a) {
       if (!r.sample(i).has_value()) fail("cache bench", r.sample(i).error().to_string());
     (pass == 0 ? first : later) += now_s() - t0;
   }
-  const double first_us = first * 1e6 / r.size(), later_us = later * 1e6 / (3.0 * r.size());
-  const WriteCost write = write_rate(r, path + ".rewrite");
-  std::filesystem::remove(path);
+  return {first * 1e6 / r.size(), later * 1e6 / (3.0 * r.size())};
+}
 
+// The figures as one JSON object on stdout.
+void print_figures(const BenchArgs& a, const loader::Dataset& ds, int threads, const Figures& f) {
+  const Rate& decode = f.decode;
+  const Rate& build = f.build.rate;
+  const WriteCost& write = f.write;
   const double ideal = decode.per_s * threads;
   nlohmann::ordered_json j;
-  j["dataset"] = ds->root;
-  j["samples"] = ds->samples.size();
+  j["dataset"] = ds.root;
+  j["samples"] = ds.samples.size();
   j["profile"] = a.profile;
   j["codec"] = a.codec;
   j["threads"] = threads;
   j["decode_1_thread"] = {{"samples_per_s", decode.per_s}, {"cpu_ms_per_sample", decode.cpu_ms}};
   j["build"] = {{"samples_per_s", build.per_s}, {"cpu_ms_per_sample", build.cpu_ms},
-                {"bytes_per_sample", static_cast<double>(report->bytes) / std::max<size_t>(report->samples, 1)}};
+                {"bytes_per_sample", f.build.bytes_per_sample}};
   j["build_vs_decode_x_threads"] = build.per_s / ideal;
   j["build_cpu_vs_decode_cpu"] = decode.cpu_ms / build.cpu_ms;
   j["serial_write"] = {{"samples_per_s", write.per_s}, {"add_ms", write.add_ms}, {"add_cpu_ms", write.add_cpu_ms},
                        {"finish_ms", write.finish_ms}, {"threads_it_can_feed", write.per_s / decode.per_s}};
-  j["read_us_per_sample"] = {{"first_with_checksum", first_us}, {"later", later_us}};
+  j["read_us_per_sample"] = {{"first_with_checksum", f.read.first_us}, {"later", f.read.later_us}};
   std::printf("%s\n", json_text(j).c_str());
+}
+
+void run(const BenchArgs& a) {
+  auto profile = augment::parse_profile(a.profile);
+  if (!profile.has_value()) fail("cache bench", profile.error().message(), 2);
+  const int image_size = augment::profile_defaults(*profile).image_size;
+  auto ds = loader::open_dataset(a.dataset, {});
+  if (!ds.has_value()) fail("cache bench", ds.error().to_string(), 2);
+  if (ds->samples.empty()) fail("cache bench", a.dataset + " has no samples", 2);
+  const std::vector<std::vector<uint8_t>> files = read_files(*ds);
+
+  const int threads = a.threads > 0 ? a.threads : tbb::this_task_arena::max_concurrency();
+  Figures f;
+  f.decode = decode_rate(*ds, files, image_size);
+
+  // A private folder for the temporary caches: nothing planted in a shared /tmp stands in for them,
+  // and they go with it on every exit.
+  auto scratch = ScratchFolder::create(a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir,
+                                       "textfeed-cache-bench-");
+  if (!scratch.has_value()) fail("cache bench", scratch.error().to_string(), 2);
+  const std::string path = scratch->path() + "/bench.tfc";
+  loader::WorkerPool pool(threads);
+  f.build = build_rate(*ds, build_options(a, *profile, image_size, path), pool);
+
+  auto reader = cache::CacheReader::open(path);  // a fresh reader: no sample checked yet
+  if (!reader.has_value()) fail("cache bench", reader.error().to_string());
+  f.read = read_rate(**reader);
+  f.write = write_rate(**reader, path + ".rewrite");
+  std::filesystem::remove(path);
+  print_figures(a, *ds, threads, f);
 }
 
 }  // namespace

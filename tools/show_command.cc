@@ -26,6 +26,93 @@ struct ShowArgs {
   SpecFlags spec;
 };
 
+// One sample's outputs as the producer writes them, reused from sample to sample: the normalized
+// image (3 planes of c x c) and EAST's maps (score, 5 geometry channels, mask; m x m each), float32.
+struct Planes {
+  Planes(int crop, int map) : c(crop), m(map), image(3 * c * c), score(m * m), geo(5 * m * m), mask(m * m) {}
+  Planes(const Planes&) = delete;  // `maps` points into the vectors
+  Planes& operator=(const Planes&) = delete;
+
+  loader::SampleOutputs outputs() { return {view(image, 3 * c, c), maps}; }
+
+  const int c, m;
+  std::vector<float> image, score, geo, mask;
+  const MutableImageView maps[3] = {view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};  // EAST's
+
+ private:
+  static MutableImageView view(std::vector<float>& b, int h, int w) {
+    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h, w, 1, static_cast<ptrdiff_t>(w) * 4, DType::kF32};
+  }
+};
+
+// Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG.
+cv::Mat to_bgr(const Planes& p, const augment::AugmentOptions& o) {
+  const int c = p.c;
+  cv::Mat bgr(c, c, CV_8UC3);
+  for (int y = 0; y < c; ++y)
+    for (int x = 0; x < c; ++x)
+      for (int k = 0; k < 3; ++k)
+        bgr.at<cv::Vec3b>(y, x)[2 - k] =
+            cv::saturate_cast<uint8_t>((p.image[(k * c + y) * c + x] * o.std[k] + o.mean[k]) * 255.f);
+  return bgr;
+}
+
+// Blends the score map (green) and the ignored regions (red) into `bgr`; map pixel (y / g, x / g)
+// covers crop pixel (y, x).
+void shade_maps(cv::Mat& bgr, const Planes& p, int g, const augment::AugmentOptions& o) {
+  const int c = p.c, m = p.m;
+  cv::Mat overlay = bgr.clone();
+  for (int y = 0; y < c; ++y)
+    for (int x = 0; x < c; ++x) {
+      const int my = std::min(m - 1, y / g), mx = std::min(m - 1, x / g);
+      const float ignore = o.mask == augment::MaskKind::kRoi ? 1.f - p.mask[my * m + mx] : p.mask[my * m + mx];
+      cv::Vec3b& px = overlay.at<cv::Vec3b>(y, x);
+      if (p.score[my * m + mx] > 0) px = cv::Vec3b(0, 255, 0);
+      if (ignore > 0) px = cv::Vec3b(0, 0, static_cast<uint8_t>(255 * std::min(1.f, ignore)));
+    }
+  cv::addWeighted(bgr, 0.6, overlay, 0.4, 0, bgr);
+}
+
+// Boxes decoded back from the geometry channels, on a sparse grid of positive pixels (yellow).
+void draw_geometry_boxes(cv::Mat& bgr, const Planes& p, int g) {
+  const int m = p.m;
+  const std::vector<float>& geo = p.geo;
+  const int step = std::max(1, m / 64);
+  for (int i = 0; i < m; i += step)
+    for (int j = 0; j < m; j += step) {
+      if (p.score[i * m + j] <= 0) continue;
+      const double px = j * g, py = i * g, t = geo[(4 * m + i) * m + j];
+      const double d1 = geo[(0 * m + i) * m + j], d2 = geo[(1 * m + i) * m + j];
+      const double d3 = geo[(2 * m + i) * m + j], d4 = geo[(3 * m + i) * m + j];
+      const double cx[4] = {-d3, d4, d4, -d3}, cy[4] = {-d1, -d1, d2, d2};
+      std::vector<cv::Point> box;
+      for (int k = 0; k < 4; ++k)  // rotate by -t about the pixel
+        box.emplace_back(static_cast<int>(px + std::cos(t) * cx[k] + std::sin(t) * cy[k]),
+                         static_cast<int>(py - std::sin(t) * cx[k] + std::cos(t) * cy[k]));
+      cv::polylines(bgr, box, true, cv::Scalar(0, 230, 255), 1, cv::LINE_AA);
+    }
+}
+
+// The plan's word quads in crop pixels: blue, or red for an ignored word.
+void draw_word_quads(cv::Mat& bgr, const augment::GeometryPlan& plan) {
+  for (size_t w = 0; w < plan.labels.size(); ++w) {
+    std::vector<cv::Point> q;
+    for (int k = 0; k < 4; ++k)
+      q.emplace_back(static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k])),
+                     static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k + 1])));
+    cv::polylines(bgr, q, true, plan.labels[w] ? cv::Scalar(255, 80, 0) : cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
+  }
+}
+
+// Encoded here and written as a fresh file: never through a symlink planted at the name.
+void write_png(const cv::Mat& bgr, const std::string& file) {
+  std::vector<uint8_t> png;
+  if (!cv::imencode(".png", bgr, png)) fail("show", "cannot encode " + file);
+  const Status written = write_file_atomically(
+      file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true, /*durable=*/false);
+  if (!written.ok()) fail("show", written.to_string());
+}
+
 void run(const ShowArgs& a) {
   const loader::PipelineSpec spec = build_spec("show", a.spec, a.dataset);
   const augment::AugmentOptions& o = spec.augment;
@@ -35,69 +122,24 @@ void run(const ShowArgs& a) {
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) fail("show", "cannot create " + a.out + ": " + ec.message());
-  const int c = o.crop_size, m = o.map_size(), g = static_cast<int>(std::lround(1 / o.map_scale));
-  std::vector<float> image(3 * c * c), score(m * m), geo(5 * m * m), mask(m * m);
-  auto view = [](std::vector<float>& b, int h, int w) {
-    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h, w, 1, static_cast<ptrdiff_t>(w) * 4, DType::kF32};
-  };
+  Planes planes(o.crop_size, o.map_size());
+  const int g = static_cast<int>(std::lround(1 / o.map_scale));
   loader::SampleProducer producer(*source, o);
   const int n = std::min<int>(a.count, static_cast<int>((*source)->size()));
   int failed = 0;
   for (int i = 0; i < n; ++i) {
-    const MutableImageView maps[] = {view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};  // EAST's
-    const loader::SampleOutputs outs{view(image, 3 * c, c), maps};
-    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, outs); !s.ok()) {
+    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, planes.outputs()); !s.ok()) {
       std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
       ++failed;
       continue;
     }
-    // Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG.
-    cv::Mat bgr(c, c, CV_8UC3);
-    for (int y = 0; y < c; ++y)
-      for (int x = 0; x < c; ++x)
-        for (int k = 0; k < 3; ++k)
-          bgr.at<cv::Vec3b>(y, x)[2 - k] =
-              cv::saturate_cast<uint8_t>((image[(k * c + y) * c + x] * o.std[k] + o.mean[k]) * 255.f);
-    cv::Mat overlay = bgr.clone();
-    for (int y = 0; y < c; ++y)
-      for (int x = 0; x < c; ++x) {
-        const int my = std::min(m - 1, y / g), mx = std::min(m - 1, x / g);
-        const float ignore = o.mask == augment::MaskKind::kRoi ? 1.f - mask[my * m + mx] : mask[my * m + mx];
-        cv::Vec3b& p = overlay.at<cv::Vec3b>(y, x);
-        if (score[my * m + mx] > 0) p = cv::Vec3b(0, 255, 0);
-        if (ignore > 0) p = cv::Vec3b(0, 0, static_cast<uint8_t>(255 * std::min(1.f, ignore)));
-      }
-    cv::addWeighted(bgr, 0.6, overlay, 0.4, 0, bgr);
-    // Boxes decoded back from the geometry channels, on a sparse grid of positive pixels.
-    const int step = std::max(1, m / 64);
-    for (int i2 = 0; i2 < m; i2 += step)
-      for (int j = 0; j < m; j += step) {
-        if (score[i2 * m + j] <= 0) continue;
-        const double px = j * g, py = i2 * g, t = geo[(4 * m + i2) * m + j];
-        const double d1 = geo[(0 * m + i2) * m + j], d2 = geo[(1 * m + i2) * m + j];
-        const double d3 = geo[(2 * m + i2) * m + j], d4 = geo[(3 * m + i2) * m + j];
-        const double cx[4] = {-d3, d4, d4, -d3}, cy[4] = {-d1, -d1, d2, d2};
-        std::vector<cv::Point> box;
-        for (int k = 0; k < 4; ++k)  // rotate by -t about the pixel
-          box.emplace_back(static_cast<int>(px + std::cos(t) * cx[k] + std::sin(t) * cy[k]),
-                           static_cast<int>(py - std::sin(t) * cx[k] + std::cos(t) * cy[k]));
-        cv::polylines(bgr, box, true, cv::Scalar(0, 230, 255), 1, cv::LINE_AA);
-      }
+    cv::Mat bgr = to_bgr(planes, o);
+    shade_maps(bgr, planes, g, o);
+    draw_geometry_boxes(bgr, planes, g);
     const augment::GeometryPlan& plan = producer.last_plan();
-    for (size_t w = 0; w < plan.labels.size(); ++w) {
-      std::vector<cv::Point> q;
-      for (int k = 0; k < 4; ++k)
-        q.emplace_back(static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k])),
-                       static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k + 1])));
-      cv::polylines(bgr, q, true, plan.labels[w] ? cv::Scalar(255, 80, 0) : cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
-    }
+    draw_word_quads(bgr, plan);
     const std::string file = (std::filesystem::path(a.out) / ("sample_" + std::to_string(i) + ".png")).string();
-    // Encoded here and written as a fresh file: never through a symlink planted at the name.
-    std::vector<uint8_t> png;
-    if (!cv::imencode(".png", bgr, png)) fail("show", "cannot encode " + file);
-    const Status written = write_file_atomically(
-        file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true, /*durable=*/false);
-    if (!written.ok()) fail("show", written.to_string());
+    write_png(bgr, file);
     std::printf("%s: %s, %zu words, crop at (%d, %d) after %d tries%s\n", printable(file).c_str(),
                 printable((*source)->name(i)).c_str(),
                 plan.labels.size(), plan.crop_x, plan.crop_y, plan.tries, plan.fallback ? " (fallback)" : "");
