@@ -2,7 +2,37 @@
 // fence (a CUDA event's query may need the GIL that the thread calling add() holds).
 #include "client/fence.h"
 
+#include <exception>
+
+#include "base/log.h"
+
 namespace textfeed::client {
+namespace {
+
+// A fence that fails to answer counts as done: its slot goes back to the ring (a slot kept for
+// ever would leave the ring one short, and a full ring waiting on it would wait for ever).
+bool done_or_failed(Fence& fence) {
+  try {
+    return fence.done();
+  } catch (const std::exception& e) {
+    TF_LOG(Warning) << "a slot's fence failed (" << e.what() << "); the slot is given back";
+  } catch (...) {
+    TF_LOG(Warning) << "a slot's fence failed; the slot is given back";
+  }
+  return true;
+}
+
+void wait_or_fail(Fence& fence) {
+  try {
+    fence.wait();
+  } catch (const std::exception& e) {
+    TF_LOG(Warning) << "waiting on a slot's fence failed (" << e.what() << "); the slot is given back";
+  } catch (...) {
+    TF_LOG(Warning) << "waiting on a slot's fence failed; the slot is given back";
+  }
+}
+
+}  // namespace
 
 void FencedSlots::add(uint32_t slot, std::unique_ptr<Fence> fence) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -24,7 +54,7 @@ std::vector<uint32_t> FencedSlots::take_done(bool if_free) {
   std::vector<uint32_t> done;
   std::deque<std::pair<uint32_t, std::unique_ptr<Fence>>> waiting;
   for (auto& entry : mine) {
-    if (entry.second->done())
+    if (done_or_failed(*entry.second))
       done.push_back(entry.first);
     else
       waiting.push_back(std::move(entry));
@@ -45,7 +75,7 @@ std::optional<uint32_t> FencedSlots::wait_oldest() {
     oldest = std::move(fences_.front());
     fences_.pop_front();
   }
-  oldest.second->wait();
+  wait_or_fail(*oldest.second);
   return oldest.first;
 }
 

@@ -24,6 +24,8 @@ class Fence {
   virtual bool done() = 0;
   // Blocks until done() would be true.
   virtual void wait() = 0;
+  // A fence whose done() or wait() throws counts as done (FencedSlots logs it and gives the slot
+  // back): the ring never loses a slot to a failing fence.
 };
 
 // Slots waiting for their fences, oldest first. Thread-safe: add() from any thread; the other

@@ -117,6 +117,8 @@ void run(const ShowArgs& a) {
   const loader::PipelineSpec spec = build_spec("show", a.spec, a.dataset);
   const augment::AugmentOptions& o = spec.augment;
   if (a.out.empty()) fail("show", "--out is empty; name the folder to write into", 2);
+  // show draws over the normalized float32 crop (it un-normalizes it to colours).
+  if (o.dtype != DType::kF32) fail("show", "show draws float32 crops; --dtype (or --set dtype=) uint8 is not for it", 2);
   auto source = loader::SampleSource::open(a.dataset, spec.sources[0].reader);
   if (!source.has_value()) fail("show", source.error().to_string(), 2);
   std::error_code ec;

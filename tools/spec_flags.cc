@@ -31,9 +31,9 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
   if (groups & kRecipeFlags) {
     cmd->add_option("--profile", f.profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
     cmd->add_option("--set", f.sets,
-                    "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768), repeatable; "
-                    "names: " + std::string(augment::option_names()));
-    cmd->add_option("--dtype", f.dtype, "image dtype: float32 | uint8")->check(CLI::IsMember({"float32", "uint8"}));
+                    "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768), repeatable, "
+                    "applied in order after --profile and --dtype; names: " + std::string(augment::option_names()));
+    cmd->add_option("--dtype", f.dtype, "image dtype: float32 | uint8 (a --set dtype=... comes after it and wins)")->check(CLI::IsMember({"float32", "uint8"}));
   }
   if (groups & kSamplerFlags) {
     cmd->add_option("--seed", f.seed, "augmentation seed (default 0)")->check(unsigned_64());

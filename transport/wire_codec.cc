@@ -9,6 +9,7 @@
 // size) are the receiver's to check, with the same validate() as every other edge.
 #include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <capnp/message.h>
@@ -27,6 +28,13 @@ namespace w = wire;
 // see it.
 static_assert(w::PROTOCOL_VERSION == kProtocolVersion);
 static_assert(w::MAX_PAYLOAD_FRAME_BYTES == kMaxPayloadFrameBytes);
+
+// A Text field as the bytes it holds, NULs included: Cap'n Proto's own conversion stops at the
+// first NUL, which would hand the receiver a shorter name than the one sent (and hide the NUL
+// from the checks that refuse it).
+std::string text(capnp::Text::Reader t) { return std::string(t.begin(), t.size()); }
+// And the other way: all of the string's bytes (KJ's implicit conversion would stop at a NUL).
+capnp::Text::Reader text(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
 
 constexpr size_t kMaxTensors = 16, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536, kMaxStages = 64;
 
@@ -107,14 +115,19 @@ template <class R, class V>
 Status get_list(R list, size_t max, const char* field, V& out) {
   TF_RETURN_IF_ERROR(bounded(list, max, field));
   out.clear();
-  for (auto v : list) out.emplace_back(v);
+  for (auto v : list) {
+    if constexpr (std::is_same_v<decltype(v), capnp::Text::Reader>)
+      out.push_back(text(v));
+    else
+      out.emplace_back(v);
+  }
   return Status();
 }
 
 // ---- value types ----
 
 void put(w::TensorDesc::Builder b, const TensorDesc& t) {
-  b.setName(t.name);
+  b.setName(text(t.name));
   b.setDtype(to_wire<w::DType>(t.dtype));
   auto shape = b.initShape(static_cast<unsigned>(t.shape.size()));
   for (size_t k = 0; k < t.shape.size(); ++k) shape.set(static_cast<unsigned>(k), static_cast<uint64_t>(t.shape[k]));
@@ -122,7 +135,7 @@ void put(w::TensorDesc::Builder b, const TensorDesc& t) {
   b.setSize(t.size_bytes);
 }
 Status get(w::TensorDesc::Reader r, TensorDesc& t) {
-  t.name = r.getName();
+  t.name = text(r.getName());
   TF_RETURN_IF_ERROR(from_wire(r.getDtype(), "TensorDesc.dtype", t.dtype));
   const auto shape = r.getShape();
   TF_RETURN_IF_ERROR(bounded(shape, t.shape.size(), "TensorDesc.shape"));
@@ -152,10 +165,10 @@ void put(w::SampleError::Builder b, const SampleError& e) {
   b.setIndex(e.index);
   b.setReplacedBy(e.replaced_by);
   b.setCode(to_wire_code(e.code));
-  b.setMessage(e.message);
+  b.setMessage(text(e.message));
 }
 Status get(w::SampleError::Reader r, SampleError& e) {
-  e = {r.getIndex(), r.getReplacedBy(), from_wire_code(r.getCode()), r.getMessage()};
+  e = {r.getIndex(), r.getReplacedBy(), from_wire_code(r.getCode()), text(r.getMessage())};
   return Status();
 }
 
@@ -164,12 +177,12 @@ Status get(w::SampleError::Reader r, SampleError& e) {
 void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
   b.setIgnoreText(to_wire<w::IgnoreText>(o.ignore_text));
   auto tags = b.initIgnoreTags(static_cast<unsigned>(o.ignore_tags.size()));
-  for (size_t i = 0; i < o.ignore_tags.size(); ++i) tags.set(static_cast<unsigned>(i), o.ignore_tags[i]);
+  for (size_t i = 0; i < o.ignore_tags.size(); ++i) tags.set(static_cast<unsigned>(i), text(o.ignore_tags[i]));
   b.setPolyPolicy(to_wire<w::PolyPolicy>(o.poly_policy));
   b.setDropUnderArea(o.drop_under_area);
   b.setIgnoreUnderArea(o.ignore_under_area);
-  b.setImagesDir(o.images_dir);
-  b.setGtDir(o.gt_dir);
+  b.setImagesDir(text(o.images_dir));
+  b.setGtDir(text(o.gt_dir));
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
@@ -177,8 +190,8 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getPolyPolicy(), "ReaderOptions.polyPolicy", o.poly_policy));
   o.drop_under_area = r.getDropUnderArea();
   o.ignore_under_area = r.getIgnoreUnderArea();
-  o.images_dir = r.getImagesDir();
-  o.gt_dir = r.getGtDir();
+  o.images_dir = text(r.getImagesDir());
+  o.gt_dir = text(r.getGtDir());
   return Status();
 }
 
@@ -278,7 +291,7 @@ Status get(w::Sampler::Reader r, loader::SamplerOptions& o) {
 void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
   auto sources = b.initSources(static_cast<unsigned>(s.sources.size()));
   for (size_t i = 0; i < s.sources.size(); ++i) {
-    sources[static_cast<unsigned>(i)].setPath(s.sources[i].path);
+    sources[static_cast<unsigned>(i)].setPath(text(s.sources[i].path));
     put(sources[static_cast<unsigned>(i)].initReader(), s.sources[i].reader);
   }
   put(b.initRecipe(), s.augment);
@@ -290,7 +303,7 @@ Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
   TF_RETURN_IF_ERROR(bounded(sources, loader::kMaxSources, "PipelineSpec.sources"));
   s.sources.resize(sources.size());
   for (unsigned i = 0; i < sources.size(); ++i) {
-    s.sources[i].path = sources[i].getPath();
+    s.sources[i].path = text(sources[i].getPath());
     TF_RETURN_IF_ERROR(get(sources[i].getReader(), s.sources[i].reader));
   }
   TF_RETURN_IF_ERROR(get(r.getRecipe(), s.augment));
@@ -302,28 +315,28 @@ Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
 
 void put(w::Hello::Builder b, const Hello& m) {
   b.setProtocolVersion(m.protocol_version);
-  b.setClientName(m.client_name);
+  b.setClientName(text(m.client_name));
   b.setSession(m.session);
 }
 Status get(w::Hello::Reader r, Hello& m) {
-  m = {r.getProtocolVersion(), r.getClientName(), r.getSession()};
+  m = {r.getProtocolVersion(), text(r.getClientName()), r.getSession()};
   return Status();
 }
 
 void put(w::HelloReply::Builder b, const HelloReply& m) {
   b.setProtocolVersion(m.protocol_version);
-  b.setServerName(m.server_name);
+  b.setServerName(text(m.server_name));
   auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
-  for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), m.datasets[i]);
-  b.setMemorySocket(m.memory_socket);
+  for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), text(m.datasets[i]));
+  b.setMemorySocket(text(m.memory_socket));
   b.setHeartbeatMillis(m.heartbeat_millis);
   b.setServerHeartbeatMillis(m.server_heartbeat_millis);
 }
 Status get(w::HelloReply::Reader r, HelloReply& m) {
   m.protocol_version = r.getProtocolVersion();
-  m.server_name = r.getServerName();
+  m.server_name = text(r.getServerName());
   TF_RETURN_IF_ERROR(get_list(r.getDatasets(), kMaxNames, "HelloReply.datasets", m.datasets));
-  m.memory_socket = r.getMemorySocket();
+  m.memory_socket = text(r.getMemorySocket());
   m.heartbeat_millis = r.getHeartbeatMillis();
   m.server_heartbeat_millis = r.getServerHeartbeatMillis();
   return Status();
@@ -428,11 +441,11 @@ Status get(w::EndOfEpoch::Reader r, EndOfEpoch& m) {
 
 void put(w::Error::Builder b, const ErrorReply& m) {
   b.setCode(to_wire_code(m.code));
-  b.setMessage(m.message);
+  b.setMessage(text(m.message));
   b.setStreamId(m.stream_id);
 }
 Status get(w::Error::Reader r, ErrorReply& m) {
-  m = {from_wire_code(r.getCode()), r.getMessage(), r.getStreamId()};
+  m = {from_wire_code(r.getCode()), text(r.getMessage()), r.getStreamId()};
   return Status();
 }
 
@@ -462,7 +475,7 @@ Status get(w::StatsRequest::Reader, StatsRequest&) { return Status(); }
 
 void put(w::StreamStats::Builder x, const StreamStats& s) {
   x.setStreamId(s.stream_id);
-  x.setDataset(s.dataset);
+  x.setDataset(text(s.dataset));
   x.setRank(s.rank);
   x.setWorldSize(s.world_size);
   x.setBatches(s.batches);
@@ -474,12 +487,12 @@ void put(w::StreamStats::Builder x, const StreamStats& s) {
   x.setEpoch(s.epoch);
   x.setNextBatch(s.next_batch);
   x.setTransport(to_wire<w::Transport>(s.transport));
-  x.setClient(s.client);
+  x.setClient(text(s.client));
   put_list(x.initStageMs(static_cast<unsigned>(s.stage_ms.size())), s.stage_ms);
 }
 Status get(w::StreamStats::Reader x, StreamStats& s) {
   s.stream_id = x.getStreamId();
-  s.dataset = x.getDataset();
+  s.dataset = text(x.getDataset());
   s.rank = x.getRank();
   s.world_size = x.getWorldSize();
   s.batches = x.getBatches();
@@ -491,7 +504,7 @@ Status get(w::StreamStats::Reader x, StreamStats& s) {
   s.epoch = x.getEpoch();
   s.next_batch = x.getNextBatch();
   TF_RETURN_IF_ERROR(from_wire(x.getTransport(), "StreamStats.transport", s.transport));
-  s.client = x.getClient();
+  s.client = text(x.getClient());
   return get_list(x.getStageMs(), kMaxStages, "StreamStats.stageMs", s.stage_ms);
 }
 
@@ -502,7 +515,7 @@ void put(w::Stats::Builder b, const Stats& m) {
   put_list(b.initStageMs(static_cast<unsigned>(m.stage_ms.size())), m.stage_ms);
   b.setQueueDepth(m.queue_depth);
   auto names = b.initStageNames(static_cast<unsigned>(m.stage_names.size()));
-  for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), m.stage_names[i]);
+  for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), text(m.stage_names[i]));
   b.setSamples(m.samples);
   b.setSkippedSamples(m.skipped_samples);
   b.setUptimeSeconds(m.uptime_seconds);

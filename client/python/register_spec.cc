@@ -149,6 +149,7 @@ void register_spec(py::module_& m) {
   m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
   m.attr("MAX_WORLD_SIZE") = loader::kMaxWorldSize;
   m.attr("MAX_PREFETCH") = client::kMaxPrefetch;
+  m.attr("MAX_IGNORE_TAGS") = loader::kMaxIgnoreTags;
   m.def("option_names", [] { return std::string(augment::option_names()); },
         "The augmentation options a Loader accepts as keywords, comma-separated.");
 }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "client/feed.h"
@@ -50,6 +51,25 @@ TEST(FencedSlotsTest, GivesBackOnlyWhatIsDoneOldestFirst) {
   EXPECT_TRUE(fenced.take_done().empty());
   a->done = true;
   EXPECT_EQ(fenced.take_done(), (std::vector<uint32_t>{4}));
+  EXPECT_EQ(fenced.size(), 0u);
+}
+
+// A fence that throws lost its slot for good (the ring one short, a full ring waiting on nothing).
+struct ThrowingFence final : Fence {
+  bool done() override { throw std::runtime_error("the event is gone"); }
+  void wait() override { throw std::runtime_error("the event is gone"); }
+};
+
+TEST(FencedSlotsTest, AFenceThatThrowsGivesItsSlotBack) {
+  FencedSlots fenced;
+  auto pending = std::make_shared<FakeFence::State>();
+  fenced.add(3, std::make_unique<ThrowingFence>());
+  fenced.add(5, fence(pending));
+  EXPECT_EQ(fenced.take_done(), (std::vector<uint32_t>{3}));
+  EXPECT_EQ(fenced.size(), 1u);
+  fenced.add(6, std::make_unique<ThrowingFence>());
+  EXPECT_EQ(fenced.wait_oldest(), std::optional<uint32_t>(5));
+  EXPECT_EQ(fenced.wait_oldest(), std::optional<uint32_t>(6));
   EXPECT_EQ(fenced.size(), 0u);
 }
 

@@ -68,12 +68,28 @@ def test_reader_options_reach_the_reader_in_process(tmp_path):
         assert next(iter(l)).indices
 
 
+def test_an_endless_tag_iterable_is_refused_not_drained():
+    import itertools
+    with pytest.raises(errors.InvalidArgumentError, match="more than 256 tags"):
+        loader(ignore_tags=itertools.repeat("x"))
+
+
+def test_image_size_zero_turns_the_resize_off_as_in_c_plus_plus():
+    with loader(profile="upstage", image_size=0, crop_size=128) as l:
+        assert next(iter(l)).indices
+
+
 def test_a_daemon_refuses_reader_options_it_was_not_started_with(tmp_path):
     d = Daemon(tmp_path)
     d.start()
     try:
-        with pytest.raises(errors.InvalidArgumentError, match="other reader options"):
+        with pytest.raises(errors.InvalidArgumentError, match="other reader options.*ignore_text: the stream asks "
+                                                              "for exact, the daemon read it with substring"):
             loader(d.endpoint, ignore_text=textfeed.IgnoreText.EXACT)
+        # The same tags in another order, or repeated, are the same reader options.
+        tags = ["stamp", "masked", "maintable", "excluded-region", "stamp"]
+        with loader(d.endpoint, ignore_tags=tags) as l:
+            assert next(iter(l)).indices
         with loader(d.endpoint, transport=textfeed.Transport.SHM) as l:
             assert l.stats()["transport"] == "shm"
     finally:

@@ -55,6 +55,9 @@ def test_show_applies_recipe_changes(tmp_path):
     assert cv2.imread(str(out / "sample_0.png")).shape[:2] == (256, 256)
     bad = tf("show", "--dataset", SAMPLE, "--out", out, "--set", "crop_size=4")
     assert bad.returncode == 2 and "crop_size" in bad.err, bad.err
+    for flags in (["--dtype", "uint8"], ["--set", "dtype=uint8"]):  # show draws float32 crops
+        uint8 = tf("show", "--dataset", SAMPLE, "--out", out, *flags)
+        assert uint8.returncode == 2 and "show draws float32 crops" in uint8.err, uint8.err
 
 
 def test_a_stream_must_ask_for_the_reader_options_the_daemon_read_with(tmp_path):
@@ -67,6 +70,6 @@ def test_a_stream_must_ask_for_the_reader_options_the_daemon_read_with(tmp_path)
         other = tf("pull", "--endpoint", daemon.endpoint, "--dataset", "icdar", "--profile", "sakura",
                    "--batches", "1", "--batch-size", "2")
         assert other.returncode == 2, other.err
-        assert "other reader options than this daemon read 'icdar'" in other.err, other.err
+        assert "other reader options than this daemon read 'icdar' with (ignore_text: the stream asks for substring, the daemon read it with exact)" in other.err, other.err
     finally:
         daemon.stop()

@@ -244,6 +244,22 @@ TEST(WireTest, AnOldClientsBenchmarkFlagIsIgnored) {
   EXPECT_EQ(*encode(*old_client), *encode(*plain)) << "the retired flag changes nothing the daemon reads";
 }
 
+// Texts travel with every byte: a NUL inside a name was cut there on decode (and on encode), so the
+// daemon saw a shorter path than the one sent and its NUL check never ran.
+TEST(WireTest, TextsKeepTheirNulBytesSoTheReceiverRefusesThem) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kSakura, std::string("icdar\0/etc/passwd", 17));
+  o.spec.sources[0].reader.images_dir = std::string("images\0/../..", 13);
+  o.spec.sources[0].reader.ignore_tags = {std::string("a\0b", 3)};
+  const auto back = std::get<OpenStream>(round_trip(o));
+  EXPECT_EQ(back.spec.sources, o.spec.sources);
+  const Status refused = loader::validate(back.spec);
+  EXPECT_EQ(refused.code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.message().find("NUL"), std::string::npos) << refused.message();
+  const auto hello = std::get<Hello>(round_trip(Hello{kProtocolVersion, std::string("na\0me", 5), 1}));
+  EXPECT_EQ(hello.client_name.size(), 5u);
+}
+
 // Protocol 3 carries the options in OpenStream.spec: an OpenStream without one (the retired
 // fields of protocol 2 only) is refused, never read as a default spec.
 TEST(WireTest, AnOpenStreamWithoutASpecIsRefused) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include <zmq.hpp>
@@ -71,12 +72,47 @@ Status check_text(const char* field, const std::string& text, size_t limit) {
 
 // The reader options a stream asks for must be those the daemon read the dataset with (a cache
 // was read when it was built: they do not apply to it).
+// The first reader option in which `asked` and `read` differ, as "field: asked X, read with Y"
+// (tags as a set: their order and repeats mean nothing); empty when they agree.
+std::string reader_difference(const loader::ReaderOptions& asked, const loader::ReaderOptions& read) {
+  const auto tags = [](const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()); };
+  const auto join = [](const std::set<std::string>& v) {
+    std::string out;
+    for (const std::string& t : v) out += (out.empty() ? "" : ",") + t;
+    return "'" + out + "'";
+  };
+  const auto num = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  const auto differ = [](const char* field, const std::string& a, const std::string& r) {
+    return std::string(field) + ": the stream asks for " + a + ", the daemon read it with " + r;
+  };
+  if (asked.ignore_text != read.ignore_text)
+    return differ("ignore_text", std::string(loader::ignore_text_name(asked.ignore_text)),
+                  std::string(loader::ignore_text_name(read.ignore_text)));
+  if (tags(asked.ignore_tags) != tags(read.ignore_tags))
+    return differ("ignore_tags", join(tags(asked.ignore_tags)), join(tags(read.ignore_tags)));
+  if (asked.poly_policy != read.poly_policy)
+    return differ("poly_policy", std::string(loader::poly_policy_name(asked.poly_policy)),
+                  std::string(loader::poly_policy_name(read.poly_policy)));
+  if (asked.drop_under_area != read.drop_under_area)
+    return differ("drop_under_area", num(asked.drop_under_area), num(read.drop_under_area));
+  if (asked.ignore_under_area != read.ignore_under_area)
+    return differ("ignore_under_area", num(asked.ignore_under_area), num(read.ignore_under_area));
+  if (asked.images_dir != read.images_dir) return differ("images_dir", asked.images_dir, read.images_dir);
+  if (asked.gt_dir != read.gt_dir) return differ("gt_dir", asked.gt_dir, read.gt_dir);
+  return {};
+}
+
 Status check_reader(const std::string& name, const loader::SampleSource& source, const loader::ReaderOptions& asked,
                     const loader::ReaderOptions& read) {
-  if (dynamic_cast<const loader::DatasetSource*>(&source) == nullptr || asked == read) return Status();
+  if (dynamic_cast<const loader::DatasetSource*>(&source) == nullptr) return Status();
+  const std::string difference = reader_difference(asked, read);
+  if (difference.empty()) return Status();
   return Status::invalid_argument("the stream asks for other reader options than this daemon read '" + name +
-                                  "' with (ignore_text, ignore_tags, poly_policy, the areas, the folders): start "
-                                  "`textfeed serve` with the same reader flags");
+                                  "' with (" + difference + "): start `textfeed serve` with the same reader flags");
 }
 
 const char* message_name(const Message& m) {

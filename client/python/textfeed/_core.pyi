@@ -162,6 +162,7 @@ class PipelineSpec:
 MAX_BATCH_SIZE: int
 MAX_WORLD_SIZE: int
 MAX_PREFETCH: int
+MAX_IGNORE_TAGS: int
 
 def option_names() -> str: ...
 

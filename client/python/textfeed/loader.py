@@ -11,6 +11,7 @@ CUDA when it is there), valid for as long as you keep any of them.
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import numbers
 import os
@@ -137,9 +138,9 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
         raise errors.ArgumentTypeError(f"Loader() got unknown augmentation option(s) {unknown}; "
                                        f"known: {sorted(known)}")
     overrides = {k: _args.option_value(k, v) for k, v in options.items()}
-    for name, value in (("image_size", image_size), ("crop_size", crop_size)):
+    for name, value, lowest in (("image_size", image_size, 0), ("crop_size", crop_size, 1)):  # image_size 0: off
         if value is not None:
-            overrides[name] = str(_args.integer(name, value, 1, 1 << 20))
+            overrides[name] = str(_args.integer(name, value, lowest, 1 << 20))
     if map_scale is not None:
         overrides["map_scale"] = repr(_args.real("map_scale", map_scale, 0, 1, lo_open=True))
     return overrides
@@ -155,7 +156,11 @@ def _reader_options(*, ignore_text: Any, ignore_tags: Any, poly_policy: Any, ign
         if isinstance(ignore_tags, (str, bytes)) or not isinstance(ignore_tags, Iterable):
             raise errors.ArgumentTypeError(f"ignore_tags must be a list of str, got {type(ignore_tags).__name__} "
                                            f"{ignore_tags!r:.80}")
-        reader.ignore_tags = [_args.text("ignore_tags entry", tag) for tag in ignore_tags]
+        # At most one past the bound is read: an endless iterable is refused, not drained.
+        tags = list(itertools.islice(ignore_tags, _core.MAX_IGNORE_TAGS + 1))
+        if len(tags) > _core.MAX_IGNORE_TAGS:
+            raise errors.InvalidArgumentError(f"ignore_tags has more than {_core.MAX_IGNORE_TAGS} tags")
+        reader.ignore_tags = [_args.text("ignore_tags entry", tag) for tag in tags]
     if poly_policy is not None:
         reader.poly_policy = _args.enum("poly_policy", poly_policy, _core.PolyPolicy)
     if ignore_under_area is not None:
