@@ -26,15 +26,4 @@ transport::CurveClientOptions curve_client_options(const std::string& command, c
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& command,
-                                                                 const std::vector<std::string>& sets) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const std::string& s : sets) {
-    const size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) fail(command, "--set takes NAME=VALUE, got '" + s + "'", 2);
-    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
-  return out;
-}
-
 }  // namespace textfeed::tools

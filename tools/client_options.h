@@ -1,5 +1,5 @@
 // Command-line options shared by the commands that talk to a daemon (pull, stats, bench
-// --endpoint): CURVE keys and augmentation overrides.
+// --endpoint): CURVE keys. (The spec's flags, --set among them, are tools/spec_flags.h.)
 #pragma once
 
 #include <string>
@@ -21,8 +21,5 @@ struct CurveFlags {
 void add_curve_flags(CLI::App* cmd, CurveFlags& flags);
 // The CURVE options the flags name (disabled when neither is given). Fails the command on bad keys.
 transport::CurveClientOptions curve_client_options(const std::string& command, const CurveFlags& flags);
-// Parses repeated "--set NAME=VALUE" augmentation overrides. Fails the command on a bad one.
-std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& command,
-                                                                 const std::vector<std::string>& sets);
 
 }  // namespace textfeed::tools

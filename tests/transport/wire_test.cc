@@ -13,6 +13,29 @@
 namespace textfeed::transport {
 namespace {
 
+// The bytes of a hand-built envelope, as a peer would send them.
+std::vector<uint8_t> frame_of(capnp::MallocMessageBuilder& b) {
+  const auto words = capnp::messageToFlatArray(b);
+  const auto bytes = words.asBytes();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+// A valid OpenStream (one source "train", a recipe with its three means and stds, batch 2),
+// changed by `set` before it is framed.
+template <class Set>
+std::vector<uint8_t> open_stream_frame(Set set) {
+  capnp::MallocMessageBuilder b;
+  auto o = b.initRoot<wire::Envelope>().initOpenStream();
+  auto spec = o.initSpec();
+  spec.initSources(1)[0].setPath("train");
+  auto recipe = spec.initRecipe();
+  recipe.initMean(3);
+  recipe.initStd(3);
+  spec.initSampler().setBatchSize(2);
+  set(o);
+  return frame_of(b);
+}
+
 Message round_trip(const Message& m) {
   auto bytes = encode(m);
   EXPECT_TRUE(bytes.has_value()) << bytes.error().to_string();
@@ -180,20 +203,7 @@ TEST(WireTest, HostileFramesAreCorruptNotCrashes) {
 // Issue 11 #28: an enumerant past the schema's last one was read as the default (dtype=7 became
 // float32, transport=9 frames, onBadSample=9 skip); it is refused, naming the field.
 TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
-  auto frame = [](auto set) {
-    capnp::MallocMessageBuilder b;
-    auto o = b.initRoot<wire::Envelope>().initOpenStream();
-    auto spec = o.initSpec();
-    spec.initSources(1)[0].setPath("train");
-    auto recipe = spec.initRecipe();
-    recipe.initMean(3);
-    recipe.initStd(3);
-    spec.initSampler().setBatchSize(2);
-    set(o);
-    const auto words = capnp::messageToFlatArray(b);
-    const auto bytes = words.asBytes();
-    return std::vector<uint8_t>(bytes.begin(), bytes.end());
-  };
+  const auto frame = [](auto set) { return open_stream_frame(set); };
   using O = wire::OpenStream::Builder;
   const std::vector<uint8_t> good = frame([](O) {});
   ASSERT_TRUE(decode(good).has_value());
@@ -215,27 +225,14 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   capnp::MallocMessageBuilder b;
   auto t = b.initRoot<wire::Envelope>().initBatch().initTensors(1)[0];
   t.setDtype(static_cast<wire::DType>(2));
-  const auto words = capnp::messageToFlatArray(b);
-  const auto bytes = words.asBytes();
-  EXPECT_EQ(decode(std::vector<uint8_t>(bytes.begin(), bytes.end())).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(decode(frame_of(b)).status().code(), Code::kInvalidArgument);
 }
 
 // The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that
 // still sets it gets an ordinary stream, since the field is not read.
 TEST(WireTest, AnOldClientsBenchmarkFlagIsIgnored) {
-  auto frame = [](bool benchmark) {
-    capnp::MallocMessageBuilder b;
-    auto o = b.initRoot<wire::Envelope>().initOpenStream();
-    auto spec = o.initSpec();
-    spec.initSources(1)[0].setPath("train");
-    auto recipe = spec.initRecipe();
-    recipe.initMean(3);
-    recipe.initStd(3);
-    spec.initSampler().setBatchSize(2);
-    o.setObsoleteBenchmark(benchmark);
-    const auto words = capnp::messageToFlatArray(b);
-    const auto bytes = words.asBytes();
-    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  const auto frame = [](bool benchmark) {
+    return open_stream_frame([&](wire::OpenStream::Builder o) { o.setObsoleteBenchmark(benchmark); });
   };
   auto old_client = decode(frame(true));
   ASSERT_TRUE(old_client.has_value()) << old_client.error().to_string();
@@ -267,9 +264,7 @@ TEST(WireTest, AnOpenStreamWithoutASpecIsRefused) {
   auto o = b.initRoot<wire::Envelope>().initOpenStream();
   o.setObsoleteDataset("train");
   o.setObsoleteBatchSize(2);
-  const auto words = capnp::messageToFlatArray(b);
-  const auto bytes = words.asBytes();
-  auto m = decode(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  auto m = decode(frame_of(b));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error().code(), Code::kInvalidArgument);
   EXPECT_NE(m.error().message().find("no spec"), std::string::npos) << m.error().message();
@@ -282,9 +277,7 @@ TEST(WireTest, ListsLongerThanTheirFieldsCanMeanAreRefused) {
   auto frame = [](auto fill) {
     capnp::MallocMessageBuilder b;
     fill(b.initRoot<wire::Envelope>());
-    const auto words = capnp::messageToFlatArray(b);
-    const auto bytes = words.asBytes();
-    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+    return frame_of(b);
   };
   EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(16); })).has_value());
   EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(17); })).status().code(),
