@@ -8,8 +8,9 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   FeedLayout f;
   f.tensors.assign(l.tensors.begin(), l.tensors.end());
   f.slot_bytes = l.slot_bytes;
-  f.batches_per_epoch = pipeline.sampler().batches_per_epoch();
+  f.epochs = pipeline.sampler().epoch_lengths();
   f.dataset_size = pipeline.source().size();
+  for (size_t n : pipeline.sampler().source_sizes()) f.source_sizes.push_back(n);
   f.batch_size = l.batch_size;
   f.dataset_fingerprint = pipeline.source().fingerprint();
   return f;
@@ -27,13 +28,12 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
                       loader::BatchPipeline::create(std::move(source), options.pipeline));
   f->pipeline_ = std::move(p);
   f->layout_ = feed_layout(*f->pipeline_);
-  if (options.batch >= f->layout_.batches_per_epoch)
+  if (const uint64_t n = f->layout_.epochs.of(options.epoch); options.batch >= n && options.batch != 0)
     return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
-                                    std::to_string(f->layout_.batches_per_epoch) + " batches");
+                                    std::to_string(n) + " batches");
   TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
   TF_ASSIGN_OR_RETURN(f->pool_, loader::WorkerPool::create(options.threads));
-  f->epoch_ = options.epoch;
-  f->batch_ = options.batch;
+  std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(options.epoch, options.batch);
   f->stream_ = loader::BatchStream::over(f->pipeline_, *f->pool_, options.epoch, options.batch, nullptr);
   for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
   f->top_up();
@@ -109,9 +109,10 @@ void EmbeddedFeed::release_slot(uint32_t slot) {
 }
 
 Status EmbeddedFeed::seek(uint64_t epoch, uint64_t batch) {
-  if (batch >= layout_.batches_per_epoch)
-    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " +
-                                    std::to_string(layout_.batches_per_epoch) + " batches");
+  if (const uint64_t n = layout_.epochs.of(epoch); batch >= n && batch != 0)
+    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " + std::to_string(n) +
+                                    " batches");
+  std::tie(epoch, batch) = layout_.epochs.normalize(epoch, batch);
   if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
   const std::vector<loader::Slot> dropped = stream_->reset(epoch, batch);
   {

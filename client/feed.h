@@ -16,8 +16,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "base/epochs.h"
 #include "base/tensor.h"
 #include "base/status.h"
 #include "client/fence.h"
@@ -32,8 +34,9 @@ inline constexpr uint32_t kMaxPrefetch = 64;
 struct FeedLayout {
   std::vector<TensorDesc> tensors;  // of a full batch
   size_t slot_bytes = 0;
-  uint64_t batches_per_epoch = 0;
+  EpochLengths epochs;  // batches per epoch (equal for every rank); an elastic resume's epoch
   uint64_t dataset_size = 0;
+  std::vector<uint64_t> source_sizes;  // samples per source, in index order (sum: dataset_size)
   int batch_size = 0;
   // loader::SampleSource::fingerprint() of the dataset, when the feed knows it (an EmbeddedFeed
   // does; a RemoteFeed does once the daemon sends it): a checkpoint names its dataset with it.
@@ -110,12 +113,7 @@ class Feed {
  protected:
   // Moves the position past batch `batch` of `epoch` (the one next() is returning).
   void advance_past(uint64_t epoch, uint64_t batch) {
-    epoch_ = epoch;
-    batch_ = batch + 1;
-    if (batch_ == layout_.batches_per_epoch) {
-      batch_ = 0;
-      ++epoch_;
-    }
+    std::tie(epoch_, batch_) = layout_.epochs.after(epoch, batch);
   }
 
   // next() and release() of the subclass: they see only slots whose readers are done.

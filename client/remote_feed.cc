@@ -27,12 +27,16 @@ void drain_fd(int fd) {
   [[maybe_unused]] const ssize_t n = ::read(fd, &v, sizeof(v));
 }
 
-FeedLayout layout_of(const transport::StreamOpened& o) {
+FeedLayout layout_of(const transport::StreamOpened& o, const loader::ResumePoint& resume) {
   FeedLayout f;
   f.tensors = o.tensors;
   f.slot_bytes = o.slot_bytes;
-  f.batches_per_epoch = o.batches_per_epoch;
+  f.epochs.per_epoch = o.batches_per_epoch;
+  f.epochs.resumed = !resume.stages.empty();
+  f.epochs.resumed_epoch = resume.epoch;
+  f.epochs.resumed_batches = f.epochs.resumed ? o.resumed_batches : 0;
   f.dataset_size = o.dataset_size;
+  f.source_sizes = o.source_sizes;
   f.batch_size = o.tensors.empty() ? 0 : static_cast<int>(o.tensors[0].shape[0]);
   if (o.dataset_fingerprint != 0) f.dataset_fingerprint = o.dataset_fingerprint;
   return f;
@@ -49,8 +53,8 @@ class RemoteFeed::Io {
         conn_(std::move(conn)),
         stream_id_(stream_id),
         state_(feed.ring_->count(), SlotState::kFree),
-        next_epoch_(options_.request.start.epoch),
-        next_batch_(options_.request.start.batch),
+        next_epoch_(feed.epoch_),  // the start, normalized by open()
+        next_batch_(feed.batch_),
         // How long this thread waits for an answer (an open, an attach, a close) before it takes
         // the daemon for gone: its silence limit. The daemon answers these at once; a longer wait
         // only delays a reconnect, and a close() of this feed, which waits for this thread.
@@ -208,10 +212,7 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_error(const transport::ErrorReply& e) {
 }
 
 void RemoteFeed::Io::advance() {
-  if (++next_batch_ == feed_.layout_.batches_per_epoch) {
-    next_batch_ = 0;
-    ++next_epoch_;
-  }
+  std::tie(next_epoch_, next_batch_) = feed_.layout_.epochs.after(next_epoch_, next_batch_);
 }
 
 std::span<uint8_t> RemoteFeed::Io::payload_for(const transport::BatchHeader& h) {
@@ -245,7 +246,8 @@ Status RemoteFeed::Io::open_stream() {
   request.start = {next_epoch_, next_batch_};
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, conn_->open(request, answer_));
   const FeedLayout& layout = feed_.layout_;
-  if (opened.slot_bytes != layout.slot_bytes || opened.batches_per_epoch != layout.batches_per_epoch)
+  if (opened.slot_bytes != layout.slot_bytes || opened.batches_per_epoch != layout.epochs.per_epoch ||
+      opened.resumed_batches != layout.epochs.resumed_batches)
     return Status::invalid_argument("the daemon's batches changed shape since the stream was first opened");
   if (layout.dataset_fingerprint && opened.dataset_fingerprint != *layout.dataset_fingerprint)
     return Status::invalid_argument("the daemon's dataset '" + options_.request.spec.sources[0].path +
@@ -316,9 +318,10 @@ Status RemoteFeed::Io::credit_free() {
 
 // Closes the stream (its batches in flight and ready are dropped) and reopens it at `batch`.
 Status RemoteFeed::Io::seek(uint64_t epoch, uint64_t batch) {
-  if (batch >= feed_.layout_.batches_per_epoch)
-    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " +
-                                    std::to_string(feed_.layout_.batches_per_epoch) + " batches");
+  if (const uint64_t n = feed_.layout_.epochs.of(epoch); batch >= n && batch != 0)
+    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " + std::to_string(n) +
+                                    " batches");
+  std::tie(epoch, batch) = feed_.layout_.epochs.normalize(epoch, batch);
   if (conn_) (void)conn_->close(stream_id_, answer_);
   forget_credits();
   {
@@ -361,7 +364,9 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   const std::chrono::milliseconds answer = f->options_.connect.timeout;
   f->silence_limit(*conn);
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, conn->open(f->options_.request, answer));
-  f->layout_ = layout_of(opened);
+  f->layout_ = layout_of(opened, options.request.spec.sampler.resume);
+  // The daemon starts at the first batch there is from the position asked (a resumed epoch may have none).
+  std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(f->epoch_, f->batch_);
   f->max_in_flight_ = options.prefetch;
   if (!f->shm_ && opened.max_credits > 0) f->max_in_flight_ = std::min(options.prefetch, opened.max_credits);
   const uint32_t slots = options.prefetch + options.held_slots;

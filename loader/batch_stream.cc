@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <tuple>
 
 #include "base/log.h"
 
@@ -26,33 +27,33 @@ struct BatchStream::Shared {
   std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
-BatchStream::BatchStream(CancellableFill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
+BatchStream::BatchStream(CancellableFill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch,
                          uint64_t batch, Notify notify)
     : fill_(std::move(fill)),
-      batches_per_epoch_(batches_per_epoch),
+      lengths_(lengths),
       pool_(pool),
       notify_(std::move(notify)),
-      shared_(std::make_shared<Shared>()),
-      epoch_(epoch),
-      batch_(batch) {}
+      shared_(std::make_shared<Shared>()) {
+  std::tie(epoch_, batch_) = lengths_.normalize(epoch, batch);
+}
 
-BatchStream::BatchStream(Fill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
+BatchStream::BatchStream(Fill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch,
                          uint64_t batch, Notify notify)
     : BatchStream(
           [fill = std::move(fill)](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info, const CancelToken&) {
             return fill(e, b, slot, info);
           },
-          batches_per_epoch, pool, epoch, batch, std::move(notify)) {}
+          lengths, pool, epoch, batch, std::move(notify)) {}
 
 std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
                                                uint64_t epoch, uint64_t batch, Notify notify) {
-  const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
+  const EpochLengths lengths = pipeline->sampler().epoch_lengths();
   WorkerPool* p = &pool;
   CancellableFill fill = [pipeline = std::move(pipeline), p](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
                                                              const CancelToken& cancel) {
     return pipeline->fill(e, b, slot, info, *p, &cancel);
   };
-  return std::make_unique<BatchStream>(std::move(fill), per_epoch, pool, epoch, batch, std::move(notify));
+  return std::make_unique<BatchStream>(std::move(fill), lengths, pool, epoch, batch, std::move(notify));
 }
 
 BatchStream::~BatchStream() {
@@ -70,10 +71,7 @@ void BatchStream::start(Slot slot) {
   job->slot = slot;
   job->epoch = epoch_;
   job->batch = batch_;
-  if (++batch_ == batches_per_epoch_) {
-    batch_ = 0;
-    ++epoch_;
-  }
+  std::tie(epoch_, batch_) = lengths_.after(epoch_, batch_);
   jobs_.push_back(job);
   std::shared_ptr<const CancelToken> cancel;
   {
@@ -145,8 +143,7 @@ std::vector<Slot> BatchStream::reset(uint64_t epoch, uint64_t batch) {
   std::vector<Slot> slots;
   for (const auto& job : jobs_) slots.push_back(job->slot);
   jobs_.clear();
-  epoch_ = epoch;
-  batch_ = batch;
+  std::tie(epoch_, batch_) = lengths_.normalize(epoch, batch);
   return slots;
 }
 

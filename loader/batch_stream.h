@@ -51,14 +51,15 @@ class BatchStream {
   using CancellableFill =
       std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info, const CancelToken& cancel)>;
 
-  // The first batch started is `batch` of `epoch`; epochs have `batches_per_epoch` batches.
+  // The first batch started is `batch` of `epoch` (normalized: past an epoch's last batch, the next
+  // epoch's first); epochs have the batches `lengths` says.
   // `notify` (may be empty) runs on a worker thread each time a fill finishes: it must be cheap
   // and thread-safe (set an event, signal a condition).
-  BatchStream(CancellableFill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch,
+  BatchStream(CancellableFill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch,
               uint64_t batch, Notify notify);
   // A stream over a fill that does not look at cancellation: cancel() then only skips the fills
   // that have not begun.
-  BatchStream(Fill fill, uint64_t batches_per_epoch, WorkerPool& pool, uint64_t epoch, uint64_t batch,
+  BatchStream(Fill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch, uint64_t batch,
               Notify notify);
   // A stream of `pipeline`'s batches (BatchPipeline::fill on `pool`, cancellable between samples).
   static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
@@ -93,7 +94,7 @@ class BatchStream {
   // Position of the batch the next start() will fill.
   uint64_t next_epoch() const { return epoch_; }
   uint64_t next_batch() const { return batch_; }
-  uint64_t batches_per_epoch() const { return batches_per_epoch_; }
+  const EpochLengths& epoch_lengths() const { return lengths_; }
 
  private:
   struct Job;
@@ -101,7 +102,7 @@ class BatchStream {
   void wait_idle();
 
   CancellableFill fill_;
-  uint64_t batches_per_epoch_;
+  EpochLengths lengths_;
   WorkerPool& pool_;
   Notify notify_;
   std::shared_ptr<Shared> shared_;

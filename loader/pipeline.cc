@@ -46,18 +46,24 @@ Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<con
     return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
                                     " but the options ask for image_size " +
                                     std::to_string(options.augment.image_size) + "; rebuild the cache");
-  TF_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(source->size(), options.sampler));
+  std::vector<size_t> sizes;
+  std::vector<double> weights;
+  for (const SourcePart& part : source->parts()) {
+    sizes.push_back(part.size);
+    if (part.weight > 0) weights.push_back(part.weight);
+  }
+  TF_ASSIGN_OR_RETURN(Sampler sampler, Sampler::create(std::move(sizes), std::move(weights), options.sampler));
   return std::unique_ptr<BatchPipeline>(new BatchPipeline(std::move(source), options, std::move(sampler)));
 }
 
-std::shared_ptr<const std::vector<uint32_t>> BatchPipeline::order_for(uint64_t epoch) {
+std::shared_ptr<const std::vector<uint64_t>> BatchPipeline::order_for(uint64_t epoch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const Order& o : orders_)
       if (o.indices && o.epoch == epoch) return o.indices;
   }
   // O(n) outside the lock; two threads may both compute it, with the same result.
-  auto order = std::make_shared<const std::vector<uint32_t>>(sampler_.epoch_order(epoch));
+  auto order = std::make_shared<const std::vector<uint64_t>>(sampler_.epoch_order(epoch));
   std::lock_guard<std::mutex> lock(mu_);
   for (const Order& o : orders_)
     if (o.indices && o.epoch == epoch) return o.indices;
@@ -84,10 +90,11 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   const SampleOutputs out{layout_.view(t.slot, BatchLayout::kImageTensor, r),
                           std::span<const MutableImageView>(targets.data(), num_targets)};
   const uint32_t index = t.info.indices[row];
+  const uint32_t copy = draw_copy(t.draws[row]);
   const bool cancelled = t.cancel && t.cancel->cancelled();
   RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;
   if (!cancelled) {
-    Status s = p.produce(index, t.seed, t.epoch, out);
+    Status s = p.produce(index, t.seed, t.epoch, out, copy);
     if (!s.ok()) {
       t.errors[row] = {index, index, s.code(), s.message()};
       t.status[row] = s;
@@ -122,8 +129,9 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
 
 Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
                           const CancelToken* cancel) {
-  const std::shared_ptr<const std::vector<uint32_t>> order = order_for(epoch);
-  TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices));
+  const std::shared_ptr<const std::vector<uint64_t>> order = order_for(epoch);
+  std::vector<uint64_t> draws;
+  TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices, &draws));
   const size_t count = info.indices.size();
   info.epoch = epoch;
   info.batch = batch;
@@ -131,7 +139,7 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);
   std::atomic<size_t> cancelled{0};
-  const RowTask task{epoch, options_.sampler.seed, slot, info, status, errors, cancel};
+  const RowTask task{epoch, options_.sampler.seed, slot, info, draws, status, errors, cancel};
   pool.parallel_for(count, [&](size_t row) {
     if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
   });

@@ -90,13 +90,14 @@ class BatchPipeline {
   BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options, Sampler sampler);
   // The epoch's order; computed once per epoch and kept for the two most recent epochs, so fills
   // that straddle an epoch boundary do not recompute it.
-  std::shared_ptr<const std::vector<uint32_t>> order_for(uint64_t epoch);
+  std::shared_ptr<const std::vector<uint64_t>> order_for(uint64_t epoch);
   SampleProducer& producer();
   // What the rows of one fill share; `info`, `status` and `errors` are written at distinct rows.
   struct RowTask {
     uint64_t epoch, seed;
     uint8_t* slot;
     BatchInfo& info;
+    const std::vector<uint64_t>& draws;  // the sampler's draw of each row (its copy number)
     std::vector<Status>& status;
     std::vector<SampleError>& errors;
     const CancelToken* cancel;
@@ -114,7 +115,7 @@ class BatchPipeline {
   mutable std::mutex mu_;
   struct Order {
     uint64_t epoch = 0;
-    std::shared_ptr<const std::vector<uint32_t>> indices;  // null: unused
+    std::shared_ptr<const std::vector<uint64_t>> indices;  // null: unused
   };
   Order orders_[2];                // guarded by mu_
   int next_order_ = 0;             // guarded by mu_: which of orders_ to replace next

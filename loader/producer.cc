@@ -97,17 +97,19 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
   crop_.reset(options_.crop_size, options_.crop_size, 3);
 }
 
-Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
+Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
+                               uint32_t copy) {
   // The last line of defence: whatever a library throws for one sample stays that sample's error.
   try {
-    return produce_unguarded(index, seed, epoch, out);
+    return produce_unguarded(index, seed, epoch, out, copy);
   } catch (const std::exception& e) {
     return Status::internal("sample " + std::to_string(index) + " (" + source_->name(index) + "): " + e.what());
   }
 }
 
-Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out) {
-  Rng rng(seed, epoch, index);
+Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
+                                         uint32_t copy) {
+  Rng rng(seed, epoch, index | (uint64_t{copy} << 32));
   auto t = Clock::now();
   SampleRead& sample = read_;
   TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));

@@ -48,19 +48,20 @@ class SampleProducer {
   SampleProducer(std::shared_ptr<const SampleSource> source, const augment::AugmentOptions& options,
                  const DecodeOptions& decode = {});
 
-  // Writes sample `index` augmented with Rng(seed, epoch, index) into `out`. Never throws: it
+  // Writes sample `index` augmented with Rng(seed, epoch, index + copy * 2^32) into `out` (`copy`:
+  // how many times the epoch drew the sample before, loader/sampler.h). Never throws: it
   // runs inside parallel bodies, where an exception would fail a whole batch for one sample.
   // Errors: those of reading/decoding the image (kNotFound, kCorrupt, ... naming the file),
   // kInvalidArgument (an image too degenerate to plan), kInternal (a library threw, e.g. out of
   // memory, naming the sample); the outputs are then unspecified.
-  Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
+  Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy = 0);
 
   const StageTimes& times() const { return times_; }
   // The plan of the last produced sample (for `textfeed show`).
   const augment::GeometryPlan& last_plan() const { return plan_; }
 
  private:
-  Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out);
+  Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy);
 
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;

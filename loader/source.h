@@ -41,6 +41,14 @@ struct SampleRead {
   bool decoded() const { return pixels.data != nullptr; }
 };
 
+// A part of a source as the sampler sees it: a source is one part of its whole size (weight 0);
+// a MixtureSource is one part per member.
+struct SourcePart {
+  size_t size = 0;
+  double weight = 0;
+  std::string label;
+};
+
 // Immutable after it is made; every method is const and safe to call from many threads at once
 // (read() writes only the caller's SampleRead).
 class SampleSource {
@@ -72,6 +80,9 @@ class SampleSource {
   // The longer side the stored pixels were resized to (0: kept at the source size), or -1 when
   // the pixels are decoded from the original images at their own size.
   virtual int stored_image_size() const = 0;
+
+  // The parts the sampler draws from, in index order (their sizes sum to size()).
+  virtual std::vector<SourcePart> parts() const { return {{size(), 0.0, describe()}}; }
 };
 
 }  // namespace textfeed::loader

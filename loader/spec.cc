@@ -80,25 +80,84 @@ Status validate(const ReaderOptions& o) {
   return check_folder("gt_dir", o.gt_dir);
 }
 
-Status validate(const SamplerOptions& o) {
-  if (o.batch_size < 1 || o.batch_size > kMaxBatchSize)
-    return Status::invalid_argument("batch_size must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
-                                    std::to_string(o.batch_size));
-  if (o.world_size < 1 || o.world_size > kMaxWorldSize || o.rank < 0 || o.rank >= o.world_size)
-    return Status::invalid_argument("need 0 <= rank < world_size <= " + std::to_string(kMaxWorldSize) + ", got rank " +
-                                    std::to_string(o.rank) + " of " + std::to_string(o.world_size));
+namespace {
+
+Status check_batch_size(const std::string& field, int batch_size) {
+  if (batch_size < 1 || batch_size > kMaxBatchSize)
+    return Status::invalid_argument(field + " must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
+                                    std::to_string(batch_size));
   return Status();
 }
 
+Status validate(const ResumePoint& r) {
+  if (r.stages.size() > kMaxResumeStages)
+    return Status::invalid_argument("resume has " + std::to_string(r.stages.size()) + " stages; at most " +
+                                    std::to_string(kMaxResumeStages));
+  for (size_t i = 0; i < r.stages.size(); ++i) {
+    const ResumeStage& st = r.stages[i];
+    const std::string what = "resume stage " + std::to_string(i);
+    TF_RETURN_IF_ERROR(check_batch_size(what + " batch_size", st.batch_size));
+    if (st.world_size < 1 || st.world_size > kMaxWorldSize)
+      return Status::invalid_argument(what + " world_size must be in 1.." + std::to_string(kMaxWorldSize) +
+                                      ", got " + std::to_string(st.world_size));
+    if (st.batches.size() != 1 && st.batches.size() != static_cast<size_t>(st.world_size))
+      return Status::invalid_argument(what + " gives " + std::to_string(st.batches.size()) +
+                                      " batch counts; it needs 1 (every rank) or one per rank (" +
+                                      std::to_string(st.world_size) + ")");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status validate(const SamplerOptions& o) {
+  TF_RETURN_IF_ERROR(check_batch_size("batch_size", o.batch_size));
+  if (o.world_size < 1 || o.world_size > kMaxWorldSize || o.rank < 0 || o.rank >= o.world_size)
+    return Status::invalid_argument("need 0 <= rank < world_size <= " + std::to_string(kMaxWorldSize) + ", got rank " +
+                                    std::to_string(o.rank) + " of " + std::to_string(o.world_size));
+  if (o.epoch_size > kMaxEpochSize)
+    return Status::invalid_argument("epoch_size " + std::to_string(o.epoch_size) + " is over the limit of " +
+                                    std::to_string(kMaxEpochSize));
+  return validate(o.resume);
+}
+
+Status validate_weights(const std::vector<SourceSpec>& sources) {
+  size_t weighted = 0;
+  for (const SourceSpec& s : sources) {
+    if (!(s.weight >= 0 && s.weight <= kMaxWeight))  // NaN fails too
+      return Status::invalid_argument("source '" + s.path + "': weight " + std::to_string(s.weight) +
+                                      " must be finite, > 0 and at most 1e9 (or 0: no weight)");
+    weighted += s.weight > 0;
+  }
+  if (weighted != 0 && weighted != sources.size())
+    return Status::invalid_argument("either every source has a weight or none has: " + std::to_string(weighted) +
+                                    " of " + std::to_string(sources.size()) + " have one");
+  return Status();
+}
+
+namespace {
+
+// Epoch_size only with weights.
+Status validate_epoch_size(const PipelineSpec& spec) {
+  if (spec.sources.front().weight == 0 && spec.sampler.epoch_size != 0)
+    return Status::invalid_argument("epoch_size applies to weighted sources; without weights an epoch is every "
+                                    "sample once");
+  return Status();
+}
+
+}  // namespace
+
 Status validate(const PipelineSpec& spec) {
   if (spec.sources.empty() || spec.sources.size() > kMaxSources)
-    return Status::invalid_argument("a pipeline reads " + std::to_string(kMaxSources) + " source, got " +
+    return Status::invalid_argument("a pipeline reads 1.." + std::to_string(kMaxSources) + " sources, got " +
                                     std::to_string(spec.sources.size()));
   for (const SourceSpec& s : spec.sources) {
     TF_RETURN_IF_ERROR(check_text("a source's path", s.path));
     if (s.path.empty()) return Status::invalid_argument("a source's path is empty");
     TF_RETURN_IF_ERROR(validate(s.reader));
   }
+  TF_RETURN_IF_ERROR(validate_weights(spec.sources));
+  TF_RETURN_IF_ERROR(validate_epoch_size(spec));
   TF_RETURN_IF_ERROR(augment::validate(spec.augment));
   TF_RETURN_IF_ERROR(validate(spec.sampler));
   if (spec.on_bad_sample != OnBadSample::kSkip && spec.on_bad_sample != OnBadSample::kFail)
@@ -117,10 +176,11 @@ std::string describe(const PipelineSpec& spec) {
   std::ostringstream s;
   for (const SourceSpec& src : spec.sources)
     s << "source=" << src.path << " ignore_text=" << ignore_text_name(src.reader.ignore_text)
-      << " poly_policy=" << poly_policy_name(src.reader.poly_policy) << " ";
+      << " poly_policy=" << poly_policy_name(src.reader.poly_policy) << " weight=" << src.weight << " ";
   s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
     << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
-    << " drop_last=" << spec.sampler.drop_last << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample);
+    << " drop_last=" << spec.sampler.drop_last << " epoch_size=" << spec.sampler.epoch_size
+    << " resume_stages=" << spec.sampler.resume.stages.size() << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample);
   return s.str();
 }
 

@@ -52,6 +52,31 @@ struct ReaderOptions {
 
 // Which samples make up batch k of rank r (loader/sampler.h has the semantics). Bounds:
 // batch_size in [1, kMaxBatchSize], world_size in [1, kMaxWorldSize], 0 <= rank < world_size.
+// One step of an epoch's history before an elastic resume: a job of `world_size` ranks taking
+// batches of `batch_size` delivered `batches[r]` batches on rank r (one entry: every rank the same)
+// from the order the earlier steps left. Bounds: as SamplerOptions' batch_size and world_size;
+// `batches` has 1 or world_size entries, each at most the batches that order gives a rank.
+struct ResumeStage {
+  int world_size = 1;
+  int batch_size = 1;
+  std::vector<uint64_t> batches;
+
+  friend bool operator==(const ResumeStage&, const ResumeStage&) = default;
+};
+
+// Where an elastic resume picks an epoch up (docs/design.md "Elastic resume"): epoch `epoch` is
+// made of the samples its order holds that no stage delivered, sharded anew by this sampler; later
+// epochs are whole. No stages: no resume. Bound: kMaxResumeStages stages.
+struct ResumePoint {
+  uint64_t epoch = 0;
+  std::vector<ResumeStage> stages;
+
+  friend bool operator==(const ResumePoint&, const ResumePoint&) = default;
+};
+
+// Which samples make up batch k of rank r (loader/sampler.h has the semantics). Bounds:
+// batch_size in [1, kMaxBatchSize], world_size in [1, kMaxWorldSize], 0 <= rank < world_size;
+// epoch_size at most kMaxEpochSize, and not 0 only when the sources have weights.
 struct SamplerOptions {
   uint64_t seed = 0;
   int batch_size = 8;
@@ -59,6 +84,9 @@ struct SamplerOptions {
   int world_size = 1;
   bool shuffle = true;
   bool drop_last = false;
+  // Weighted sources: samples drawn per epoch (0: the sum of the sources' sizes).
+  uint64_t epoch_size = 0;
+  ResumePoint resume;
 
   friend bool operator==(const SamplerOptions&, const SamplerOptions&) = default;
 };
@@ -78,9 +106,12 @@ enum class OnBadSample : unsigned char {
 
 // Where samples come from: a dataset (folder, UFO json) or a cache file; to a daemon, one of the
 // names it serves. The reader options apply to a dataset (a cache was read with its own).
+// `weight`: 0 for every source of a spec (they concatenate: an epoch is each sample once), or
+// finite and > 0 for every one (each epoch draws samples from each in proportion; loader/sampler.h).
 struct SourceSpec {
   std::string path;
   ReaderOptions reader;
+  double weight = 0;
 
   friend bool operator==(const SourceSpec&, const SourceSpec&) = default;
 };
@@ -89,8 +120,15 @@ struct SourceSpec {
 // tens of GiB, which is a mistake rather than a batch.
 inline constexpr int kMaxBatchSize = 4096;
 inline constexpr int kMaxWorldSize = 1 << 20;
-// Sources in one spec: one for now (a mixture of weighted sources comes later).
-inline constexpr size_t kMaxSources = 1;
+// Sources in one spec (concatenated, or a weighted mixture).
+inline constexpr size_t kMaxSources = 64;
+// A weight's largest value (weights are relative: only their ratios matter).
+inline constexpr double kMaxWeight = 1e9;
+// Draws in one weighted epoch (SamplerOptions::epoch_size): its order takes 8 bytes a draw, so
+// this bounds what one spec can make a daemon allocate to 2 GiB.
+inline constexpr uint64_t kMaxEpochSize = uint64_t{1} << 28;
+// Stages an elastic resume may chain inside one epoch.
+inline constexpr size_t kMaxResumeStages = 64;
 // A path, name, tag or folder in a spec (what a daemon repeats in its replies fits one envelope).
 inline constexpr size_t kMaxTextBytes = 4096;
 inline constexpr size_t kMaxIgnoreTags = 256;
@@ -111,6 +149,8 @@ PipelineSpec default_spec(augment::Profile profile, std::string path = {});
 Status validate(const PipelineSpec& spec);
 Status validate(const ReaderOptions& options);
 Status validate(const SamplerOptions& options);
+// Every weight 0, or every one finite in (0, kMaxWeight]. Errors: kInvalidArgument naming the source.
+Status validate_weights(const std::vector<SourceSpec>& sources);
 
 // The text edges (CLI flags, Python keywords) parse names here, and only here.
 // "skip" | "fail".

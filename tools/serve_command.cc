@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/printable.h"
+#include "loader/mixture_source.h"
 #include "loader/worker_pool.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
@@ -89,7 +90,8 @@ void run(const ServeArgs& a) {
   o.reader = reader_options("serve", a.reader);
   for (const std::string& spec : a.datasets) {
     const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) fail("serve", "--dataset takes NAME=PATH, got '" + spec + "'", 2);
+    if (eq == std::string::npos || eq == 0)
+      fail("serve", "--dataset takes NAME=PATH[@WEIGHT][,PATH[@WEIGHT]...], got '" + spec + "'", 2);
     const std::string name = spec.substr(0, eq);
     // Clients name it, and logs, stats and errors repeat it: letters, digits and . _ - only.
     if (name.size() > 128 || !std::all_of(name.begin(), name.end(), [](unsigned char c) {
@@ -97,7 +99,9 @@ void run(const ServeArgs& a) {
         }))
       fail("serve", "--dataset: the name '" + name + "' must be 1..128 letters, digits, '.', '_' or '-'", 2);
     if (o.datasets.count(name)) fail("serve", "dataset name '" + name + "' given twice", 2);
-    auto src = loader::SampleSource::open(spec.substr(eq + 1), o.reader);
+    auto list = parse_source_list(spec.substr(eq + 1), o.reader);
+    if (!list.has_value()) fail("serve", "--dataset " + name + ": " + list.error().message(), 2);
+    auto src = loader::open_sources(*list);
     if (!src.has_value()) fail("serve", src.error().to_string(), 2);
     std::fprintf(stderr, "serve: dataset '%s' = %s\n", name.c_str(), printable((*src)->describe()).c_str());
     o.datasets[name] = *src;
@@ -132,7 +136,10 @@ void add_serve_command(CLI::App& app) {
       "get payload frames. One daemon per ipc path (PATH.lock); PATH.mem takes the clients' memory descriptors.\n"
       "Default endpoint: an ipc socket of mode 0600. tcp needs CURVE keys (textfeed keygen) or --insecure-tcp.\n"
       "SIGTERM/SIGINT/SIGHUP: finish the batches in flight, tell the clients, exit 0.");
-  cmd->add_option("--dataset", a->datasets, "NAME=PATH, repeatable; PATH is a dataset folder, UFO json or cache")
+  cmd->add_option("--dataset", a->datasets,
+                  "NAME=PATH[@WEIGHT][,PATH[@WEIGHT]...], repeatable. PATH: a dataset folder, UFO json or cache. "
+                  "Several PATHs make one dataset: concatenated, or with a weight on each, drawn from in proportion "
+                  "every epoch (e.g. train=a/ufo/train.json@1,b.tfc@3)")
       ->required();
   cmd->add_option("--bind", a->bind, "ZeroMQ endpoint: ipc:///path (default ipc:///tmp/textfeed.sock) or tcp://host:port");
   cmd->add_option("--threads", a->threads, "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: one per core)");

@@ -1,6 +1,10 @@
 // The spec's flags and their one translation into a PipelineSpec.
 #include "tools/spec_flags.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
 #include "augment/profile.h"
 #include "tools/commands.h"
 
@@ -95,6 +99,41 @@ loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& f, 
   spec.on_bad_sample = or_fail(command, loader::parse_on_bad_sample(f.on_bad_sample));
   if (Status s = loader::validate(spec); !s.ok()) fail(command, s.message(), 2);
   return spec;
+}
+
+namespace {
+// `item`'s weight after its last '@' when what follows parses whole as a number (cut off `item`).
+std::optional<double> weight_suffix(std::string& item) {
+  const size_t at = item.rfind('@');
+  if (at == std::string::npos || at + 1 == item.size()) return std::nullopt;
+  const std::string number = item.substr(at + 1);
+  char* end = nullptr;
+  const double w = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || number.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    return std::nullopt;
+  item.resize(at);
+  return w;
+}
+}  // namespace
+
+Result<std::vector<loader::SourceSpec>> parse_source_list(const std::string& text, const loader::ReaderOptions& reader) {
+  std::vector<loader::SourceSpec> sources;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    std::string item = text.substr(begin, comma - begin);
+    begin = comma + 1;
+    const std::optional<double> weight = weight_suffix(item);
+    if (item.empty()) return Status::invalid_argument("'" + text + "' has an empty path");
+    if (weight && !(*weight > 0 && *weight <= loader::kMaxWeight))
+      return Status::invalid_argument("source '" + item + "': weight " + std::to_string(*weight) +
+                                      " must be a number in (0, 1e9]");
+    if (sources.size() == loader::kMaxSources)
+      return Status::invalid_argument("more than " + std::to_string(loader::kMaxSources) + " sources");
+    sources.push_back({item, reader, weight.value_or(0)});
+  }
+  TF_RETURN_IF_ERROR(loader::validate_weights(sources));
+  return sources;
 }
 
 }  // namespace textfeed::tools

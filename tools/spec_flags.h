@@ -46,4 +46,10 @@ loader::ReaderOptions reader_options(const std::string& command, const SpecFlags
 // validated. Fails `command` (exit 2) naming the flag and the bound.
 loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& flags, const std::string& source);
 
+// "PATH[@WEIGHT][,PATH[@WEIGHT]...]": the sources of one dataset, each read with `reader`. A
+// weight is a number after the last '@' of an item (an '@' followed by anything else belongs to the
+// path); either every item has one or none has. Errors: kInvalidArgument (an empty item, a weight
+// out of (0, 1e9], weights on some items only, more than kMaxSources items).
+Result<std::vector<loader::SourceSpec>> parse_source_list(const std::string& text, const loader::ReaderOptions& reader);
+
 }  // namespace textfeed::tools

@@ -147,6 +147,9 @@ struct StreamOpened {
                                 # hands over (see AttachMemory) to this stream; valid once
   datasetFingerprint @7 :UInt64;# a hash of the dataset's sample index (names, sizes, words): a
                                 # client's checkpoint names the dataset it was taken on; 0 = unknown
+  resumedBatches @8 :UInt64;    # batches of the epoch Sampler.resume picks up (when it has stages)
+  sourceSizes @9 :List(UInt64); # samples of each source, in index order (a dataset is one source;
+                                # a mixture one per member): Batch.indices locate in them
 }
 
 struct Credit {
@@ -298,6 +301,7 @@ struct ReaderOptions {
 struct Source {
   path @0 :Text;                # to a daemon: one of HelloReply.datasets; at most 4096 bytes
   reader @1 :ReaderOptions;     # must equal the options the daemon read that dataset with
+  weight @2 :Float64;           # 0 for every source, or in (0, 1e9] for every one
 }
 
 struct Recipe {
@@ -339,10 +343,19 @@ struct Sampler {
   worldSize @3 :UInt32;         # 1..1048576
   shuffle @4 :Bool;
   dropLast @5 :Bool;
+  epochSize @6 :UInt64;         # weighted sources: draws per epoch (0: the sum of their sizes)
+  resumeEpoch @7 :UInt64;       # an elastic resume (loader/spec.h ResumePoint): the epoch
+  resumeStages @8 :List(ResumeStage);  # at most 64; none: no resume
+}
+
+struct ResumeStage {
+  worldSize @0 :UInt32;
+  batchSize @1 :UInt32;
+  batches @2 :List(UInt64);     # batches each rank delivered: one entry (every rank) or worldSize
 }
 
 struct PipelineSpec {
-  sources @0 :List(Source);     # one (a later version mixes several)
+  sources @0 :List(Source);     # 1..64: concatenated, or a weighted mixture
   recipe @1 :Recipe;
   sampler @2 :Sampler;
   onBadSample @3 :OnBadSample;

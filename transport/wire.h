@@ -66,6 +66,8 @@ struct StreamOpened {
   uint32_t max_credits = 0;
   std::vector<uint8_t> memory_token;  // sharedMemory streams: kMemoryTokenBytes (transport/shm.h)
   uint64_t dataset_fingerprint = 0;
+  uint64_t resumed_batches = 0;        // of spec.sampler.resume.epoch, when the resume has stages
+  std::vector<uint64_t> source_sizes;  // kMaxSources at most
 };
 struct Credit {
   uint64_t stream_id = 0;

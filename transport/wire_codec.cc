@@ -277,6 +277,34 @@ void put(w::Sampler::Builder b, const loader::SamplerOptions& o) {
   b.setWorldSize(static_cast<uint32_t>(o.world_size));
   b.setShuffle(o.shuffle);
   b.setDropLast(o.drop_last);
+  b.setEpochSize(o.epoch_size);
+  b.setResumeEpoch(o.resume.epoch);
+  auto stages = b.initResumeStages(static_cast<unsigned>(o.resume.stages.size()));
+  for (size_t i = 0; i < o.resume.stages.size(); ++i) {
+    const loader::ResumeStage& st = o.resume.stages[i];
+    auto sb = stages[static_cast<unsigned>(i)];
+    sb.setWorldSize(static_cast<uint32_t>(st.world_size));
+    sb.setBatchSize(static_cast<uint32_t>(st.batch_size));
+    auto batches = sb.initBatches(static_cast<unsigned>(st.batches.size()));
+    for (size_t k = 0; k < st.batches.size(); ++k) batches.set(static_cast<unsigned>(k), st.batches[k]);
+  }
+}
+
+Status get_resume(w::Sampler::Reader r, loader::ResumePoint& resume) {
+  resume.epoch = r.getResumeEpoch();
+  const auto stages = r.getResumeStages();
+  TF_RETURN_IF_ERROR(bounded(stages, loader::kMaxResumeStages, "Sampler.resumeStages"));
+  resume.stages.resize(stages.size());
+  for (unsigned i = 0; i < stages.size(); ++i) {
+    loader::ResumeStage& st = resume.stages[i];
+    TF_RETURN_IF_ERROR(to_int(stages[i].getWorldSize(), "ResumeStage.worldSize", st.world_size));
+    TF_RETURN_IF_ERROR(to_int(stages[i].getBatchSize(), "ResumeStage.batchSize", st.batch_size));
+    const auto batches = stages[i].getBatches();
+    TF_RETURN_IF_ERROR(bounded(batches, static_cast<size_t>(loader::kMaxWorldSize), "ResumeStage.batches"));
+    st.batches.clear();
+    for (uint64_t k : batches) st.batches.push_back(k);
+  }
+  return Status();
 }
 Status get(w::Sampler::Reader r, loader::SamplerOptions& o) {
   o.seed = r.getSeed();
@@ -285,7 +313,8 @@ Status get(w::Sampler::Reader r, loader::SamplerOptions& o) {
   TF_RETURN_IF_ERROR(to_int(r.getWorldSize(), "Sampler.worldSize", o.world_size));
   o.shuffle = r.getShuffle();
   o.drop_last = r.getDropLast();
-  return Status();
+  o.epoch_size = r.getEpochSize();
+  return get_resume(r, o.resume);
 }
 
 void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
@@ -293,6 +322,7 @@ void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
   for (size_t i = 0; i < s.sources.size(); ++i) {
     sources[static_cast<unsigned>(i)].setPath(text(s.sources[i].path));
     put(sources[static_cast<unsigned>(i)].initReader(), s.sources[i].reader);
+    sources[static_cast<unsigned>(i)].setWeight(s.sources[i].weight);
   }
   put(b.initRecipe(), s.augment);
   put(b.initSampler(), s.sampler);
@@ -305,6 +335,7 @@ Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
   for (unsigned i = 0; i < sources.size(); ++i) {
     s.sources[i].path = text(sources[i].getPath());
     TF_RETURN_IF_ERROR(get(sources[i].getReader(), s.sources[i].reader));
+    s.sources[i].weight = sources[i].getWeight();
   }
   TF_RETURN_IF_ERROR(get(r.getRecipe(), s.augment));
   TF_RETURN_IF_ERROR(get(r.getSampler(), s.sampler));
@@ -380,6 +411,9 @@ void put(w::StreamOpened::Builder b, const StreamOpened& m) {
   b.setMaxCredits(m.max_credits);
   b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
   b.setDatasetFingerprint(m.dataset_fingerprint);
+  b.setResumedBatches(m.resumed_batches);
+  auto sizes = b.initSourceSizes(static_cast<unsigned>(m.source_sizes.size()));
+  for (size_t i = 0; i < m.source_sizes.size(); ++i) sizes.set(static_cast<unsigned>(i), m.source_sizes[i]);
 }
 Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   m.stream_id = r.getStreamId();
@@ -391,6 +425,11 @@ Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   const auto token = r.getMemoryToken();
   m.memory_token.assign(token.begin(), token.end());
   m.dataset_fingerprint = r.getDatasetFingerprint();
+  m.resumed_batches = r.getResumedBatches();
+  const auto sizes = r.getSourceSizes();
+  TF_RETURN_IF_ERROR(bounded(sizes, loader::kMaxSources, "StreamOpened.sourceSizes"));
+  m.source_sizes.clear();
+  for (uint64_t n : sizes) m.source_sizes.push_back(n);
   return Status();
 }
 

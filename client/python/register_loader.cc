@@ -19,6 +19,7 @@
 #include "client/embedded_feed.h"
 #include "client/python/register.h"
 #include "client/remote_feed.h"
+#include "loader/mixture_source.h"
 #include "transport/curve.h"
 
 namespace py = pybind11;
@@ -236,7 +237,10 @@ class PyFeed {
     py::dict d;
     d["tensors"] = tensors;
     d["slot_bytes"] = layout_.slot_bytes;
-    d["batches_per_epoch"] = layout_.batches_per_epoch;
+    d["batches_per_epoch"] = layout_.epochs.per_epoch;
+    d["resumed_batches"] = layout_.epochs.resumed ? py::object(py::int_(layout_.epochs.resumed_batches))
+                                                  : py::object(py::none());
+    d["source_sizes"] = layout_.source_sizes;
     d["dataset_size"] = layout_.dataset_size;
     d["batch_size"] = layout_.batch_size;
     d["dataset_fingerprint"] = layout_.dataset_fingerprint ? py::object(py::int_(*layout_.dataset_fingerprint))
@@ -339,7 +343,7 @@ std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
 // A spec from Python: valid as a whole, its dataset or name free of NUL bytes.
 loader::PipelineSpec checked_spec(const loader::PipelineSpec& spec, const char* what) {
   if (Status s = loader::validate(spec); !s.ok()) throw_status(s);
-  check_text(what, spec.sources[0].path);
+  for (const loader::SourceSpec& source : spec.sources) check_text(what, source.path);
   return spec;
 }
 
@@ -356,8 +360,7 @@ std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int thre
   Result<std::unique_ptr<client::EmbeddedFeed>> f = Status();
   {
     py::gil_scoped_release nogil;
-    const loader::SourceSpec& source = o.pipeline.sources[0];
-    auto opened = loader::SampleSource::open(source.path, source.reader);
+    auto opened = loader::open_sources(o.pipeline.sources);
     f = opened.has_value() ? client::EmbeddedFeed::open(*opened, o)
                            : Result<std::unique_ptr<client::EmbeddedFeed>>(opened.error());
   }
@@ -437,7 +440,7 @@ void register_loader(py::module_& m) {
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));
 
   m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"), py::arg("epoch"),
-        py::arg("batch"), "The pipeline in this process (no daemon), reading spec.sources[0].path.");
+        py::arg("batch"), "The pipeline in this process (no daemon), reading spec.sources (several: a mixture).");
   m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("spec"), py::kw_only(), py::arg("transport"),
         py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),

@@ -87,14 +87,15 @@ void bind_reader_and_sampler(py::module_& m) {
 
   using loader::SourceSpec;
   py::class_<SourceSpec>(m, "SourceSpec", "Where samples come from: a dataset path, or a daemon's dataset name.")
-      .def(py::init([](const py::object& path, const ReaderOptions& reader) {
-             return SourceSpec{path_bytes(path), reader};
+      .def(py::init([](const py::object& path, const ReaderOptions& reader, double weight) {
+             return SourceSpec{path_bytes(path), reader, weight};
            }),
-           py::arg("path"), py::arg("reader") = ReaderOptions())
+           py::arg("path"), py::arg("reader") = ReaderOptions(), py::arg("weight") = 0.0)
       .def_property(
           "path", [](const SourceSpec& s) { return path_text(s.path); },
           [](SourceSpec& s, const py::object& path) { s.path = path_bytes(path); })
-      .def_readwrite("reader", &SourceSpec::reader);
+      .def_readwrite("reader", &SourceSpec::reader)
+      .def_readwrite("weight", &SourceSpec::weight, "0: no weight (every source 0, or every one > 0)");
 
   using loader::SamplerOptions;
   py::class_<SamplerOptions>(m, "SamplerOptions", "Which samples make up each batch of a rank.")
@@ -104,7 +105,24 @@ void bind_reader_and_sampler(py::module_& m) {
       .def_readwrite("rank", &SamplerOptions::rank)
       .def_readwrite("world_size", &SamplerOptions::world_size)
       .def_readwrite("shuffle", &SamplerOptions::shuffle)
-      .def_readwrite("drop_last", &SamplerOptions::drop_last);
+      .def_readwrite("drop_last", &SamplerOptions::drop_last)
+      .def_readwrite("epoch_size", &SamplerOptions::epoch_size, "weighted sources: draws per epoch (0: their sizes' sum)")
+      .def(
+          "set_resume",
+          [](SamplerOptions& o, uint64_t epoch, const std::vector<std::tuple<int, int, std::vector<uint64_t>>>& stages) {
+            o.resume.epoch = epoch;
+            o.resume.stages.clear();
+            for (const auto& [world_size, batch_size, batches] : stages)
+              o.resume.stages.push_back({world_size, batch_size, batches});
+          },
+          py::arg("epoch"), py::arg("stages"),
+          "An elastic resume of `epoch`: stages of (world_size, batch_size, [batches per rank, or one for all]).")
+      .def_property_readonly("resume", [](const SamplerOptions& o) {
+        py::list stages;
+        for (const loader::ResumeStage& st : o.resume.stages)
+          stages.append(py::make_tuple(st.world_size, st.batch_size, st.batches));
+        return py::make_tuple(o.resume.epoch, stages);
+      });
 }
 
 void bind_pipeline_spec(py::module_& m) {
@@ -150,6 +168,9 @@ void register_spec(py::module_& m) {
   m.attr("MAX_WORLD_SIZE") = loader::kMaxWorldSize;
   m.attr("MAX_PREFETCH") = client::kMaxPrefetch;
   m.attr("MAX_IGNORE_TAGS") = loader::kMaxIgnoreTags;
+  m.attr("MAX_SOURCES") = loader::kMaxSources;
+  m.attr("MAX_EPOCH_SIZE") = loader::kMaxEpochSize;
+  m.attr("MAX_RESUME_STAGES") = loader::kMaxResumeStages;
   m.def("option_names", [] { return std::string(augment::option_names()); },
         "The augmentation options a Loader accepts as keywords, comma-separated.");
 }

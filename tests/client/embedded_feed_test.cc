@@ -64,7 +64,7 @@ TEST(EmbeddedFeedTest, LayoutIsThePipelines) {
   const FeedLayout want = feed_layout(**p);
   EXPECT_EQ(f->layout().tensors, want.tensors);
   EXPECT_EQ(f->layout().slot_bytes, want.slot_bytes);
-  EXPECT_EQ(f->layout().batches_per_epoch, 5u);  // 10 images in batches of 2
+  EXPECT_EQ(f->layout().epochs.per_epoch, 5u);  // 10 images in batches of 2
   EXPECT_EQ(f->layout().dataset_size, 10u);
   EXPECT_EQ(f->layout().batch_size, 2);
   EXPECT_EQ(f->layout().dataset_fingerprint, want.dataset_fingerprint);

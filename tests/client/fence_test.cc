@@ -106,7 +106,7 @@ TEST(FencedSlotsTest, AddingWhileFencesAreAskedDoesNotWaitAndKeepsOrder) {
 // A feed of `slots` slots that delivers a batch whenever one is free.
 class CountingFeed final : public Feed {
  public:
-  explicit CountingFeed(uint32_t slots) : free_(slots, true) { layout_.batches_per_epoch = 1000; }
+  explicit CountingFeed(uint32_t slots) : free_(slots, true) { layout_.epochs.per_epoch = 1000; }
   std::vector<uint32_t> released;  // in the order release_slot() saw them (guarded by mu_)
 
  private:

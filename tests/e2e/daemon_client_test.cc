@@ -186,8 +186,8 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
     auto f = open_feed(remote(request(r, 2), r == 0 ? Transport::kAuto : Transport::kFrames));
     ASSERT_TRUE(f);
     EXPECT_EQ(f->shared_memory(), r == 0 && GetParam() == "ipc");
-    batches[r] = f->layout().batches_per_epoch;
-    for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
+    batches[r] = f->layout().epochs.per_epoch;
+    for (uint64_t b = 0; b < f->layout().epochs.per_epoch; ++b) {
       auto got = next(*f);
       ASSERT_TRUE(got);
       EXPECT_EQ(got->epoch, 0u);
@@ -216,7 +216,7 @@ TEST_P(DaemonTest, ThreeRanksCoverTheEpochWithTheDocumentedPadding) {
     auto f = open_feed(remote(request(r, 3)));
     ASSERT_TRUE(f);
     size_t rows = 0;
-    for (uint64_t b = 0; b < f->layout().batches_per_epoch; ++b) {
+    for (uint64_t b = 0; b < f->layout().epochs.per_epoch; ++b) {
       auto got = next(*f);
       ASSERT_TRUE(got);
       for (uint32_t i : got->indices) ++seen[i];
@@ -371,10 +371,10 @@ TEST_P(DaemonTest, AVanishedClientIsReclaimedWithoutDisturbingAnother) {
   // Client B pulls two epochs meanwhile, in order, with the in-process bytes.
   auto b = open_feed(remote(request(0, 1)));
   ASSERT_TRUE(b);
-  for (uint64_t k = 0; k < 2 * b->layout().batches_per_epoch; ++k) {
+  for (uint64_t k = 0; k < 2 * b->layout().epochs.per_epoch; ++k) {
     auto got = next(*b);
     ASSERT_TRUE(got);
-    EXPECT_EQ(got->epoch * b->layout().batches_per_epoch + got->batch, k);
+    EXPECT_EQ(got->epoch * b->layout().epochs.per_epoch + got->batch, k);
     expect_same(*b, *got, local(0, 1, got->epoch, got->batch, 2));
     b->release(got->slot);
   }
@@ -410,7 +410,7 @@ TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
     for (int i = 0; i < n; ++i) {
       auto got = next(*f);
       ASSERT_TRUE(got);
-      EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, expected) << "lost or repeated";
+      EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected) << "lost or repeated";
       expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 1));
       f->release(got->slot);
       ++expected;
@@ -451,7 +451,7 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   for (int i = 0; i < 5; ++i, ++expected) {
     auto got = next(*f);
     ASSERT_TRUE(got);
-    EXPECT_EQ(got->epoch * f->layout().batches_per_epoch + got->batch, expected) << "lost or repeated";
+    EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected) << "lost or repeated";
     expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 2));
     f->release(got->slot);
   }

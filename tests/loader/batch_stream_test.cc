@@ -82,7 +82,7 @@ std::vector<uint8_t> g_slot(16);
 TEST(BatchStreamTest, CancelEndsARunningFillAfterTheSampleItIsOn) {
   WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
+  BatchStream stream(slow.fill(), EpochLengths{10}, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   slow.permit(2);  // two samples done, the third running
   ASSERT_TRUE(slow.wait_in_sample());
@@ -96,7 +96,7 @@ TEST(BatchStreamTest, CancelEndsARunningFillAfterTheSampleItIsOn) {
 TEST(BatchStreamTest, CancelFromAnotherThreadWakesTheOwnerWaitingForTheBatch) {
   WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
+  BatchStream stream(slow.fill(), EpochLengths{10}, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   ASSERT_TRUE(slow.wait_in_sample());
   std::thread closer([&] { stream.cancel(); });
@@ -110,7 +110,7 @@ TEST(BatchStreamTest, CancelFromAnotherThreadWakesTheOwnerWaitingForTheBatch) {
 TEST(BatchStreamTest, TheDestructorCancelsAndWaitsOnlyForTheSampleInProgress) {
   WorkerPool pool(1);
   SlowSamples slow;
-  auto stream = std::make_unique<BatchStream>(slow.fill(), 10, pool, 0, 0, nullptr);
+  auto stream = std::make_unique<BatchStream>(slow.fill(), EpochLengths{10}, pool, 0, 0, nullptr);
   stream->start({0, g_slot.data()});
   stream->start({1, g_slot.data()});  // queued behind the first on the one worker
   ASSERT_TRUE(slow.wait_in_sample());
@@ -127,7 +127,7 @@ TEST(BatchStreamTest, TheDestructorCancelsAndWaitsOnlyForTheSampleInProgress) {
 TEST(BatchStreamTest, ResetCancelsWhatItDropsAndTheNextFillsRunWhole) {
   WorkerPool pool(1);
   SlowSamples slow;
-  BatchStream stream(slow.fill(), 10, pool, 0, 0, nullptr);
+  BatchStream stream(slow.fill(), EpochLengths{10}, pool, 0, 0, nullptr);
   stream.start({0, g_slot.data()});
   ASSERT_TRUE(slow.wait_in_sample());
   std::vector<Slot> dropped = stream.reset(0, 5);
@@ -149,7 +149,7 @@ TEST(BatchStreamTest, AFillThatIgnoresTheTokenDoesNotBeginOnceCancelled) {
     ++began;
     return Status();
   };
-  BatchStream stream(plain, 10, pool, 0, 0, nullptr);
+  BatchStream stream(plain, EpochLengths{10}, pool, 0, 0, nullptr);
   stream.cancel();
   stream.start({0, g_slot.data()});
   std::optional<ReadyBatch> r = stream.wait_pop_for(kDeadline);

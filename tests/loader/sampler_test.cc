@@ -101,4 +101,206 @@ TEST(SamplerTest, PermutationIsUniform) {
 }
 
 }  // namespace
+
+// Every rank's batches of `epoch`, for world size `w` (the other options from `o`).
+std::map<uint32_t, int> counts_over_ranks(const std::vector<size_t>& sizes, const std::vector<double>& weights,
+                                          SamplerOptions o, uint64_t epoch, std::vector<size_t>* per_rank = nullptr) {
+  std::map<uint32_t, int> count;
+  for (int r = 0; r < o.world_size; ++r) {
+    o.rank = r;
+    auto s = Sampler::create(sizes, weights, o);
+    EXPECT_TRUE(s.has_value()) << (s.has_value() ? "" : s.error().message());
+    if (!s.has_value()) return count;
+    std::vector<uint32_t> seen, batch;
+    const auto order = s->epoch_order(epoch);
+    for (size_t b = 0; b < s->batches_in_epoch(epoch); ++b) {
+      EXPECT_TRUE(s->batch_indices(order, b, batch).ok());
+      seen.insert(seen.end(), batch.begin(), batch.end());
+    }
+    if (per_rank) per_rank->push_back(seen.size());
+    for (uint32_t i : seen) ++count[i];
+  }
+  return count;
+}
+
+TEST(SamplerTest, UnweightedSourcesConcatenateAndTwoRanksCoverEachSampleOnce) {
+  std::vector<size_t> per_rank;
+  const auto count = counts_over_ranks({5, 7}, {}, {.seed = 4, .batch_size = 4, .world_size = 2}, 2, &per_rank);
+  ASSERT_EQ(count.size(), 12u);
+  for (const auto& [index, c] : count) EXPECT_EQ(c, 1) << index;
+  EXPECT_EQ(per_rank, (std::vector<size_t>{6, 6}));
+}
+
+TEST(SamplerTest, OneSourceGivesTheSameOrderAsBefore) {
+  // A single unweighted source keeps the order it always had (batches stay byte-identical).
+  auto a = Sampler::create(50, {.seed = 7});
+  auto b = Sampler::create({50}, {}, {.seed = 7});
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(a->epoch_order(3), b->epoch_order(3));
+}
+
+TEST(SamplerTest, LocateMapsAnIndexToItsSourceAndIndexThere) {
+  auto s = Sampler::create({5, 7, 1}, {}, {});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->locate(0), (std::pair<uint32_t, uint32_t>{0, 0}));
+  EXPECT_EQ(s->locate(4), (std::pair<uint32_t, uint32_t>{0, 4}));
+  EXPECT_EQ(s->locate(5), (std::pair<uint32_t, uint32_t>{1, 0}));
+  EXPECT_EQ(s->locate(12), (std::pair<uint32_t, uint32_t>{2, 0}));
+}
+
+TEST(SamplerTest, QuotasRoundByLargestRemainder) {
+  auto s = Sampler::create({10, 10, 10}, {1, 1, 1}, {.epoch_size = 10});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->quotas(), (std::vector<uint64_t>{4, 3, 3}));  // 3.33 each: the first gets the one left
+  auto t = Sampler::create({4, 40}, {1, 3}, {});
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->quotas(), (std::vector<uint64_t>{11, 33}));  // 44 draws in 1:3
+  auto u = Sampler::create({4, 40}, {2, 1}, {.epoch_size = 7});
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->quotas(), (std::vector<uint64_t>{5, 2}));  // 4.67 and 2.33: the larger remainder first
+}
+
+TEST(SamplerTest, WeightedEpochRepeatsTheSmallSourceAndSubsamplesTheLargeOne) {
+  // Sources of 10 and 30 with weights 3:1 over an epoch of 40: 30 draws of the first (each of its
+  // samples 3 times), 10 of the second (10 different ones).
+  const SamplerOptions o{.seed = 11, .batch_size = 5, .world_size = 2};
+  std::vector<size_t> per_rank;
+  const auto count = counts_over_ranks({10, 30}, {3, 1}, o, 1, &per_rank);
+  EXPECT_EQ(per_rank, (std::vector<size_t>{20, 20}));
+  int first = 0, second = 0;
+  for (const auto& [index, c] : count) {
+    if (index < 10) {
+      EXPECT_EQ(c, 3) << index;
+      first += c;
+    } else {
+      EXPECT_EQ(c, 1) << index;
+      second += c;
+    }
+  }
+  EXPECT_EQ(first, 30);
+  EXPECT_EQ(second, 10);
+  // The copies of a sample are different draws, so they are augmented differently.
+  auto s = Sampler::create({10, 30}, {3, 1}, o);
+  ASSERT_TRUE(s.has_value());
+  std::map<uint32_t, std::vector<uint32_t>> copies;
+  for (uint64_t d : s->epoch_order(1)) copies[draw_index(d)].push_back(draw_copy(d));
+  for (auto& [index, c] : copies) {
+    std::sort(c.begin(), c.end());
+    if (index < 10) {
+      EXPECT_EQ(c, (std::vector<uint32_t>{0, 1, 2})) << index;
+    }
+  }
+}
+
+TEST(SamplerTest, WeightedOrdersDifferPerEpochAndRepeatPerSeed) {
+  auto a = Sampler::create({10, 30}, {3, 1}, {.seed = 2});
+  auto b = Sampler::create({10, 30}, {3, 1}, {.seed = 2});
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(a->epoch_order(5), b->epoch_order(5));
+  EXPECT_NE(a->epoch_order(5), a->epoch_order(6));
+  // The subsample of the larger source changes from epoch to epoch too.
+  auto picked = [&](uint64_t e) {
+    std::vector<uint32_t> v;
+    for (uint64_t d : a->epoch_order(e))
+      if (draw_index(d) >= 10) v.push_back(draw_index(d));
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_NE(picked(5), picked(6));
+}
+
+TEST(SamplerTest, RejectsWeightsThatDoNotFit) {
+  EXPECT_FALSE(Sampler::create({10, 10}, {1}, {}).has_value());
+  EXPECT_FALSE(Sampler::create({10, 10}, {1, 0}, {}).has_value());
+  EXPECT_FALSE(Sampler::create({10, 0}, {}, {}).has_value());
+  EXPECT_FALSE(Sampler::create({10}, {}, {.epoch_size = 5}).has_value());  // epoch_size needs weights
+}
+
+// The samples ranks 0..w-1 of stage (w, b) delivered in their first `k` batches of `order`.
+TEST(SamplerTest, ElasticResumeDeliversExactlyWhatNoRankDelivered) {
+  const size_t n = 24;
+  const SamplerOptions before{.seed = 3, .batch_size = 3, .world_size = 2};
+  std::map<uint32_t, int> delivered;
+  for (int r = 0; r < 2; ++r) {  // two batches on each of the 2 ranks: 12 samples
+    SamplerOptions o = before;
+    o.rank = r;
+    auto s = Sampler::create(n, o);
+    ASSERT_TRUE(s.has_value());
+    std::vector<uint32_t> batch;
+    const auto order = s->epoch_order(4);
+    for (size_t b = 0; b < 2; ++b) {
+      ASSERT_TRUE(s->batch_indices(order, b, batch).ok());
+      for (uint32_t i : batch) ++delivered[i];
+    }
+  }
+  ASSERT_EQ(delivered.size(), 12u);
+  for (int w : {1, 3, 4}) {
+    SamplerOptions after{.seed = 3, .batch_size = 2, .world_size = w};
+    after.resume = {4, {{2, 3, {2}}}};
+    std::vector<size_t> per_rank;
+    const auto rest = counts_over_ranks({n}, {}, after, 4, &per_rank);
+    EXPECT_EQ(rest.size(), 12u) << w;
+    for (const auto& [index, c] : rest) {
+      EXPECT_EQ(c, 1) << "world size " << w << " index " << index;
+      EXPECT_EQ(delivered.count(index), 0u) << "world size " << w << " index " << index;
+    }
+    // The epoch after the resumed one is whole again.
+    const auto next = counts_over_ranks({n}, {}, after, 5);
+    EXPECT_EQ(next.size(), n) << w;
+  }
+}
+
+TEST(SamplerTest, ElasticResumeChainsStagesAndTakesPerRankCounts) {
+  // 30 samples: 2 ranks of batch 4 deliver 1 and 2 batches (not in step), then 3 ranks of batch 2
+  // deliver 1 batch each, then one rank takes the rest.
+  const size_t n = 30;
+  std::map<uint32_t, int> seen;
+  auto take = [&](SamplerOptions o, const std::vector<uint64_t>& batches_per_rank) {
+    for (int r = 0; r < o.world_size; ++r) {
+      o.rank = r;
+      auto s = Sampler::create(n, o);
+      ASSERT_TRUE(s.has_value()) << s.error().message();
+      std::vector<uint32_t> batch;
+      const auto order = s->epoch_order(0);
+      for (size_t b = 0; b < batches_per_rank[r]; ++b) {
+        ASSERT_TRUE(s->batch_indices(order, b, batch).ok());
+        for (uint32_t i : batch) ++seen[i];
+      }
+    }
+  };
+  SamplerOptions o{.seed = 8, .batch_size = 4, .world_size = 2};
+  take(o, {1, 2});
+  o = {.seed = 8, .batch_size = 2, .world_size = 3};
+  o.resume = {0, {{2, 4, {1, 2}}}};
+  take(o, {1, 1, 1});
+  o = {.seed = 8, .batch_size = 5, .world_size = 1};
+  o.resume = {0, {{2, 4, {1, 2}}, {3, 2, {1}}}};
+  auto last = Sampler::create(n, o);
+  ASSERT_TRUE(last.has_value());
+  take(o, {last->batches_in_epoch(0)});
+  ASSERT_EQ(seen.size(), n);
+  for (const auto& [index, c] : seen) EXPECT_EQ(c, 1) << index;
+}
+
+TEST(SamplerTest, ElasticResumeRefusesAStageThatDeliveredMoreThanItHad) {
+  SamplerOptions o{.batch_size = 2};
+  o.resume = {0, {{2, 4, {4}}}};  // 10 samples on 2 ranks of batch 4: 2 batches each, not 4
+  auto s = Sampler::create(10, o);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.error().message().find("delivered 4 batches"), std::string::npos) << s.error().message();
+  o.resume = {0, {{2, 4, {1, 1, 1}}}};  // 3 counts for 2 ranks
+  EXPECT_FALSE(Sampler::create(10, o).has_value());
+}
+
+TEST(SamplerTest, AResumeThatLeftNothingGivesAnEpochOfNoBatches) {
+  SamplerOptions o{.batch_size = 2};
+  o.resume = {6, {{1, 5, {2}}}};  // one rank took all 10
+  auto s = Sampler::create(10, o);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->batches_in_epoch(6), 0u);
+  EXPECT_EQ(s->batches_in_epoch(7), 5u);
+  const EpochLengths e = s->epoch_lengths();
+  EXPECT_EQ(e.normalize(6, 0), (std::pair<uint64_t, uint64_t>{7, 0}));
+}
+
 }  // namespace textfeed::loader

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -28,13 +29,16 @@ TEST(SpecTest, AProfilesDefaultsAreValid) {
   }
 }
 
-TEST(SpecTest, SourcesAreOneNonEmptyBoundedPath) {
+TEST(SpecTest, SourcesAreOneToSixtyFourNonEmptyBoundedPaths) {
   PipelineSpec none = valid();
   none.sources.clear();
-  expect_refused(none, "source");
+  expect_refused(none, "1..64 sources");
   PipelineSpec two = valid();
   two.sources.push_back(two.sources[0]);
-  expect_refused(two, "source");
+  EXPECT_TRUE(validate(two).ok());
+  PipelineSpec many = valid();
+  many.sources.assign(kMaxSources + 1, many.sources[0]);
+  expect_refused(many, "1..64 sources, got 65");
   PipelineSpec empty = valid();
   empty.sources[0].path.clear();
   expect_refused(empty, "path is empty");
@@ -44,6 +48,40 @@ TEST(SpecTest, SourcesAreOneNonEmptyBoundedPath) {
   PipelineSpec long_path = valid();
   long_path.sources[0].path = std::string(kMaxTextBytes + 1, 'p');
   expect_refused(long_path, "at most 4096");
+}
+
+TEST(SpecTest, WeightsAreAllOrNoneFiniteAndPositive) {
+  PipelineSpec two = valid();
+  two.sources.push_back(two.sources[0]);
+  two.sources[0].weight = 1;
+  expect_refused(two, "either every source has a weight or none has: 1 of 2");
+  two.sources[1].weight = 3;
+  EXPECT_TRUE(validate(two).ok());
+  for (double bad : {-1.0, std::nan(""), 1e10, std::numeric_limits<double>::infinity()}) {
+    two.sources[1].weight = bad;
+    expect_refused(two, "weight");
+  }
+  PipelineSpec unweighted = valid();
+  unweighted.sampler.epoch_size = 10;
+  expect_refused(unweighted, "epoch_size applies to weighted sources");
+  PipelineSpec huge = valid();
+  huge.sources[0].weight = 1;
+  huge.sampler.epoch_size = kMaxEpochSize + 1;
+  expect_refused(huge, "over the limit");
+}
+
+TEST(SpecTest, ResumeStagesAreBounded) {
+  PipelineSpec s = valid();
+  s.sampler.resume = {0, {{2, 4, {1, 2, 3}}}};
+  expect_refused(s, "resume stage 0 gives 3 batch counts");
+  s.sampler.resume = {0, {{0, 4, {1}}}};
+  expect_refused(s, "resume stage 0 world_size");
+  s.sampler.resume = {0, {{2, 0, {1}}}};
+  expect_refused(s, "resume stage 0 batch_size");
+  s.sampler.resume = {0, std::vector<ResumeStage>(kMaxResumeStages + 1, ResumeStage{1, 1, {0}})};
+  expect_refused(s, "at most 64");
+  s.sampler.resume = {0, {{2, 4, {1, 2}}}};
+  EXPECT_TRUE(validate(s).ok());
 }
 
 TEST(SpecTest, ReaderOptionsHaveBounds) {

@@ -27,6 +27,7 @@
 
 #include "base/log.h"
 #include "loader/dataset_source.h"
+#include "loader/mixture_source.h"
 #include "loader/worker_pool.h"
 #include "transport/daemon/detail/ipc_claim.h"
 #include "transport/daemon/detail/server_stream.h"
@@ -108,6 +109,11 @@ std::string reader_difference(const loader::ReaderOptions& asked, const loader::
 
 Status check_reader(const std::string& name, const loader::SampleSource& source, const loader::ReaderOptions& asked,
                     const loader::ReaderOptions& read) {
+  if (const auto* mixture = dynamic_cast<const loader::MixtureSource*>(&source)) {
+    for (const loader::MixtureSource::Member& m : mixture->members())
+      TF_RETURN_IF_ERROR(check_reader(name, *m.source, asked, read));
+    return Status();
+  }
   if (dynamic_cast<const loader::DatasetSource*>(&source) == nullptr) return Status();
   const std::string difference = reader_difference(asked, read);
   if (difference.empty()) return Status();
@@ -343,15 +349,30 @@ struct Server::Impl {
   Status open_checks(const std::string& peer, const OpenStream& o) const {
     if (draining) return Status::unavailable("textfeed serve is shutting down");
     TF_RETURN_IF_ERROR(loader::validate(o.spec).with_context("OpenStream"));
-    const loader::SourceSpec& source = o.spec.sources[0];
-    const auto dataset = options.datasets.find(source.path);
-    if (dataset == options.datasets.end()) return Status::not_found("no dataset named '" + source.path + "'");
-    TF_RETURN_IF_ERROR(check_reader(source.path, *dataset->second, source.reader, options.reader)
-                           .with_context("OpenStream"));
+    for (const loader::SourceSpec& source : o.spec.sources) {
+      const auto dataset = options.datasets.find(source.path);
+      if (dataset == options.datasets.end()) return Status::not_found("no dataset named '" + source.path + "'");
+      TF_RETURN_IF_ERROR(check_reader(source.path, *dataset->second, source.reader, options.reader)
+                             .with_context("OpenStream"));
+      if (dataset->second->parts().size() > 1 && (o.spec.sources.size() > 1 || source.weight > 0))
+        return Status::invalid_argument("OpenStream: dataset '" + source.path + "' is a mixture of " +
+                                        std::to_string(dataset->second->parts().size()) +
+                                        " sources with the daemon's weights: stream it alone and without a weight");
+    }
     if (o.transport == Transport::kSharedMemory && !inbox)
       return Status::invalid_argument("shared memory is offered over the daemon's ipc endpoint only; " + bound +
                                       " takes frames");
     return stream_limits(peer).with_context("OpenStream");
+  }
+
+  // The stream's source: the named dataset, or a mixture of the named ones with the client's weights.
+  Result<std::shared_ptr<const loader::SampleSource>> stream_source(const loader::PipelineSpec& spec) const {
+    if (spec.sources.size() == 1 && spec.sources[0].weight == 0) return options.datasets.at(spec.sources[0].path);
+    std::vector<loader::MixtureSource::Member> members;
+    for (const loader::SourceSpec& s : spec.sources) members.push_back({options.datasets.at(s.path), s.path, s.weight});
+    TF_ASSIGN_OR_RETURN(std::shared_ptr<const loader::MixtureSource> mixture,
+                        loader::MixtureSource::create(std::move(members)));
+    return std::shared_ptr<const loader::SampleSource>(std::move(mixture));
   }
 
   Result<std::unique_ptr<ServerStream>> make_stream(const std::string& peer, const OpenStream& o) {
@@ -360,12 +381,13 @@ struct Server::Impl {
     config.peer = peer;
     config.client_name = sessions.find_peer(peer)->name;
     config.dataset = o.spec.sources[0].path;
+    if (o.spec.sources.size() > 1) config.dataset += " and " + std::to_string(o.spec.sources.size() - 1) + " more";
     config.request = o;
     config.decode = options.decode;
     config.max_credits = options.max_credits;
     config.frame_buffers = options.frame_buffers;
-    auto s = ServerStream::create(std::move(config), options.datasets.at(o.spec.sources[0].path), *pool, wakeup,
-                                  options.max_batch_bytes);
+    TF_ASSIGN_OR_RETURN(std::shared_ptr<const loader::SampleSource> source, stream_source(o.spec));
+    auto s = ServerStream::create(std::move(config), std::move(source), *pool, wakeup, options.max_batch_bytes);
     if (!s.has_value()) return s.error().with_context("OpenStream");
     if (const size_t in_use = sessions.memory_in_use(); in_use + (*s)->memory_bytes() > options.max_memory_bytes)
       return Status::overloaded("OpenStream: its " + std::to_string((*s)->memory_bytes() >> 20) +

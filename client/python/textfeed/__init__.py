@@ -19,7 +19,8 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
 
 from . import _core, errors, reference
 from ._core import DType, IgnoreText, OnBadSample, PolyPolicy, Profile, Transport
-from .loader import Batch, Loader, SampleError
+from .loader import Batch, Loader, SampleError, gather_states
+from .sources import Source
 
 __version__ = _core.__version__
 __all__ = [
@@ -31,8 +32,10 @@ __all__ = [
     "PolyPolicy",
     "Profile",
     "SampleError",
+    "Source",
     "Transport",
     "errors",
+    "gather_states",
     "reference",
     "__version__",
 ]

@@ -12,6 +12,8 @@ from ._core import Transport as Transport
 from .loader import Batch as Batch
 from .loader import Loader as Loader
 from .loader import SampleError as SampleError
+from .loader import gather_states as gather_states
+from .sources import Source as Source
 
 __version__: str
 __all__ = [
@@ -23,8 +25,10 @@ __all__ = [
     "PolyPolicy",
     "Profile",
     "SampleError",
+    "Source",
     "Transport",
     "errors",
+    "gather_states",
     "reference",
     "__version__",
 ]

@@ -130,7 +130,8 @@ class ReaderOptions:
 
 class SourceSpec:
     reader: ReaderOptions
-    def __init__(self, path: _Text, reader: ReaderOptions = ...) -> None: ...
+    weight: float
+    def __init__(self, path: _Text, reader: ReaderOptions = ..., weight: float = ...) -> None: ...
     @property
     def path(self) -> str: ...
     @path.setter
@@ -143,7 +144,11 @@ class SamplerOptions:
     world_size: int
     shuffle: bool
     drop_last: bool
+    epoch_size: int
     def __init__(self) -> None: ...
+    def set_resume(self, epoch: int, stages: list[tuple[int, int, list[int]]]) -> None: ...
+    @property
+    def resume(self) -> tuple[int, list[tuple[int, int, list[int]]]]: ...
 
 class PipelineSpec:
     sources: list[SourceSpec]
@@ -163,6 +168,9 @@ MAX_BATCH_SIZE: int
 MAX_WORLD_SIZE: int
 MAX_PREFETCH: int
 MAX_IGNORE_TAGS: int
+MAX_SOURCES: int
+MAX_EPOCH_SIZE: int
+MAX_RESUME_STAGES: int
 
 def option_names() -> str: ...
 

@@ -10,6 +10,7 @@ CUDA when it is there), valid for as long as you keep any of them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import logging
@@ -17,18 +18,19 @@ import numbers
 import os
 import socket
 from collections.abc import Iterable, Mapping
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 
 from . import _args, _core, errors
+from .sources import Source, source_specs
 
-__all__ = ["Batch", "Loader", "SampleError"]
+__all__ = ["Batch", "Loader", "SampleError", "gather_states"]
 
 logger = logging.getLogger("textfeed")
 
 _DTYPES = {"float32": torch.float32, "uint8": torch.uint8}  # by the layout's dtype names
-_STATE_VERSION = 2  # 2: the state names its dataset (dataset_fingerprint)
+_STATE_VERSION = 3  # 2: the state names its dataset (dataset_fingerprint); 3: elastic resume
 # The bounds C++ checks too (loader/spec.h, client/feed.h), from the one place they are defined.
 MAX_BATCH_SIZE = _core.MAX_BATCH_SIZE  # as the daemon's
 MAX_WORLD_SIZE = _core.MAX_WORLD_SIZE
@@ -37,7 +39,6 @@ MAX_PREFETCH = _core.MAX_PREFETCH
 # (the loop variable is rebound only once the next one arrives): with one slot, the second batch
 # could never be made. Two is the least a loop can run on.
 MIN_PREFETCH = 2
-MAX_AREA = 1e12  # px², the reader's bound on an area (loader/spec.h ReaderOptions)
 MAX_EPOCH = 2**63 - 1
 MAX_SEED = 2**64 - 1
 _WAIT_SLICE_MS = 100  # next() waits in slices like this, so Ctrl-C is seen between them
@@ -57,12 +58,16 @@ class Batch(tuple):
     """``(img, gt_score_map, gt_geo_map, roi_mask)``, unpacked like the reference loaders' tuples.
 
     Also carries where it came from: ``epoch``, ``batch`` (index within the epoch), ``indices``
-    (dataset index of each row) and ``errors`` (bad samples replaced in this batch).
+    (index of each row over all sources, end to end), ``sources`` (which source of the Loader's
+    list each row came from), ``source_indices`` (its index in that source) and ``errors`` (bad
+    samples replaced in this batch).
     """
 
     epoch: int
     batch: int
     indices: List[int]
+    sources: List[int]
+    source_indices: List[int]
     errors: List[SampleError]
 
     @property
@@ -146,40 +151,16 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
     return overrides
 
 
-def _reader_options(*, ignore_text: Any, ignore_tags: Any, poly_policy: Any, ignore_under_area: Any,
-                    images_dir: Any) -> Any:
-    """_core.ReaderOptions: the defaults, changed where a keyword is not None (C++ checks the bounds)."""
-    reader = _core.ReaderOptions()
-    if ignore_text is not None:
-        reader.ignore_text = _args.enum("ignore_text", ignore_text, _core.IgnoreText)
-    if ignore_tags is not None:
-        if isinstance(ignore_tags, (str, bytes)) or not isinstance(ignore_tags, Iterable):
-            raise errors.ArgumentTypeError(f"ignore_tags must be a list of str, got {type(ignore_tags).__name__} "
-                                           f"{ignore_tags!r:.80}")
-        # At most one past the bound is read: an endless iterable is refused, not drained.
-        tags = list(itertools.islice(ignore_tags, _core.MAX_IGNORE_TAGS + 1))
-        if len(tags) > _core.MAX_IGNORE_TAGS:
-            raise errors.InvalidArgumentError(f"ignore_tags has more than {_core.MAX_IGNORE_TAGS} tags")
-        reader.ignore_tags = [_args.text("ignore_tags entry", tag) for tag in tags]
-    if poly_policy is not None:
-        reader.poly_policy = _args.enum("poly_policy", poly_policy, _core.PolyPolicy)
-    if ignore_under_area is not None:
-        reader.ignore_under_area = _args.real("ignore_under_area", ignore_under_area, 0, MAX_AREA)
-    if images_dir is not None:
-        reader.images_dir = _args.text("images_dir", images_dir)
-    return reader
-
-
-def _pipeline_spec(source: Any, common: Dict[str, Any], overrides: Dict[str, str]) -> Any:
+def _pipeline_spec(sources: List[Any], common: Dict[str, Any], overrides: Dict[str, str]) -> Any:
     """The one _core.PipelineSpec of a Loader, checked as a whole (validate()), for either opener."""
     spec = _core.PipelineSpec(common["profile"])
-    spec.sources = [source]
+    spec.sources = sources
     spec.on_bad_sample = common["on_bad_sample"]
     spec.dtype = common["dtype"]
     for name, value in overrides.items():
         spec.set_option(name, value)
     sampler = _core.SamplerOptions()
-    for key in ("seed", "batch_size", "rank", "world_size", "shuffle", "drop_last"):
+    for key in ("seed", "batch_size", "rank", "world_size", "shuffle", "drop_last", "epoch_size"):
         setattr(sampler, key, common[key])
     spec.sampler = sampler
     spec.validate()
@@ -222,6 +203,62 @@ def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
 
 def _fingerprint_text(value: Optional[int]) -> Optional[str]:
     return None if value is None else f"{value:016x}"
+
+
+def _checked_batches(value: Any, world_size: int) -> Any:
+    """state['batch']: an int (every rank in step), or one int per rank (gather_states)."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != world_size:
+            raise errors.InvalidArgumentError(f"state['batch'] lists {len(value)} counts for {world_size} ranks")
+        return [_args.integer(f"state['batch'][{r}]", v, 0, MAX_EPOCH) for r, v in enumerate(value)]
+    return _args.integer("state['batch']", value, 0, MAX_EPOCH)
+
+
+def _checked_stages(value: Any) -> List[Tuple[int, int, List[int]]]:
+    """state['resume']: a list of [world_size, batch_size, [batches per rank or one for all]]."""
+    if not isinstance(value, (list, tuple)) or len(value) > _core.MAX_RESUME_STAGES:
+        raise errors.InvalidArgumentError(f"state['resume'] must be a list of at most {_core.MAX_RESUME_STAGES} "
+                                          f"stages, got {value!r:.80}")
+    stages = []
+    for i, stage in enumerate(value):
+        what = f"state['resume'][{i}]"
+        if not isinstance(stage, (list, tuple)) or len(stage) != 3:
+            raise errors.InvalidArgumentError(f"{what} must be [world_size, batch_size, batches], got {stage!r:.80}")
+        w = _args.integer(f"{what}[0]", stage[0], 1, MAX_WORLD_SIZE)
+        b = _args.integer(f"{what}[1]", stage[1], 1, MAX_BATCH_SIZE)
+        counts = stage[2]
+        if not isinstance(counts, (list, tuple)) or len(counts) not in (1, w):
+            raise errors.InvalidArgumentError(f"{what}[2] must list 1 or {w} batch counts, got {counts!r:.80}")
+        stages.append((w, b, [_args.integer(f"{what}[2]", k, 0, MAX_EPOCH) for k in counts]))
+    return stages
+
+
+def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
+    """One state for every rank, from each rank's :meth:`Loader.state_dict` (gathered by the user,
+    e.g. with ``torch.distributed.all_gather_object``): needed when the ranks were not in step, so
+    that an elastic resume leaves out exactly what each of them delivered."""
+    if isinstance(states, (str, bytes, Mapping)) or not isinstance(states, Iterable):
+        raise errors.ArgumentTypeError(f"states must be a list of state dicts, got {type(states).__name__}")
+    states = list(itertools.islice(states, MAX_WORLD_SIZE + 1))
+    if not states or not all(isinstance(s, Mapping) and "rank" in s and "batch" in s for s in states):
+        raise errors.InvalidArgumentError("states must be a non-empty list of Loader.state_dict() results")
+    by_rank = {}
+    for s in states:
+        by_rank.setdefault(s["rank"], s)
+        same = {k: v for k, v in s.items() if k not in ("rank", "batch")}
+        first = {k: v for k, v in states[0].items() if k not in ("rank", "batch")}
+        if same != first:
+            diff = sorted(k for k in set(same) | set(first) if same.get(k) != first.get(k))
+            raise errors.InvalidArgumentError(f"the states of ranks {states[0]['rank']} and {s['rank']} differ in "
+                                              f"{diff}: they are not of one checkpoint")
+    world_size = states[0].get("world_size")
+    if sorted(by_rank) != list(range(world_size if isinstance(world_size, int) else -1)) or len(states) != world_size:
+        raise errors.InvalidArgumentError(f"need exactly one state of each rank 0..{world_size}-1, got ranks "
+                                          f"{sorted(s['rank'] for s in states)}")
+    gathered = dict(states[0])
+    counts = [by_rank[r]["batch"] for r in range(world_size)]
+    gathered["rank"], gathered["batch"] = 0, counts[0] if len(set(counts)) == 1 else counts
+    return gathered
 
 
 class Loader:
@@ -297,7 +334,7 @@ class Loader:
                  map_scale: Optional[float] = None, ignore_text: Any = None,
                  ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
-                 **options: Any) -> None:
+                 epoch_size: Optional[int] = None, **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -308,30 +345,42 @@ class Loader:
                                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
                                      prefetch=prefetch, on_bad_sample=on_bad_sample)
         overrides = _augment_overrides(image_size, crop_size, map_scale, options)
-        reader = _reader_options(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
-                                 ignore_under_area=ignore_under_area, images_dir=images_dir)
+        reader = dict(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
+                      ignore_under_area=ignore_under_area, images_dir=images_dir)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
-        dataset = _args.path("dataset", dataset) if endpoint is None else _args.text("dataset", dataset)
+        sources, weighted = source_specs(dataset, reader, _args.path if endpoint is None else _args.text)
+        common["epoch_size"] = _args.integer("epoch_size", 0 if epoch_size is None else epoch_size, 0,
+                                             _core.MAX_EPOCH_SIZE)
+        if epoch_size is not None and not weighted:
+            raise errors.InvalidArgumentError("epoch_size applies to weighted sources (Source(path, weight=...)); "
+                                              "without weights an epoch is every sample once")
         threads = _thread_count(threads)
         opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
                                 curve_server_key, curve_client_key)
         if endpoint is None:
             opener = functools.partial(_core.open_embedded, threads=threads)
         common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
-        spec = _pipeline_spec(_core.SourceSpec(dataset, reader), common, overrides)
+        spec = _pipeline_spec(sources, common, overrides)
         self._seed, self._batch_size = common["seed"], common["batch_size"]
         self._rank, self._world_size = common["rank"], common["world_size"]
         self._shuffle, self._drop_last = common["shuffle"], common["drop_last"]
         self._profile = common["profile"].text  # a state_dict() names it as text
-        self._endpoint, self._dataset = endpoint, dataset
+        self._endpoint = endpoint
+        self._resume: Tuple[int, List[Any]] = (0, [])  # the elastic resume the feed was opened with
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
         self._generation = 0  # of the newest iterator; an older one raises when advanced
         if endpoint is not None:
             opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
                                                            f"{self._rank}/{self._world_size}")
-        feed = opener(spec, prefetch=common["prefetch"], epoch=0, batch=0)
+        self._spec, self._prefetch, self._pin_memory = spec, common["prefetch"], pin_memory
+        self._opener = functools.partial(opener, prefetch=common["prefetch"])
+        self._open(0)
+
+    def _open(self, epoch: int) -> None:
+        """Opens the feed of self._spec at the start of ``epoch``, and takes its layout."""
+        feed = self._opener(self._spec, epoch=epoch, batch=0)
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
@@ -340,11 +389,15 @@ class Loader:
             per_row = sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
             self._views.append((torch_dtype, per_row, offset, tuple(shape[1:])))
         self._batches_per_epoch = int(layout["batches_per_epoch"])
+        resumed = layout.get("resumed_batches")
+        self._resumed_batches = None if resumed is None else int(resumed)
         self._dataset_size = int(layout["dataset_size"])
+        self._source_starts = list(itertools.accumulate(layout.get("source_sizes") or [self._dataset_size],
+                                                        initial=0))[:-1]
         # None for a daemon that does not send it yet: load_state_dict then checks the size only.
         self._fingerprint = _fingerprint_text(layout.get("dataset_fingerprint"))
         self._feed = feed
-        if pin_memory:
+        if self._pin_memory:
             self._pin()
 
     # ------------------------------------------------------------------ the DataLoader surface
@@ -377,23 +430,45 @@ class Loader:
     def state_dict(self) -> Dict[str, Any]:
         """Where the iteration stands: a Loader given this resumes with exactly the next batch. Names
         the setup and the dataset (``dataset_fingerprint``, a hash of its index), so that it is
-        refused by a Loader of another one."""
+        refused by a Loader of another one. ``resume`` lists the stages of an elastic resume that
+        made this epoch's order (empty when the epoch is whole)."""
         self._check_process()
+        resume = self._resume[1] if self._resume[1] and self._epoch == self._resume[0] else []
         return {"version": _STATE_VERSION, "epoch": self._epoch, "batch": self._next, "seed": self._seed,
                 "batch_size": self._batch_size, "rank": self._rank, "world_size": self._world_size,
                 "shuffle": self._shuffle, "drop_last": self._drop_last, "profile": self._profile,
-                "dataset_size": self._dataset_size, "dataset_fingerprint": self._fingerprint}
+                "dataset_size": self._dataset_size, "dataset_fingerprint": self._fingerprint,
+                "resume": [[w, b, list(k)] for w, b, k in resume]}
 
     def load_state_dict(self, state: Mapping) -> None:
-        """Resumes at the position of :meth:`state_dict`; the next iteration yields the remaining
-        batches of that epoch. Every field is checked (type, range, and that it matches this Loader:
-        version, seed, batch_size, world_size, shuffle, drop_last, profile, dataset_size,
-        dataset_fingerprint); a mismatch raises InvalidArgumentError naming the field. The rank may
-        differ (every rank is at the same position, so rank 0's checkpoint resumes them all)."""
+        """Resumes at the position of :meth:`state_dict` (or of :func:`gather_states` over every
+        rank's); the next iteration yields the rest of that epoch. Every field is checked (type,
+        range, and that it matches this Loader: version, seed, shuffle, drop_last, profile,
+        dataset_size, dataset_fingerprint); a mismatch raises InvalidArgumentError naming the field.
+
+        Elastic: the state may come from another ``world_size`` or ``batch_size``. The rest of its
+        epoch is then exactly the samples no rank had delivered, sharded anew over this Loader's
+        ranks (docs/design.md "Elastic resume"): one rank's state stands for every rank when they
+        were in step (as DDP keeps them); ranks that were not must be gathered with
+        :func:`gather_states`. Batches in flight at the checkpoint that the training did not
+        count are not in the state: take it right after an optimizer step."""
         self._check_process()
-        epoch, batch = self._checked_position(state)
+        epoch, batch, stages = self._checked_state(state)
+        same = (state["world_size"], state["batch_size"]) == (self._world_size, self._batch_size)
+        if not (same and isinstance(batch, int)):
+            counts = batch if isinstance(batch, list) else [batch]
+            stages, batch = stages + [(state["world_size"], state["batch_size"], counts)], 0
+        previous = self._resume
+        if (epoch, stages) != previous and (stages or previous[1]):
+            self._reopen(epoch, stages)
+        try:
+            batch = _args.integer("state['batch']", batch, 0, self._batches_in(epoch))
+        except errors.InvalidArgumentError:
+            if self._resume != previous:
+                self._reopen(*previous)  # a refused state changes nothing
+            raise
         self._epoch, self._next, self._placed = epoch, batch, True
-        if self._next == self._batches_per_epoch:
+        if self._next >= self._batches_in(self._epoch):
             self._epoch, self._next = self._epoch + 1, 0
 
     def stats(self) -> Dict[str, Any]:
@@ -438,8 +513,28 @@ class Loader:
             raise errors.CancelledError("this Loader is closed")
         return feed
 
+    def _batches_in(self, epoch: int) -> int:
+        """Batches of ``epoch`` for this rank: those of an epoch, or of what an elastic resume left."""
+        if self._resumed_batches is not None and self._resume[1] and epoch == self._resume[0]:
+            return self._resumed_batches
+        return self._batches_per_epoch
+
+    def _reopen(self, epoch: int, stages: List[Any]) -> None:
+        """A new feed whose sampler resumes ``epoch`` after ``stages`` (none: whole epochs). The old
+        one is closed only once the new one opened: a resume the sampler refuses changes nothing."""
+        old_feed, old_resume = self._live_feed(), self._resume
+        self._spec.sampler.set_resume(epoch, stages)
+        try:
+            self._open(epoch)
+        except BaseException:
+            self._spec.sampler.set_resume(*old_resume)
+            raise
+        self._resume = (epoch, stages)
+        if old_feed is not self._feed:
+            old_feed.close()
+
     def _iterate(self, generation: int, epoch: int, start: int) -> Iterator[Batch]:
-        for k in range(start, self._batches_per_epoch):
+        for k in range(start, self._batches_in(epoch)):
             if generation != self._generation:
                 raise errors.CancelledError("this iterator was superseded by a newer iter() of its Loader: one "
                                             "iteration runs at a time")
@@ -456,8 +551,9 @@ class Loader:
         if generation == self._generation and not self._placed:
             self._epoch, self._next, self._placed = epoch + 1, 0, True
 
-    def _checked_position(self, state: Any) -> Tuple[int, int]:
-        """(epoch, batch) of a state from state_dict(), every field checked against this Loader."""
+    def _checked_state(self, state: Any) -> Tuple[int, Any, List[Any]]:
+        """(epoch, batch, resume stages) of a state from state_dict() or gather_states(), every field
+        checked against this Loader; ``batch`` is an int, or a list of one count per rank."""
         if not isinstance(state, Mapping):
             raise errors.ArgumentTypeError(f"state must be a dict from Loader.state_dict(), got "
                                            f"{type(state).__name__}")
@@ -474,8 +570,6 @@ class Loader:
         if missing:
             raise errors.InvalidArgumentError(f"the state lacks field(s) {', '.join(map(repr, missing))}")
         checks = {"seed": lambda v: _args.integer("state['seed']", v, 0, MAX_SEED),
-                  "batch_size": lambda v: _args.integer("state['batch_size']", v, 1, MAX_BATCH_SIZE),
-                  "world_size": lambda v: _args.integer("state['world_size']", v, 1, MAX_WORLD_SIZE),
                   "shuffle": lambda v: _args.boolean("state['shuffle']", v),
                   "drop_last": lambda v: _args.boolean("state['drop_last']", v),
                   "profile": lambda v: _args.text("state['profile']", v, 64),
@@ -485,11 +579,12 @@ class Loader:
             if theirs != mine[key]:
                 raise errors.InvalidArgumentError(f"state['{key}'] is {theirs!r} but this Loader has {key}="
                                                   f"{mine[key]!r}: the state belongs to another setup")
-        _args.integer("state['rank']", state["rank"], 0, self._world_size - 1)
+        world_size = _args.integer("state['world_size']", state["world_size"], 1, MAX_WORLD_SIZE)
+        _args.integer("state['batch_size']", state["batch_size"], 1, MAX_BATCH_SIZE)
+        _args.integer("state['rank']", state["rank"], 0, world_size - 1)
         self._check_fingerprint(state["dataset_fingerprint"])
         epoch = _args.integer("state['epoch']", state["epoch"], 0, MAX_EPOCH)
-        batch = _args.integer("state['batch']", state["batch"], 0, self._batches_per_epoch)
-        return epoch, batch
+        return epoch, _checked_batches(state["batch"], world_size), _checked_stages(state["resume"])
 
     def _check_fingerprint(self, theirs: Any) -> None:
         if theirs is not None:
@@ -538,6 +633,9 @@ class Loader:
             del lease
             raise
         batch.epoch, batch.batch, batch.indices = epoch, index, list(indices)
+        starts = self._source_starts
+        batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
+        batch.source_indices = [i - starts[s] for i, s in zip(batch.indices, batch.sources)]
         batch.errors = [SampleError(*e) for e in errs]
         for e in batch.errors:
             logger.warning("textfeed: sample %d replaced by %d in epoch %d batch %d: %s", e.index, e.replaced_by,

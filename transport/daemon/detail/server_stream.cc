@@ -65,8 +65,8 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   if (layout.slot_bytes > max_slot_bytes)
     return Status::invalid_argument("a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
                                     std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
-  const uint64_t per_epoch = pipeline->sampler().batches_per_epoch();
-  if (o.start.batch >= per_epoch)
+  const uint64_t per_epoch = pipeline->sampler().batches_in_epoch(o.start.epoch);
+  if (o.start.batch >= per_epoch && o.start.batch != 0)
     return Status::invalid_argument("start batch " + std::to_string(o.start.batch) + " of an epoch of " +
                                     std::to_string(per_epoch) + " batches");
   std::unique_ptr<StreamSlots> slots =
@@ -87,6 +87,8 @@ StreamOpened ServerStream::opened() const {
                  descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
   if (const MemoryToken* t = slots_->awaiting_memory()) o.memory_token.assign(t->begin(), t->end());
   o.dataset_fingerprint = pipeline_->source().fingerprint();
+  o.resumed_batches = pipeline_->sampler().epoch_lengths().resumed_batches;
+  for (size_t n : pipeline_->sampler().source_sizes()) o.source_sizes.push_back(n);
   return o;
 }
 
@@ -115,7 +117,7 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   h.indices = std::move(r->info.indices);
   for (auto& e : r->info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
   out.payload = slots_->deliver(r->slot.id, h);
-  out.end_of_epoch = h.batch + 1 == batches_->batches_per_epoch();
+  out.end_of_epoch = h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
   ++batches_sent_;
   samples_sent_ += rows;
   skipped_ += h.errors.size();
