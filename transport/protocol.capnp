@@ -23,7 +23,8 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
-const protocolVersion :UInt32 = 3;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec
+const protocolVersion :UInt32 = 4;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec;
+                                    # 4: several sources, weights, elastic resume (a daemon of 3 would drop them)
 const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
