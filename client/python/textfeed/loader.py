@@ -147,7 +147,7 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
 
 
 def _reader_options(*, ignore_text: Any, ignore_tags: Any, poly_policy: Any, ignore_under_area: Any,
-                    images_dir: Any) -> Any:
+                    images_dir: Any, illegibility: Any, split: Any) -> Any:
     """_core.ReaderOptions: the defaults, changed where a keyword is not None (C++ checks the bounds)."""
     reader = _core.ReaderOptions()
     if ignore_text is not None:
@@ -167,6 +167,10 @@ def _reader_options(*, ignore_text: Any, ignore_tags: Any, poly_policy: Any, ign
         reader.ignore_under_area = _args.real("ignore_under_area", ignore_under_area, 0, MAX_AREA)
     if images_dir is not None:
         reader.images_dir = _args.text("images_dir", images_dir)
+    if illegibility is not None:
+        reader.illegibility = _args.enum("illegibility", illegibility, _core.Illegibility)
+    if split is not None:
+        reader.split = _args.text("split", split)  # C++ checks it is a file name stem
     return reader
 
 
@@ -266,17 +270,21 @@ class Loader:
         curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
             (``textfeed._core.option_names()`` lists them; unknown names raise TypeError).
-        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir: the dataset reader's
-            options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
+        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split:
+            the dataset reader's options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
             ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
             ``"exact"``; ignore_tags: UFO words with any of these tags are background (default
             ``["masked", "excluded-region", "maintable", "stamp"]``, at most 256); poly_policy
             (:class:`textfeed.PolyPolicy`): a UFO word of more than 4 points is ``"skip"``-ped
             (the default), replaced by its ``"minrect"``, or that with label 0 (``"mask-ignore"``);
             ignore_under_area: UFO words below this hull area (px², 0..1e12) are ignored, 0 = off;
-            images_dir: the ICDAR images folder below the dataset root (relative, default
-            ``"images"``). A daemon reads its datasets with the options it was started with and
-            refuses others.
+            images_dir: the images folder below the dataset root (relative, default
+            ``"images"``; a UFO json looks in ``img/<split>/`` first); illegibility
+            (:class:`textfeed.Illegibility`): a UFO word marked illegible is ``"ignore"``-d
+            (label 0, the default) or the flag is not read and every word is ``"valid"``;
+            split: the annotation file a dataset folder reads, ``ufo/<split>.json`` or every
+            ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``). A daemon
+            reads its datasets with the options it was started with and refuses others.
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -297,7 +305,7 @@ class Loader:
                  map_scale: Optional[float] = None, ignore_text: Any = None,
                  ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
-                 **options: Any) -> None:
+                 illegibility: Any = None, split: Optional[str] = None, **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -309,7 +317,8 @@ class Loader:
                                      prefetch=prefetch, on_bad_sample=on_bad_sample)
         overrides = _augment_overrides(image_size, crop_size, map_scale, options)
         reader = _reader_options(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
-                                 ignore_under_area=ignore_under_area, images_dir=images_dir)
+                                 ignore_under_area=ignore_under_area, images_dir=images_dir,
+                                 illegibility=illegibility, split=split)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
         dataset = _args.path("dataset", dataset) if endpoint is None else _args.text("dataset", dataset)
