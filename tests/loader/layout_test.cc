@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/log.h"
 #include "loader/dataset.h"
+#include "loader/dataset_source.h"
 
 namespace textfeed::loader {
 namespace {
@@ -89,6 +91,23 @@ TEST_F(DatasetLayoutTest, SixthGenerationOpensByFileAndByFolder) {
     EXPECT_TRUE(ds->bad.empty());
     for (size_t i = 0; i < ds->samples.size(); ++i) EXPECT_TRUE(fs::is_regular_file(ds->image_path(i)));
   }
+}
+
+TEST_F(DatasetLayoutTest, OpeningASourceLogsEachJsonAndItsImageFolderOnce) {
+  receipt("chinese", "zh", 2);
+  receipt("thai", "th", 1);
+  std::vector<std::string> lines;
+  set_log_sink([&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kInfo) lines.emplace_back(m);
+  });
+  auto source = DatasetSource::open(root_.string(), {});
+  set_log_sink(nullptr);
+  ASSERT_TRUE(source.has_value()) << source.error().to_string();
+  EXPECT_EQ((*source)->size(), 3u);
+  const std::string prefix = "dataset " + root_.string() + ": ";
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       prefix + "chinese_receipt/ufo/train.json: 2 image(s) from chinese_receipt/img/train/",
+                       prefix + "thai_receipt/ufo/train.json: 1 image(s) from thai_receipt/img/train/"}));
 }
 
 TEST_F(DatasetLayoutTest, ImageFoldersArePickedInOrderImgSplitThenImagesThenTheRoot) {
