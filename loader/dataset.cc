@@ -1,11 +1,11 @@
 // Dataset: counts, paths, the root-confinement rule for image names, and format detection.
 #include "loader/dataset.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <vector>
 
 #include "loader/detail/text.h"
+#include "loader/detail/ufo_layout.h"
 
 namespace textfeed::loader {
 
@@ -65,23 +65,7 @@ Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& optio
     return Status::not_found(path + ": no such file or folder");
   }
   if (fs::is_directory(p / options.gt_dir, ec)) return read_icdar15(p.string(), options);
-  if (!fs::is_directory(p / "ufo", ec))
-    return Status::invalid_argument(path + ": not a dataset (no " + options.gt_dir +
-                                    "/ folder for ICDAR-2015, no ufo/ folder for UFO json)");
-  TF_ASSIGN_OR_RETURN(const std::vector<std::string> files,
-                      internal::list_files((p / "ufo").string()));
-  std::vector<std::string> jsons;
-  for (const std::string& f : files)
-    if (fs::path(f).extension() == ".json") jsons.push_back(f);
-  const bool has_train = std::find(jsons.begin(), jsons.end(), "train.json") != jsons.end();
-  if (jsons.size() == 1 || has_train)
-    return read_ufo(p.string(), (p / "ufo" / (has_train ? "train.json" : jsons[0])).string(),
-                    options);
-  std::string names;
-  for (const std::string& j : jsons) names += " ufo/" + j;
-  return Status::invalid_argument(path + ": cannot tell which UFO file to read (found:" +
-                                  (names.empty() ? std::string(" no .json file") : names) +
-                                  "); name the .json file instead");
+  return internal::open_ufo_folder(p, options);
 }
 
 }  // namespace textfeed::loader

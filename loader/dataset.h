@@ -34,11 +34,20 @@ struct BadRecord {
   std::string reason;
 };
 
+// One UFO json a Dataset was read from, and the folder its image names were found in
+// (docs/dataset_layouts.md).
+struct AnnotationFile {
+  std::string file;       // the json, relative to the root (absolute when it lies outside)
+  std::string image_dir;  // relative to the root; "" is the root itself
+  size_t samples = 0;     // the samples it gave
+};
+
 struct Dataset {
   std::string root;  // absolute path of the dataset folder
   DatasetFormat format = DatasetFormat::kIcdar15;
   std::vector<SampleRecord> samples;  // sorted by image path
   std::vector<BadRecord> bad;         // what was skipped, in reading order
+  std::vector<AnnotationFile> files;  // UFO: each json read, in reading order; ICDAR-2015: empty
 
   size_t num_words() const;
   size_t num_ignored() const;
@@ -56,8 +65,11 @@ struct Dataset {
 // kInvalidArgument.
 Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& options);
 
-// UFO json `json_path` whose image names are relative to root/images (or root when there is no
-// images folder). Names that escape the root or name a folder, images with over 65536 words, and
+// UFO json `json_path` whose image names are relative to the first folder of root/img/<stem>/
+// (stem: the json's file name without .json), root/<images_dir>/ and root itself that exists
+// (Dataset::files says which). Errors: kInvalidArgument when that folder leads outside the root
+// (a symlink). Names that escape the image folder or name a folder, names in a subfolder that
+// leads outside the root, images with over 65536 words, and
 // words whose coordinates are not finite float32 numbers or whose transcription holds a NUL are
 // listed in `bad` and left out; so are words and images that hold a key they are read by twice
 // (a word id, "points", "words", ...: JSON readers disagree on which one counts). Errors:
@@ -67,8 +79,12 @@ Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& optio
 Result<Dataset> read_ufo(const std::string& root, const std::string& json_path,
                          const ReaderOptions& options);
 
-// Auto-detects: a .json file or a folder with ufo/*.json is UFO (root = the folder holding
-// images/), a folder with gt/ is ICDAR-2015.
+// Auto-detects (docs/dataset_layouts.md): a .json file is UFO (root: the folder above ufo/ when
+// the file is in a ufo/ folder, else its own folder); a folder with <gt_dir>/ is ICDAR-2015; a
+// folder with ufo/ reads ufo/<split>.json; a folder with <x>_receipt/ufo/ folders reads every
+// <x>_receipt/ufo/<split>.json in sorted order, each with its images below <x>_receipt/, merged
+// into one Dataset. Errors: kNotFound, kInvalidArgument (not a dataset, no <split>.json, an image
+// name in two merged json files: naming both files and the image), those of read_ufo.
 Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& options);
 
 // Joins `name` under `root`, refusing absolute names and any ".." that escapes the root.

@@ -48,10 +48,19 @@ void log_bad_records(const Dataset& ds) {
                     << " more annotation record(s)";
 }
 
+// Which annotation files were read and where their images were found (docs/dataset_layouts.md):
+// the folder was chosen among several, so it is said once.
+void log_layout(const Dataset& ds) {
+  for (const AnnotationFile& f : ds.files)
+    TF_LOG(Info) << "dataset " << ds.root << ": " << f.file << ": " << f.samples << " image(s) from "
+                 << (f.image_dir.empty() ? std::string(".") : f.image_dir) << "/";
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const DatasetSource>> DatasetSource::open(const std::string& path, const ReaderOptions& o) {
   TF_ASSIGN_OR_RETURN(Dataset ds, open_dataset(path, o));
+  log_layout(ds);
   log_bad_records(ds);
   if (ds.samples.empty()) return Status::invalid_argument(path + ": the dataset has no images");
   return std::make_shared<const DatasetSource>(std::move(ds));

@@ -32,6 +32,8 @@ constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring",
                                                                   {"exact", IgnoreText::kExact}};
 constexpr std::pair<std::string_view, PolyPolicy> kPolyPolicy[] = {
     {"skip", PolyPolicy::kSkip}, {"minrect", PolyPolicy::kMinRect}, {"mask-ignore", PolyPolicy::kMaskIgnore}};
+constexpr std::pair<std::string_view, Illegibility> kIllegibility[] = {{"ignore", Illegibility::kIgnore},
+                                                                      {"valid", Illegibility::kValid}};
 
 Status check_text(const char* field, const std::string& value) {
   if (value.size() > kMaxTextBytes)
@@ -50,6 +52,18 @@ Status check_folder(const char* field, const std::string& value) {
   for (std::string part; std::getline(parts, part, '/');)
     if (part == "..")
       return Status::invalid_argument(std::string(field) + " must stay below the dataset's root, got '" + value + "'");
+  return Status();
+}
+
+// A split names the file <split>.json in a ufo/ folder and the folder img/<split>/: one plain
+// name component, so that it can neither leave those folders nor name them.
+Status check_split(const std::string& value) {
+  TF_RETURN_IF_ERROR(check_text("split", value));
+  if (value.empty() || value.size() > kMaxSplitBytes || value == "." || value == ".." ||
+      value.find('/') != std::string::npos)
+    return Status::invalid_argument("split must be a file name stem (1.." + std::to_string(kMaxSplitBytes) +
+                                    " bytes, no '/', not '.' or '..') such as 'train' or 'val', got '" +
+                                    value.substr(0, 256) + "'");
   return Status();
 }
 
@@ -77,7 +91,10 @@ Status validate(const ReaderOptions& o) {
   TF_RETURN_IF_ERROR(check_area("drop_under_area", o.drop_under_area));
   TF_RETURN_IF_ERROR(check_area("ignore_under_area", o.ignore_under_area));
   TF_RETURN_IF_ERROR(check_folder("images_dir", o.images_dir));
-  return check_folder("gt_dir", o.gt_dir);
+  TF_RETURN_IF_ERROR(check_folder("gt_dir", o.gt_dir));
+  if (o.illegibility != Illegibility::kIgnore && o.illegibility != Illegibility::kValid)
+    return Status::invalid_argument("illegibility holds an unknown value");
+  return check_split(o.split);
 }
 
 namespace {
@@ -171,12 +188,18 @@ Result<IgnoreText> parse_ignore_text(std::string_view name) { return parse_name(
 std::string_view ignore_text_name(IgnoreText v) { return name_of(v, kIgnoreText); }
 Result<PolyPolicy> parse_poly_policy(std::string_view name) { return parse_name("poly_policy", name, kPolyPolicy); }
 std::string_view poly_policy_name(PolyPolicy v) { return name_of(v, kPolyPolicy); }
+Result<Illegibility> parse_illegibility(std::string_view name) {
+  return parse_name("illegibility", name, kIllegibility);
+}
+std::string_view illegibility_name(Illegibility v) { return name_of(v, kIllegibility); }
 
 std::string describe(const PipelineSpec& spec) {
   std::ostringstream s;
   for (const SourceSpec& src : spec.sources)
     s << "source=" << src.path << " ignore_text=" << ignore_text_name(src.reader.ignore_text)
-      << " poly_policy=" << poly_policy_name(src.reader.poly_policy) << " weight=" << src.weight << " ";
+      << " poly_policy=" << poly_policy_name(src.reader.poly_policy)
+      << " illegibility=" << illegibility_name(src.reader.illegibility) << " split=" << src.reader.split
+      << " weight=" << src.weight << " ";
   s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
     << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
     << " drop_last=" << spec.sampler.drop_last << " epoch_size=" << spec.sampler.epoch_size

@@ -32,8 +32,15 @@ enum class PolyPolicy : unsigned char {
   kMaskIgnore,  // replaced by its minimum-area rectangle with label 0 (masked out of the loss)
 };
 
+// What a UFO word's "illegibility" flag does (docs/targets.md §1.2, docs/dataset_layouts.md).
+enum class Illegibility : unsigned char {
+  kIgnore,  // an illegible word is ignored (label 0), as the Upstage baseline (the default)
+  kValid,   // the flag is not read at all: every word is valid, as the 7th-generation baseline
+};
+
 // Options of the dataset readers. Bounds: ignore_tags at most kMaxIgnoreTags names of at most
-// kMaxTextBytes each; the areas finite and in [0, 1e12]; the folder names relative, without "..".
+// kMaxTextBytes each; the areas finite and in [0, 1e12]; the folder names relative, without "..";
+// split a plain file-name stem (no '/', not "." or "..", at most kMaxSplitBytes).
 struct ReaderOptions {
   IgnoreText ignore_text = IgnoreText::kSubstring;
   // UFO: words with any of these tags are skipped entirely (background), as the reference.
@@ -46,6 +53,11 @@ struct ReaderOptions {
   // ICDAR folder layout below the root.
   std::string images_dir = "images";
   std::string gt_dir = "gt";
+  // UFO: what "illegibility": true makes of a word.
+  Illegibility illegibility = Illegibility::kIgnore;
+  // UFO: which annotation file a dataset folder reads: ufo/<split>.json, or every
+  // <x>_receipt/ufo/<split>.json (docs/dataset_layouts.md). Also the image folder img/<split>/.
+  std::string split = "train";
 
   friend bool operator==(const ReaderOptions&, const ReaderOptions&) = default;
 };
@@ -132,6 +144,8 @@ inline constexpr size_t kMaxResumeStages = 64;
 // A path, name, tag or folder in a spec (what a daemon repeats in its replies fits one envelope).
 inline constexpr size_t kMaxTextBytes = 4096;
 inline constexpr size_t kMaxIgnoreTags = 256;
+// A split names a file (<split>.json): one file-name component.
+inline constexpr size_t kMaxSplitBytes = 255;
 
 struct PipelineSpec {
   std::vector<SourceSpec> sources;   // kMaxSources at most, at least one
@@ -162,6 +176,9 @@ std::string_view ignore_text_name(IgnoreText v);
 // "skip" | "minrect" | "mask-ignore".
 Result<PolyPolicy> parse_poly_policy(std::string_view name);
 std::string_view poly_policy_name(PolyPolicy v);
+// "ignore" | "valid".
+Result<Illegibility> parse_illegibility(std::string_view name);
+std::string_view illegibility_name(Illegibility v);
 
 // One line naming every field, for logs.
 std::string describe(const PipelineSpec& spec);

@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <opencv2/imgproc.hpp>
@@ -20,6 +21,7 @@
 #include "base/file.h"
 #include "loader/detail/json_syntax.h"
 #include "loader/detail/text.h"
+#include "loader/detail/ufo_layout.h"
 
 namespace textfeed::loader {
 namespace {
@@ -112,7 +114,9 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   if (*why = read_points(word, &pts); !why->empty()) return WordOutcome::kBad;
   bool illegible = false;
   element flag;
-  if (!word["illegibility"].get(flag) && !flag.is_null() && flag.get_bool().get(illegible)) {
+  // Illegibility::kValid reads no flag at all (nor checks its type), as that baseline does.
+  if (o.illegibility == Illegibility::kIgnore && !word["illegibility"].get(flag) && !flag.is_null() &&
+      flag.get_bool().get(illegible)) {
     *why = "'illegibility' is not true or false";
     return WordOutcome::kBad;
   }
@@ -165,13 +169,23 @@ int image_size_px(simdjson::dom::object info, std::string_view key) {
 struct UfoContext {
   const ReaderOptions& options;
   fs::path root;
-  fs::path image_dir;  // below root: "images", or empty when there is no images/ folder
+  fs::path image_dir;  // below root ("img/train", "images", ...), or empty: the root itself
   std::string shown;   // the json file as messages name it
   Dataset& ds;
   std::unordered_set<std::string> seen;         // image paths already read
   std::unordered_set<std::string_view> word_ids;  // of the current image (views into the DOM)
   std::vector<cv::Point2f> points;              // scratch for read_word
+  std::unordered_map<std::string, bool> folder_inside;  // image subfolder -> stays below the root
 };
+
+// Whether the folder `dir` (below the root) resolves, symlinks followed, to a place inside the
+// root. Asked once per distinct subfolder of image names: the image folder itself was checked
+// when it was chosen (internal::ufo_image_dir).
+bool folder_stays_inside(const fs::path& dir, UfoContext& cx) {
+  auto [it, fresh] = cx.folder_inside.try_emplace(dir.string(), true);
+  if (fresh) it->second = internal::resolves_inside(cx.root, cx.root / dir);
+  return it->second;
+}
 
 // The path of image `name` below the root (cx.image_dir/name), or nullopt with the reason in
 // cx.ds.bad: a name that leaves the root, names a folder, or was read before.
@@ -184,6 +198,10 @@ std::optional<std::string> image_path(const std::string& name, const std::string
   const fs::path normal = fs::path(name).lexically_normal();
   if (!normal.has_filename() || normal.filename() == "." || normal.filename() == "..") {
     cx.ds.bad.push_back({cx.shown, 0, what + " names a folder, not an image file; left out"});
+    return std::nullopt;
+  }
+  if (normal.has_parent_path() && !folder_stays_inside(cx.image_dir / normal.parent_path(), cx)) {
+    cx.ds.bad.push_back({cx.shown, 0, what + " lies in a folder that leads outside the dataset root; left out"});
     return std::nullopt;
   }
   std::string image = (cx.image_dir / normal).string();
@@ -288,16 +306,10 @@ Result<simdjson::padded_string> load_json(const std::string& path) {
 
 }  // namespace
 
-Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_path,
-                         const ReaderOptions& o) {
-  TF_RETURN_IF_ERROR(internal::validate_options(o));
-  std::error_code ec;
-  const fs::path root = fs::absolute(root_in, ec).lexically_normal();
-  if (!fs::is_directory(root, ec))
-    return Status::not_found("UFO dataset root " + root.string() + " is not a folder");
-  const fs::path image_dir =
-      fs::is_directory(root / o.images_dir, ec) ? fs::path(o.images_dir) : fs::path();
+namespace internal {
 
+Status read_ufo_part(const fs::path& root, const std::string& json_path, const std::string& image_dir,
+                     const ReaderOptions& o, Dataset& ds) {
   TF_ASSIGN_OR_RETURN(simdjson::padded_string json, load_json(json_path));
   const std::string_view body(json.data(), json.size());
   TF_RETURN_IF_ERROR(internal::refuse_utf16_or_32(body, json_path));
@@ -314,11 +326,28 @@ Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_pat
   if (!duplicate_key(top, {"images"}).empty())
     return Status::corrupt(json_path + ": key 'images' appears twice at the top level");
 
+  const size_t before = ds.samples.size();
+  UfoContext cx{o, root, fs::path(image_dir), shown_path(root, json_path), ds, {}, {}, {}, {}};
+  for (auto [name, info] : images) read_image(name, info, cx);
+  ds.files.push_back({cx.shown, image_dir, ds.samples.size() - before});
+  return Status();
+}
+
+}  // namespace internal
+
+Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_path,
+                         const ReaderOptions& o) {
+  TF_RETURN_IF_ERROR(internal::validate_options(o));
+  std::error_code ec;
+  const fs::path root = fs::absolute(root_in, ec).lexically_normal();
+  if (!fs::is_directory(root, ec))
+    return Status::not_found("UFO dataset root " + root.string() + " is not a folder");
+  TF_ASSIGN_OR_RETURN(const std::string image_dir,
+                      internal::ufo_image_dir(root, fs::path(), fs::path(json_path).stem().string(), o));
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kUfo;
-  UfoContext cx{o, root, image_dir, shown_path(root, json_path), ds, {}, {}, {}};
-  for (auto [name, info] : images) read_image(name, info, cx);
+  TF_RETURN_IF_ERROR(internal::read_ufo_part(root, json_path, image_dir, o, ds));
   std::sort(ds.samples.begin(), ds.samples.end(),
             [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });
   return ds;

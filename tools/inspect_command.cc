@@ -43,22 +43,20 @@ constexpr double kBinEdgesPx[] = {8, 16, 32, 64, 128};
 constexpr const char* kBinNames[] = {"<8", "8-16", "16-32", "32-64", "64-128", ">=128"};
 constexpr int kBins = 6;
 
-// The UFO file of a dataset folder, for --format ufo without --ufo: ufo/train.json, or the only
-// ufo/*.json.
-Result<std::string> find_ufo_file(const fs::path& dir) {
+// The UFO file of a dataset folder, for --format ufo without --ufo: ufo/<split>.json.
+Result<std::string> find_ufo_file(const fs::path& dir, const std::string& split) {
   std::error_code ec;
-  if (fs::is_regular_file(dir / "ufo" / "train.json", ec))
-    return (dir / "ufo" / "train.json").string();
+  const fs::path file = dir / "ufo" / (split + ".json");
+  if (fs::is_regular_file(file, ec)) return file.string();
   std::vector<std::string> jsons;
   for (fs::directory_iterator it(dir / "ufo", ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".json") jsons.push_back(it->path().string());
-  if (jsons.size() == 1) return jsons[0];
   std::sort(jsons.begin(), jsons.end());
   std::string names;
   for (const std::string& j : jsons) names += " " + j;
-  return Status::invalid_argument(dir.string() + ": cannot tell which UFO file to read (found:" +
+  return Status::invalid_argument(dir.string() + ": no ufo/" + split + ".json (found:" +
                                   (names.empty() ? std::string(" no ufo/*.json") : names) +
-                                  "); name it with --ufo");
+                                  "); choose it with --split or name it with --ufo");
 }
 
 Result<loader::Dataset> read(const InspectArgs& a, const loader::ReaderOptions& o) {
@@ -70,8 +68,8 @@ Result<loader::Dataset> read(const InspectArgs& a, const loader::ReaderOptions& 
   }
   if (a.format == "icdar15") return loader::read_icdar15(a.path, o);
   std::error_code ec;
-  if (a.format == "ufo" && fs::is_directory(a.path, ec)) {
-    TF_ASSIGN_OR_RETURN(const std::string file, find_ufo_file(a.path));
+  if (a.format == "ufo" && fs::is_directory(fs::path(a.path) / "ufo", ec)) {
+    TF_ASSIGN_OR_RETURN(const std::string file, find_ufo_file(a.path, o.split));
     return loader::read_ufo(a.path, file, o);
   }
   TF_ASSIGN_OR_RETURN(loader::Dataset ds, loader::open_dataset(a.path, o));
@@ -107,6 +105,11 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   j["root"] = ds.root;
   j["ignore_text"] = a.reader.ignore_text;
   j["poly_policy"] = a.reader.poly_policy;
+  j["illegibility"] = a.reader.illegibility;
+  j["split"] = a.reader.split;
+  j["files"] = nlohmann::ordered_json::array();
+  for (const loader::AnnotationFile& f : ds.files)
+    j["files"].push_back({{"file", f.file}, {"image_dir", f.image_dir}, {"images", f.samples}});
   j["images"] = ds.samples.size();
   j["words"] = s.words;
   j["ignored_words"] = s.ignored;
@@ -125,6 +128,10 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("format                %s\n",
               ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15");
   std::printf("root                  %s\n", printable(ds.root).c_str());
+  if (!ds.files.empty()) std::printf("annotation files      %zu\n", ds.files.size());
+  for (const loader::AnnotationFile& f : ds.files)
+    std::printf("  %s: %zu images from %s/\n", printable(f.file).c_str(), f.samples,
+                printable(f.image_dir.empty() ? "." : f.image_dir).c_str());
   std::printf("images                %zu\n", ds.samples.size());
   std::printf("words                 %zu\n", s.words);
   std::printf("  valid               %zu\n", s.words - s.ignored);
@@ -162,8 +169,9 @@ void add_inspect_command(CLI::App& app) {
       "histogram of word sizes, and every bad record with its file, line and reason. Exits 0 when "
       "the dataset reads (bad records included), 2 when it cannot be read.");
   cmd->add_option("path", args->path,
-                  "Dataset: an ICDAR-2015 folder (images/ + gt/), a folder with ufo/*.json "
-                  "(train.json preferred), or a UFO .json file (root = the folder above ufo/)")
+                  "Dataset: an ICDAR-2015 folder (images/ + gt/), a folder with ufo/<split>.json or "
+                  "<x>_receipt/ufo/<split>.json folders (merged), or a UFO .json file (root = the folder "
+                  "above ufo/); images in img/<split>/, images/ or the root, first found")
       ->required();
   cmd->add_option("--format", args->format,
                   "auto | icdar15 | ufo. auto: a .json file or a folder with ufo/ and no gt/ is "
@@ -171,8 +179,8 @@ void add_inspect_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "icdar15", "ufo"}))
       ->capture_default_str();
   cmd->add_option("--ufo", args->ufo,
-                  "UFO .json file to read; its image names are relative to PATH/images (or PATH "
-                  "when there is no images/ folder)");
+                  "UFO .json file to read; its image names are relative to the first folder of "
+                  "PATH/img/<its stem>, PATH/images and PATH that exists");
   add_spec_flags(cmd, args->reader, kReaderFlags);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
   cmd->callback([args] { run(*args); });

@@ -29,7 +29,17 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
                     "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, as the reference")
         ->check(finite_in(0.0, 1e12))
         ->capture_default_str();
-    cmd->add_option("--images-dir", f.images_dir, "ICDAR-2015: the images folder below the dataset's root")
+    cmd->add_option("--images-dir", f.images_dir,
+                    "the images folder below the dataset's root (ICDAR-2015; UFO: after img/<split>/)")
+        ->capture_default_str();
+    cmd->add_option("--illegibility", f.illegibility,
+                    "UFO 'illegibility': true. ignore: the word is ignored (label 0, the Upstage baseline); "
+                    "valid: the flag is not read, every word is valid (the 7th-generation baseline)")
+        ->check(CLI::IsMember({"ignore", "valid"}))
+        ->capture_default_str();
+    cmd->add_option("--split", f.split,
+                    "UFO: the annotation file a dataset folder reads: ufo/<split>.json, or every "
+                    "<x>_receipt/ufo/<split>.json merged (e.g. train, val, test)")
         ->capture_default_str();
   }
   if (groups & kRecipeFlags) {
@@ -80,6 +90,8 @@ loader::ReaderOptions reader_options(const std::string& command, const SpecFlags
   o.poly_policy = or_fail(command, loader::parse_poly_policy(f.poly_policy));
   o.ignore_under_area = f.ignore_under_area;
   o.images_dir = f.images_dir;
+  o.illegibility = or_fail(command, loader::parse_illegibility(f.illegibility));
+  o.split = f.split;
   if (Status s = loader::validate(o); !s.ok()) fail(command, s.message(), 2);
   return o;
 }

@@ -21,6 +21,8 @@ struct SpecFlags {
   std::string poly_policy = "skip";
   double ignore_under_area = 0;
   std::string images_dir = "images";
+  std::string illegibility = "ignore";
+  std::string split = "train";
   // Recipe.
   std::string profile = "upstage";
   std::vector<std::string> sets;  // NAME=VALUE
@@ -34,6 +36,7 @@ struct SpecFlags {
 
 enum SpecFlagGroup : unsigned {
   kReaderFlags = 1,   // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
+                      // --illegibility --split
   kRecipeFlags = 2,   // --profile --set --dtype
   kSamplerFlags = 4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
 };

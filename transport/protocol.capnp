@@ -257,6 +257,10 @@ enum PolyPolicy {
   minRect @1;
   maskIgnore @2;
 }
+enum Illegibility {
+  ignore @0;                    # an illegible UFO word is ignored (label 0): the default
+  valid @1;                     # the flag is not read: every word is valid
+}
 enum CropFallback {
   keepLast @0;
   ignoreCut @1;
@@ -297,6 +301,9 @@ struct ReaderOptions {
   ignoreUnderArea @4 :Float64;
   imagesDir @5 :Text;
   gtDir @6 :Text;
+  illegibility @7 :Illegibility;  # what a UFO word's "illegibility": true makes of it
+  split @8 :Text = "train";     # the json stem a dataset folder reads (ufo/<split>.json); a file
+                                # name stem of at most 255 bytes; a sender that predates it means "train"
 }
 
 struct Source {

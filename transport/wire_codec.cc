@@ -48,6 +48,7 @@ template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAI
 template <> constexpr w::Profile kLast<w::Profile> = w::Profile::SAKURA;
 template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
 template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
+template <> constexpr w::Illegibility kLast<w::Illegibility> = w::Illegibility::VALID;
 template <> constexpr w::CropFallback kLast<w::CropFallback> = w::CropFallback::IGNORE_CUT;
 template <> constexpr w::MaskKind kLast<w::MaskKind> = w::MaskKind::IGNORED;
 template <> constexpr w::AngleError kLast<w::AngleError> = w::AngleError::UP;
@@ -66,6 +67,8 @@ static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kFail));
 static_assert(same_last<w::Profile>(augment::Profile::kSakura));
 static_assert(same_last<w::IgnoreText>(loader::IgnoreText::kExact));
 static_assert(same_last<w::PolyPolicy>(loader::PolyPolicy::kMaskIgnore));
+static_assert(same_last<w::Illegibility>(loader::Illegibility::kValid) &&
+              static_cast<unsigned>(loader::Illegibility::kIgnore) == 0);
 static_assert(same_last<w::CropFallback>(augment::CropFallback::kIgnoreCut));
 static_assert(same_last<w::MaskKind>(augment::MaskKind::kIgnored));
 static_assert(same_last<w::AngleError>(augment::AngleError::kUp));
@@ -183,6 +186,8 @@ void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
   b.setIgnoreUnderArea(o.ignore_under_area);
   b.setImagesDir(text(o.images_dir));
   b.setGtDir(text(o.gt_dir));
+  b.setIllegibility(to_wire<w::Illegibility>(o.illegibility));
+  b.setSplit(text(o.split));
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
@@ -192,6 +197,8 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   o.ignore_under_area = r.getIgnoreUnderArea();
   o.images_dir = text(r.getImagesDir());
   o.gt_dir = text(r.getGtDir());
+  TF_RETURN_IF_ERROR(from_wire(r.getIllegibility(), "ReaderOptions.illegibility", o.illegibility));
+  o.split = text(r.getSplit());
   return Status();
 }
 

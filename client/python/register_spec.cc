@@ -70,6 +70,10 @@ void bind_enums(py::module_& m) {
       .value("SKIP", loader::PolyPolicy::kSkip)
       .value("MINRECT", loader::PolyPolicy::kMinRect)
       .value("MASK_IGNORE", loader::PolyPolicy::kMaskIgnore);
+  bind_enum<loader::Illegibility>(m, "Illegibility", "What a UFO word's \"illegibility\": true makes of it.",
+                                  loader::illegibility_name)
+      .value("IGNORE", loader::Illegibility::kIgnore)
+      .value("VALID", loader::Illegibility::kValid);
 }
 
 void bind_reader_and_sampler(py::module_& m) {
@@ -83,6 +87,8 @@ void bind_reader_and_sampler(py::module_& m) {
       .def_readwrite("ignore_under_area", &ReaderOptions::ignore_under_area)
       .def_readwrite("images_dir", &ReaderOptions::images_dir)
       .def_readwrite("gt_dir", &ReaderOptions::gt_dir)
+      .def_readwrite("illegibility", &ReaderOptions::illegibility)
+      .def_readwrite("split", &ReaderOptions::split)
       .def("__eq__", [](const ReaderOptions& a, const ReaderOptions& b) { return a == b; }, py::arg("other"));
 
   using loader::SourceSpec;

@@ -131,7 +131,7 @@ Status validate_options(const ReaderOptions& o) {
   if (!is_plain_subdir(o.gt_dir))
     return Status::invalid_argument("ReaderOptions.gt_dir '" + o.gt_dir +
                                     "' must be a folder name below the dataset root");
-  return Status();
+  return validate(o);  // the bounds every edge checks (split, illegibility, tags)
 }
 
 }  // namespace textfeed::loader::internal

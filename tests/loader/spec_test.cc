@@ -127,6 +127,19 @@ TEST(SpecTest, NamesRoundTripAndUnknownOnesAreNamed) {
     EXPECT_EQ(*parse_ignore_text(ignore_text_name(v)), v);
   for (PolyPolicy v : {PolyPolicy::kSkip, PolyPolicy::kMinRect, PolyPolicy::kMaskIgnore})
     EXPECT_EQ(*parse_poly_policy(poly_policy_name(v)), v);
+  for (Illegibility v : {Illegibility::kIgnore, Illegibility::kValid})
+    EXPECT_EQ(*parse_illegibility(illegibility_name(v)), v);
+  EXPECT_EQ(illegibility_name(Illegibility::kValid), "valid");
+  const Status illegible = parse_illegibility("true").status();
+  EXPECT_EQ(illegible.code(), Code::kInvalidArgument);
+  EXPECT_NE(illegible.message().find("illegibility must be one of 'ignore', 'valid', got 'true'"), std::string::npos)
+      << illegible.message();
+  PipelineSpec unknown = valid();
+  unknown.sources[0].reader.illegibility = static_cast<Illegibility>(7);
+  expect_refused(unknown, "illegibility");
+  PipelineSpec split = valid();
+  split.sources[0].reader.split = "../val";
+  expect_refused(split, "split");
   const Status bad = parse_poly_policy("hull").status();
   EXPECT_EQ(bad.code(), Code::kInvalidArgument);
   EXPECT_NE(bad.message().find("'skip', 'minrect', 'mask-ignore'"), std::string::npos) << bad.message();

@@ -214,6 +214,8 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
       {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(2)); }), "Recipe.profile"},
       {frame([](O o) { o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3)); }),
        "ReaderOptions.polyPolicy"},
+      {frame([](O o) { o.getSpec().getSources()[0].initReader().setIllegibility(static_cast<wire::Illegibility>(2)); }),
+       "ReaderOptions.illegibility"},
   };
   for (const auto& [bytes, field] : bad) {
     auto m = decode(bytes);
@@ -226,6 +228,27 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   auto t = b.initRoot<wire::Envelope>().initBatch().initTensors(1)[0];
   t.setDtype(static_cast<wire::DType>(2));
   EXPECT_EQ(decode(frame_of(b)).status().code(), Code::kInvalidArgument);
+}
+
+// The UFO reader options illegibility and split travel as sent; a sender that predates them
+// (fields 7 and 8 unset) means the defaults, the Upstage baseline's reading of train.json.
+TEST(WireTest, IllegibilityAndSplitRoundTripAndDefaultWhenUnset) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kUpstage, "receipts");
+  o.spec.sources[0].reader.illegibility = loader::Illegibility::kValid;
+  o.spec.sources[0].reader.split = "val";
+  const auto back = std::get<OpenStream>(round_trip(o));
+  EXPECT_EQ(back.spec.sources, o.spec.sources);
+  EXPECT_EQ(back.spec.sources[0].reader.illegibility, loader::Illegibility::kValid);
+  EXPECT_EQ(back.spec.sources[0].reader.split, "val");
+
+  auto old_sender = decode(open_stream_frame([](wire::OpenStream::Builder w) {
+    w.getSpec().getSources()[0].initReader().setImagesDir("images");  // fields 0..6 only
+  }));
+  ASSERT_TRUE(old_sender.has_value()) << old_sender.error().to_string();
+  const loader::ReaderOptions& r = std::get<OpenStream>(*old_sender).spec.sources[0].reader;
+  EXPECT_EQ(r.illegibility, loader::Illegibility::kIgnore);
+  EXPECT_EQ(r.split, "train");
 }
 
 // The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that

@@ -104,6 +104,10 @@ std::string reader_difference(const loader::ReaderOptions& asked, const loader::
     return differ("ignore_under_area", num(asked.ignore_under_area), num(read.ignore_under_area));
   if (asked.images_dir != read.images_dir) return differ("images_dir", asked.images_dir, read.images_dir);
   if (asked.gt_dir != read.gt_dir) return differ("gt_dir", asked.gt_dir, read.gt_dir);
+  if (asked.illegibility != read.illegibility)
+    return differ("illegibility", std::string(loader::illegibility_name(asked.illegibility)),
+                  std::string(loader::illegibility_name(read.illegibility)));
+  if (asked.split != read.split) return differ("split", asked.split, read.split);
   return {};
 }
 

@@ -5,6 +5,7 @@ from . import errors as errors
 from . import reference as reference
 from ._core import DType as DType
 from ._core import IgnoreText as IgnoreText
+from ._core import Illegibility as Illegibility
 from ._core import OnBadSample as OnBadSample
 from ._core import PolyPolicy as PolyPolicy
 from ._core import Profile as Profile
@@ -20,6 +21,7 @@ __all__ = [
     "Batch",
     "DType",
     "IgnoreText",
+    "Illegibility",
     "Loader",
     "OnBadSample",
     "PolyPolicy",

@@ -93,7 +93,7 @@ def _names(enum_type: Any) -> Dict[str, Any]:
 
 def enum(name: str, value: Any, enum_type: Any) -> Any:
     """A member of ``enum_type`` (textfeed.Profile, DType, OnBadSample, Transport, IgnoreText,
-    PolyPolicy), given as the member itself or as its name (``"upstage"``, ``"shm"``): every str a
+    PolyPolicy, Illegibility), given as the member itself or as its name (``"upstage"``, ``"shm"``): every str a
     Loader keyword takes is parsed here, against the names C++ gives."""
     if isinstance(value, enum_type):
         return value

@@ -117,6 +117,12 @@ class PolyPolicy(enum.Enum):
     @property
     def text(self) -> str: ...
 
+class Illegibility(enum.Enum):
+    IGNORE = 0
+    VALID = 1
+    @property
+    def text(self) -> str: ...
+
 class ReaderOptions:
     ignore_text: IgnoreText
     ignore_tags: list[str]
@@ -125,6 +131,8 @@ class ReaderOptions:
     ignore_under_area: float
     images_dir: str
     gt_dir: str
+    illegibility: Illegibility
+    split: str
     def __init__(self) -> None: ...
     def __eq__(self, other: ReaderOptions) -> bool: ...  # type: ignore[override]
 

@@ -303,17 +303,21 @@ class Loader:
         curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
             (``textfeed._core.option_names()`` lists them; unknown names raise TypeError).
-        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir: the dataset reader's
-            options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
+        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split:
+            the dataset reader's options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
             ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
             ``"exact"``; ignore_tags: UFO words with any of these tags are background (default
             ``["masked", "excluded-region", "maintable", "stamp"]``, at most 256); poly_policy
             (:class:`textfeed.PolyPolicy`): a UFO word of more than 4 points is ``"skip"``-ped
             (the default), replaced by its ``"minrect"``, or that with label 0 (``"mask-ignore"``);
             ignore_under_area: UFO words below this hull area (px², 0..1e12) are ignored, 0 = off;
-            images_dir: the ICDAR images folder below the dataset root (relative, default
-            ``"images"``). A daemon reads its datasets with the options it was started with and
-            refuses others.
+            images_dir: the images folder below the dataset root (relative, default
+            ``"images"``; a UFO json looks in ``img/<split>/`` first); illegibility
+            (:class:`textfeed.Illegibility`): a UFO word marked illegible is ``"ignore"``-d
+            (label 0, the default) or the flag is not read and every word is ``"valid"``;
+            split: the annotation file a dataset folder reads, ``ufo/<split>.json`` or every
+            ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``). A daemon
+            reads its datasets with the options it was started with and refuses others.
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -334,7 +338,8 @@ class Loader:
                  map_scale: Optional[float] = None, ignore_text: Any = None,
                  ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
-                 epoch_size: Optional[int] = None, **options: Any) -> None:
+                 illegibility: Any = None, split: Optional[str] = None, epoch_size: Optional[int] = None,
+                 **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -346,7 +351,8 @@ class Loader:
                                      prefetch=prefetch, on_bad_sample=on_bad_sample)
         overrides = _augment_overrides(image_size, crop_size, map_scale, options)
         reader = dict(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
-                      ignore_under_area=ignore_under_area, images_dir=images_dir)
+                      ignore_under_area=ignore_under_area, images_dir=images_dir, illegibility=illegibility,
+                      split=split)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
         sources, weighted = source_specs(dataset, reader, _args.path if endpoint is None else _args.text)

@@ -20,7 +20,8 @@ MAX_AREA = 1e12  # px², the reader's bound on an area (loader/spec.h ReaderOpti
 MAX_WEIGHT = 1e9  # loader/spec.h kMaxWeight
 MAX_SOURCES = _core.MAX_SOURCES
 # The reader's keywords, as Loader and Source take them (None keeps the default).
-READER_KEYWORDS = ("ignore_text", "ignore_tags", "poly_policy", "ignore_under_area", "images_dir")
+READER_KEYWORDS = ("ignore_text", "ignore_tags", "poly_policy", "ignore_under_area", "images_dir", "illegibility",
+                   "split")
 
 
 def reader_from(**given: Any) -> Any:
@@ -46,6 +47,10 @@ def reader_from(**given: Any) -> Any:
         reader.ignore_under_area = _args.real("ignore_under_area", given["ignore_under_area"], 0, MAX_AREA)
     if given.get("images_dir") is not None:
         reader.images_dir = _args.text("images_dir", given["images_dir"])
+    if given.get("illegibility") is not None:
+        reader.illegibility = _args.enum("illegibility", given["illegibility"], _core.Illegibility)
+    if given.get("split") is not None:
+        reader.split = _args.text("split", given["split"])  # C++ checks it is a file name stem
     return reader
 
 
@@ -57,7 +62,8 @@ class Source:
         weight: None (concatenate) or a finite number in (0, 1e9]: every source of a Loader has a
             weight or none has. Only the ratios count.
         **reader_options: this source's reader options (``ignore_text``, ``ignore_tags``,
-            ``poly_policy``, ``ignore_under_area``, ``images_dir``), over the Loader's.
+            ``poly_policy``, ``ignore_under_area``, ``images_dir``, ``illegibility``, ``split``), over
+            the Loader's.
     """
 
     __slots__ = ("path", "weight", "reader_options")
