@@ -15,7 +15,7 @@
 
 namespace textfeed::transport {
 
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 // Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set

@@ -125,7 +125,14 @@ def path(name: str, value: Any) -> bytes:
 
 
 def option_value(name: str, value: Any) -> str:
-    """An augmentation option's value as the text C++ parses (bool, int, finite float or str)."""
+    """An augmentation option's value as the text C++ parses (bool, int, finite float, str, or a
+    (lo, hi) tuple or list of two reals for a range such as brightness=(0.8, 1.0): "lo,hi")."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
+            raise errors.ArgumentTypeError(f"{name} as a range must be a (lo, hi) pair of numbers, got "
+                                           f"{_type_name(value)} {value!r:.80}")
+        lo, hi = (real(name, v, -math.inf, math.inf) for v in value)
+        return f"{lo!r},{hi!r}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, numbers.Integral):
@@ -134,5 +141,5 @@ def option_value(name: str, value: Any) -> str:
         return repr(real(name, value, -math.inf, math.inf))
     if isinstance(value, str):
         return text(name, value, 256)
-    raise errors.ArgumentTypeError(f"{name} must be a bool, int, float or str, got {_type_name(value)} "
+    raise errors.ArgumentTypeError(f"{name} must be a bool, int, float, str or (lo, hi), got {_type_name(value)} "
                                    f"{value!r:.80}")
