@@ -4,6 +4,7 @@ upstage's are (test_statistics.py: KS, binomial, chi-square; N = 10^4, alpha = 0
 arithmetic pixel for pixel against the operations written out below with numpy and OpenCV, and its
 geometry and targets against upstage's for the same seed and words."""
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -132,6 +133,24 @@ def test_bc7_pixels_are_albumentations_uint8_arithmetic(color_math, f32):
     assert 30 < applied < 90
 
 
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "bc7" / "color_jitter.npz"
+
+
+@pytest.mark.parametrize("tag,color_math", [("1_4_12", None), ("1_3_1", "albumentations_1_3_1")])
+def test_pixels_equal_the_reference_functions_outputs(tag, color_math):
+    """tests/golden/bc7: albumentations' own adjust_*_torchvision functions of each version, run on
+    a crop with the parameters textfeed drew (which must not change either)."""
+    ref = np.load(GOLDEN)
+    crop = ref["crop"]
+    for k, i in enumerate(ref[f"index_{tag}"]):
+        out, p = core.photometric(crop, "bc7", int(ref[f"seed_{tag}"]), 0, int(i), color_math=color_math)
+        assert p["applied"]
+        assert [p[name] for name in OPS] == list(ref[f"params_{tag}"][k]), (tag, i)
+        assert [OPS.index(name) for name in p["order"]] == list(ref[f"order_{tag}"][k]), (tag, i)
+        got = np.rint((out.astype(np.float64) * 0.5 + 0.5) * 255).astype(np.uint8).transpose(1, 2, 0)
+        np.testing.assert_array_equal(got, ref[f"out_{tag}"][k], err_msg=f"{tag} sample {i}: {p}")
+
+
 def test_the_two_albumentations_versions_differ_where_float32_rounds_up():
     assert _table(0.7, 0, True)[90] == 63 and _table(0.7, 0, False)[90] == 62
     # bc7 draws factors below 1: among many, a few build different tables in the two versions
@@ -204,6 +223,7 @@ def test_ranges_as_python_tuples_rebuild_bc7_from_upstage():
     (dict(brightness=-0.1), errors.InvalidArgumentError, "a single number must not be negative"),
     (dict(contrast=(0.0, 11.0)), errors.InvalidArgumentError, "contrast = [0, 11]: need 0 <= lo <= hi <= 10"),
     (dict(hue=(-0.6, 0.0)), errors.InvalidArgumentError, "hue = [-0.6, 0]: need -0.5 <= lo <= hi <= 0.5"),
+    (dict(rotate_deg=(1.0, 2.0)), errors.ArgumentTypeError, "rotate_deg must be a bool, int, float or str"),
     (dict(color_math="albumentations"), errors.InvalidArgumentError, "fused|albumentations_1_3_1|albumentations_1_4_12"),
 ])
 def test_bad_ranges_are_refused_naming_the_option(kw, error, message):

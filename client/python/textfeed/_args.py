@@ -124,10 +124,15 @@ def path(name: str, value: Any) -> bytes:
     return encoded
 
 
+# The augmentation options that are ranges (augment::UniformRange): they also take a (lo, hi) pair.
+RANGE_OPTIONS = ("brightness", "contrast", "saturation", "hue")
+
+
 def option_value(name: str, value: Any) -> str:
-    """An augmentation option's value as the text C++ parses (bool, int, finite float, str, or a
-    (lo, hi) tuple or list of two reals for a range such as brightness=(0.8, 1.0): "lo,hi")."""
-    if isinstance(value, (tuple, list)):
+    """An augmentation option's value as the text C++ parses (bool, int, finite float or str; an
+    option of RANGE_OPTIONS also takes a (lo, hi) tuple or list of two reals: brightness=(0.8, 1.0)
+    becomes "0.8,1.0")."""
+    if isinstance(value, (tuple, list)) and name in RANGE_OPTIONS:
         if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
             raise errors.ArgumentTypeError(f"{name} as a range must be a (lo, hi) pair of numbers, got "
                                            f"{_type_name(value)} {value!r:.80}")
@@ -141,5 +146,5 @@ def option_value(name: str, value: Any) -> str:
         return repr(real(name, value, -math.inf, math.inf))
     if isinstance(value, str):
         return text(name, value, 256)
-    raise errors.ArgumentTypeError(f"{name} must be a bool, int, float, str or (lo, hi), got {_type_name(value)} "
+    raise errors.ArgumentTypeError(f"{name} must be a bool, int, float or str, got {_type_name(value)} "
                                    f"{value!r:.80}")
