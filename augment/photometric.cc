@@ -106,31 +106,30 @@ inline uint8_t clip_trunc(double v) { return static_cast<uint8_t>(std::min(255.0
 // The table x -> clip_trunc(x * factor + add), in float64 (1.3.1: an int64 range times Python
 // floats) or in float32 (albucore 0.0.13: a float32 range; NumPy 1.x casts the scalars to float32
 // and rounds after the product and after the sum; this file is built without FP contraction).
-cv::Mat scale_table(double factor, double add, bool f32) {
-  cv::Mat lut(1, 256, CV_8U);
+void scale_table(double factor, double add, bool f32, cv::Mat& lut) {
+  lut.create(1, 256, CV_8U);
   for (int i = 0; i < 256; ++i) {
     const double v = f32 ? static_cast<double>(static_cast<float>(static_cast<float>(i) * static_cast<float>(factor)) +
                                                static_cast<float>(add))
                          : i * factor + add;
     lut.at<uint8_t>(i) = clip_trunc(v);
   }
-  return lut;
 }
 
 // Hue: OpenCV's 8-bit HSV (H in [0, 180)), H -> np.mod(H + 180 * shift, 180) in float64, truncated.
-cv::Mat hue_table(double shift) {
-  cv::Mat lut(1, 256, CV_8U);
+void hue_table(double shift, cv::Mat& lut) {
+  lut.create(1, 256, CV_8U);
   for (int i = 0; i < 256; ++i) {
     double m = std::fmod(i + 180 * shift, 180.0);
     if (m < 0) m += 180;  // numpy's remainder takes the divisor's sign
     lut.at<uint8_t>(i) = static_cast<uint8_t>(m);
   }
-  return lut;
 }
 
-// Scratch for one thread: the image as it goes through the ops, and intermediates.
+// Scratch for one thread: the image as it goes through the ops, intermediates and the table;
+// allocated on first use at a crop size, then reused (no per-sample allocation).
 struct AlbuScratch {
-  cv::Mat img, tmp, grey, grey3;
+  cv::Mat img, tmp, grey, grey3, lut;
 };
 
 void albu_op(ColorOp op, const ColorParams& p, bool f32, AlbuScratch& s) {
@@ -138,14 +137,16 @@ void albu_op(ColorOp op, const ColorParams& p, bool f32, AlbuScratch& s) {
     case ColorOp::kBrightness:
       if (p.brightness == 1) return;
       if (p.brightness == 0) return void(s.img.setTo(cv::Scalar::all(0)));
-      cv::LUT(s.img, scale_table(p.brightness, 0, f32), s.tmp);
+      scale_table(p.brightness, 0, f32, s.lut);
+      cv::LUT(s.img, s.lut, s.tmp);
       break;
     case ColorOp::kContrast: {
       if (p.contrast == 1) return;
       cv::cvtColor(s.img, s.grey, cv::COLOR_RGB2GRAY);
       const double mean = cv::sum(s.grey)[0] / static_cast<double>(s.grey.total());  // an exact sum, as numpy's
       if (p.contrast == 0) return void(s.img.setTo(cv::Scalar::all(static_cast<int>(mean + 0.5))));
-      cv::LUT(s.img, scale_table(p.contrast, mean * (1 - p.contrast), f32), s.tmp);
+      scale_table(p.contrast, mean * (1 - p.contrast), f32, s.lut);
+      cv::LUT(s.img, s.lut, s.tmp);
       break;
     }
     case ColorOp::kSaturation:
@@ -158,10 +159,11 @@ void albu_op(ColorOp op, const ColorParams& p, bool f32, AlbuScratch& s) {
     case ColorOp::kHue: {
       if (p.hue == 0) return;
       cv::cvtColor(s.img, s.tmp, cv::COLOR_RGB2HSV);
-      const cv::Mat lut = hue_table(p.hue);
+      hue_table(p.hue, s.lut);
+      const uint8_t* lut = s.lut.ptr<uint8_t>();
       for (int y = 0; y < s.tmp.rows; ++y) {
         uint8_t* px = s.tmp.ptr<uint8_t>(y);
-        for (int i = 0; i < s.tmp.cols; ++i) px[3 * i] = lut.at<uint8_t>(px[3 * i]);
+        for (int i = 0; i < s.tmp.cols; ++i) px[3 * i] = lut[px[3 * i]];
       }
       cv::cvtColor(s.tmp, s.img, cv::COLOR_HSV2RGB);
       return;
