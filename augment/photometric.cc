@@ -1,9 +1,13 @@
-// Fused colour jitter + normalize.
+// Colour jitter + normalize: fused in float, or albumentations' uint8 arithmetic then normalize.
 #include "augment/photometric.h"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 namespace textfeed::augment {
 namespace {
@@ -49,7 +53,7 @@ TF_VECTOR_CLONES void rotate_hue(Row x, float shift6) {
     const float ch = mx - mn;
     const float inv = ch > 0 ? 1.f / ch : 0.f;
     float h = mx == r ? (g - b) * inv : (mx == g ? 2.f + (b - r) * inv : 4.f + (r - g) * inv);
-    h += shift6;  // h in [-2.5, 6.5]
+    h += shift6;  // h in [-4, 9]: |shift6| <= 3 (hue within half a turn either way)
     h += h < 0 ? 6.f : 0.f;
     h -= h >= 6 ? 6.f : 0.f;
     float k;
@@ -94,18 +98,125 @@ TF_VECTOR_CLONES void store_normalized(float* d, const float* v, int n, float sc
   for (int i = 0; i < n; ++i) d[i] = v[i] * scale + bias;
 }
 
+// ---- albumentations' uint8 arithmetic (ColorMath::kAlbumentations*, docs/targets.md §2.6) ----
+
+// np.clip(v, 0, 255).astype(np.uint8): clamp, then truncate toward zero.
+inline uint8_t clip_trunc(double v) { return static_cast<uint8_t>(std::min(255.0, std::max(0.0, v))); }
+
+// The table x -> clip_trunc(x * factor + add), in float64 (1.3.1: an int64 range times Python
+// floats) or in float32 (albucore 0.0.13: a float32 range; NumPy 1.x casts the scalars to float32
+// and rounds after the product and after the sum; this file is built without FP contraction).
+void scale_table(double factor, double add, bool f32, cv::Mat& lut) {
+  lut.create(1, 256, CV_8U);
+  for (int i = 0; i < 256; ++i) {
+    const double v = f32 ? static_cast<double>(static_cast<float>(static_cast<float>(i) * static_cast<float>(factor)) +
+                                               static_cast<float>(add))
+                         : i * factor + add;
+    lut.at<uint8_t>(i) = clip_trunc(v);
+  }
+}
+
+// Hue: OpenCV's 8-bit HSV (H in [0, 180)), H -> np.mod(H + 180 * shift, 180) in float64, truncated.
+void hue_table(double shift, cv::Mat& lut) {
+  lut.create(1, 256, CV_8U);
+  for (int i = 0; i < 256; ++i) {
+    double m = std::fmod(i + 180 * shift, 180.0);
+    if (m < 0) m += 180;  // numpy's remainder takes the divisor's sign
+    lut.at<uint8_t>(i) = static_cast<uint8_t>(m);
+  }
+}
+
+// Scratch for one thread: the image as it goes through the ops, intermediates and the table;
+// allocated on first use at a crop size, then reused (no per-sample allocation).
+struct AlbuScratch {
+  cv::Mat img, tmp, grey, grey3, lut;
+};
+
+void albu_op(ColorOp op, const ColorParams& p, bool f32, AlbuScratch& s) {
+  switch (op) {
+    case ColorOp::kBrightness:
+      if (p.brightness == 1) return;
+      if (p.brightness == 0) return void(s.img.setTo(cv::Scalar::all(0)));
+      scale_table(p.brightness, 0, f32, s.lut);
+      cv::LUT(s.img, s.lut, s.tmp);
+      break;
+    case ColorOp::kContrast: {
+      if (p.contrast == 1) return;
+      cv::cvtColor(s.img, s.grey, cv::COLOR_RGB2GRAY);
+      const double mean = cv::sum(s.grey)[0] / static_cast<double>(s.grey.total());  // an exact sum, as numpy's
+      if (p.contrast == 0) return void(s.img.setTo(cv::Scalar::all(static_cast<int>(mean + 0.5))));
+      scale_table(p.contrast, mean * (1 - p.contrast), f32, s.lut);
+      cv::LUT(s.img, s.lut, s.tmp);
+      break;
+    }
+    case ColorOp::kSaturation:
+      if (p.saturation == 1) return;
+      cv::cvtColor(s.img, s.grey, cv::COLOR_RGB2GRAY);
+      cv::cvtColor(s.grey, s.grey3, cv::COLOR_GRAY2RGB);
+      if (p.saturation == 0) return void(s.grey3.copyTo(s.img));
+      cv::addWeighted(s.img, p.saturation, s.grey3, 1 - p.saturation, 0, s.tmp);
+      break;
+    case ColorOp::kHue: {
+      if (p.hue == 0) return;
+      cv::cvtColor(s.img, s.tmp, cv::COLOR_RGB2HSV);
+      hue_table(p.hue, s.lut);
+      const uint8_t* lut = s.lut.ptr<uint8_t>();
+      for (int y = 0; y < s.tmp.rows; ++y) {
+        uint8_t* px = s.tmp.ptr<uint8_t>(y);
+        for (int i = 0; i < s.tmp.cols; ++i) px[3 * i] = lut[px[3 * i]];
+      }
+      cv::cvtColor(s.tmp, s.img, cv::COLOR_HSV2RGB);
+      return;
+    }
+  }
+  cv::swap(s.img, s.tmp);
+}
+
+// The crop after albumentations' ColorJitter, in the thread's scratch (valid until its next call).
+const cv::Mat& albu_jitter(const ImageView& crop, const ColorParams& p, ColorMath math) {
+  thread_local AlbuScratch s;
+  const cv::Mat view(crop.height, crop.width, CV_8UC3, const_cast<uint8_t*>(crop.data),
+                     static_cast<size_t>(crop.stride_bytes));
+  view.copyTo(s.img);
+  for (ColorOp op : p.order) albu_op(op, p, math == ColorMath::kAlbumentations1412, s);
+  return s.img;
+}
+
 }  // namespace
 
 ColorParams draw_color_params(const AugmentOptions& o, Rng& rng) {
   ColorParams p;
   p.applied = rng.uniform() < o.color_jitter_p;
-  p.brightness = rng.uniform(1 - o.brightness, 1 + o.brightness);
-  p.contrast = rng.uniform(1 - o.contrast, 1 + o.contrast);
-  p.saturation = rng.uniform(1 - o.saturation, 1 + o.saturation);
-  p.hue = rng.uniform(-o.hue, o.hue);
+  p.brightness = rng.uniform(o.brightness.lo, o.brightness.hi);
+  p.contrast = rng.uniform(o.contrast.lo, o.contrast.hi);
+  p.saturation = rng.uniform(o.saturation.lo, o.saturation.hi);
+  p.hue = rng.uniform(o.hue.lo, o.hue.hi);
   for (int i = 3; i > 0; --i) std::swap(p.order[i], p.order[rng.below(static_cast<uint32_t>(i + 1))]);
   return p;
 }
+
+namespace {
+
+// Contrast blends with the grey mean of the image as it is when contrast runs: kFused estimates it
+// on a 4x4-subsampled grid (pixels x = 1, 5, 9, ... of rows y = 1, 5, 9, ...) after the ops that
+// come before it. `buf` holds at least 3 * crop.width floats.
+float fused_contrast_mean(const ImageView& crop, const ColorParams& p, float* buf) {
+  const int c = crop.width, h = crop.height;
+  int contrast_at = 0;
+  while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
+  const Row sub{buf, buf + c, buf + 2 * c, c > 1 ? (c - 2) / 4 + 1 : 0};
+  double sum = 0;
+  size_t count = 0;
+  for (int y = 1; y < h && sub.n > 0; y += 4) {
+    load_row(crop.row(y) + 3, 12, sub);
+    for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, sub);
+    for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
+    count += static_cast<size_t>(sub.n);
+  }
+  return count ? static_cast<float>(sum / count) : 0.f;
+}
+
+}  // namespace
 
 Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& p,
                          const AugmentOptions& o) {
@@ -119,31 +230,25 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
     scale[k] = f32 ? 1.f / (255.f * o.std[k]) : 1.f;
     bias[k] = f32 ? -o.mean[k] / o.std[k] : 0.f;
   }
-  // Contrast blends with the grey mean of the image as it is when contrast runs: estimate it on a
-  // 4x4-subsampled grid after the ops that come before it.
-  float contrast_mean = 0;
   thread_local std::vector<float> buf;  // one row as 3 planes; reused, no per-sample allocation
   buf.resize(3 * static_cast<size_t>(c));
-  if (p.applied) {
-    int contrast_at = 0;
-    while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
-    // Pixels x = 1, 5, 9, ... of rows y = 1, 5, 9, ...
-    const Row sub{buf.data(), buf.data() + c, buf.data() + 2 * c, c > 1 ? (c - 2) / 4 + 1 : 0};
-    double sum = 0;
-    size_t count = 0;
-    for (int y = 1; y < h && sub.n > 0; y += 4) {
-      load_row(crop.row(y) + 3, 12, sub);
-      for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, sub);
-      for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
-      count += static_cast<size_t>(sub.n);
+  // albumentations' arithmetic jitters a uint8 copy first; the fused one jitters each row below.
+  const bool fused = p.applied && o.color_math == ColorMath::kFused;
+  ImageView src = crop;
+  if (p.applied && !fused && h > 0 && c > 0) {
+    try {
+      const cv::Mat& jittered = albu_jitter(crop, p, o.color_math);
+      src = {jittered.data, h, c, 3, static_cast<ptrdiff_t>(jittered.step), DType::kU8};
+    } catch (const cv::Exception& e) {
+      return Status::internal(std::string("photometric: OpenCV failed: ") + e.what());
     }
-    contrast_mean = count ? static_cast<float>(sum / count) : 0.f;
   }
+  const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
   float* planes[3] = {x.r, x.g, x.b};
   for (int y = 0; y < h; ++y) {
-    load_row(crop.row(y), 3, x);
-    if (p.applied)
+    load_row(src.row(y), 3, x);
+    if (fused)
       for (ColorOp op : p.order) apply_op(op, p, contrast_mean, x);
     for (int k = 0; k < 3; ++k) {
       uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;

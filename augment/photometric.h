@@ -1,6 +1,7 @@
 // Photometric: colour jitter (brightness, contrast, saturation, hue in a random order, applied
-// with probability color_jitter_p) fused with normalize, written as CHW planes into the caller's
-// view in one pass over the crop (plus a sparse pass for contrast's grey mean).
+// with probability color_jitter_p) and normalize, written as CHW planes into the caller's view.
+// ColorMath::kFused does both in one pass over the crop (plus a sparse pass for contrast's grey
+// mean); the albumentations arithmetics jitter a uint8 copy of the crop, op by op, then normalize.
 #pragma once
 
 #include "augment/profile.h"
@@ -20,14 +21,16 @@ struct ColorParams {
 };
 
 // Draws after the geometric draws, always the same count: u < p decides `applied`; then
-// brightness, contrast, saturation ~ U[1 - x, 1 + x], hue ~ U[-h, h]; then a uniform permutation
-// of the 4 ops (Fisher-Yates with Rng::below).
+// brightness, contrast, saturation and hue ~ U[lo, hi] of their AugmentOptions ranges; then a
+// uniform permutation of the 4 ops (Fisher-Yates with Rng::below).
 ColorParams draw_color_params(const AugmentOptions& options, Rng& rng);
 
 // `crop`: uint8 HWC RGB. `out`: 3 planes stacked (height 3*C, width C, 1 channel): float32
 // (x/255 - mean)/std for DType::kF32, or uint8 (jittered, not normalized) for kU8.
-// Ops clamp to [0, 255] in between, like PIL/torchvision on uint8 images (without their
-// intermediate rounding). Errors: kInvalidArgument (shapes or dtypes).
+// kFused: ops clamp to [0, 255] in between, like PIL/torchvision on uint8 images (without their
+// intermediate rounding). kAlbumentations131/1412: each op on uint8 pixels exactly as that
+// albumentations version computes it (docs/targets.md §2.6). Thread-safe: scratch is per thread.
+// Errors: kInvalidArgument (shapes or dtypes); kInternal (OpenCV failed, e.g. out of memory).
 Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& params,
                          const AugmentOptions& options);
 

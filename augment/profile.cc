@@ -1,10 +1,13 @@
 // Profiles and validation of AugmentOptions.
 #include "augment/profile.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <ostream>
 #include <sstream>
+#include <utility>
 
 namespace textfeed::augment {
 
@@ -21,20 +24,67 @@ AugmentOptions profile_defaults(Profile profile) {
     o.mask = MaskKind::kIgnored;
     o.angle_error = AngleError::kSr;
     o.ignored_targets = IgnoredTargets::kNone;
+  } else if (profile == Profile::kBc7) {
+    // albumentations 1.4.12 ColorJitter(): its __init__ defaults (not its schema's 0.2), p = 0.5.
+    o.brightness = o.contrast = o.saturation = {0.8, 1.0};
+    o.hue = {-0.5, 0.5};
+    o.color_math = ColorMath::kAlbumentations1412;
   }
   return o;
 }
 
+namespace {
+constexpr std::pair<std::string_view, Profile> kProfiles[] = {
+    {"upstage", Profile::kUpstage}, {"sakura", Profile::kSakura}, {"bc7", Profile::kBc7}};
+}  // namespace
+
 Result<Profile> parse_profile(std::string_view name) {
-  if (name == "upstage") return Profile::kUpstage;
-  if (name == "sakura") return Profile::kSakura;
+  for (const auto& [text, value] : kProfiles)
+    if (name == text) return value;
   return Status::invalid_argument("unknown profile '" + std::string(name) +
-                                  "' (expected 'upstage' or 'sakura')");
+                                  "' (expected 'upstage', 'sakura' or 'bc7')");
 }
 
 std::string_view profile_name(Profile profile) {
-  return profile == Profile::kSakura ? "sakura" : "upstage";
+  for (const auto& [text, value] : kProfiles)
+    if (profile == value) return text;
+  return "unknown";
 }
+
+std::string_view color_math_name(ColorMath math) {
+  switch (math) {
+    case ColorMath::kFused:
+      return "fused";
+    case ColorMath::kAlbumentations131:
+      return "albumentations_1_3_1";
+    case ColorMath::kAlbumentations1412:
+      return "albumentations_1_4_12";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// `!(lo <= v && v <= hi)` so that NaN fails too.
+Status check_range(const char* field, UniformRange r, double min, double max) {
+  if (min <= r.lo && r.lo <= r.hi && r.hi <= max) return Status();
+  std::ostringstream s;
+  s << "augment option " << field << " = [" << r.lo << ", " << r.hi << "]: need " << min << " <= lo <= hi <= " << max;
+  return Status::invalid_argument(s.str());
+}
+
+Status check_colour(const AugmentOptions& o) {
+  TF_RETURN_IF_ERROR(check_range("brightness", o.brightness, 0, kMaxJitterFactor));
+  TF_RETURN_IF_ERROR(check_range("contrast", o.contrast, 0, kMaxJitterFactor));
+  TF_RETURN_IF_ERROR(check_range("saturation", o.saturation, 0, kMaxJitterFactor));
+  TF_RETURN_IF_ERROR(check_range("hue", o.hue, -0.5, 0.5));
+  if (static_cast<unsigned>(o.color_math) > static_cast<unsigned>(ColorMath::kAlbumentations1412))
+    return Status::invalid_argument("augment option color_math = " + std::to_string(static_cast<unsigned>(o.color_math)) +
+                                    ": not a ColorMath");
+  return Status();
+}
+
+}  // namespace
 
 Status validate(const AugmentOptions& o) {
   auto bad = [](const std::string& field, double value, const char* rule) {
@@ -58,10 +108,7 @@ Status validate(const AugmentOptions& o) {
   if (!(o.cut_low >= 0 && o.cut_low <= o.cut_high && o.cut_high <= 1))
     return bad("cut_low", o.cut_low, "need 0 <= cut_low <= cut_high <= 1");
   if (!in(o.color_jitter_p, 0, 1)) return bad("color_jitter_p", o.color_jitter_p, "must be in [0, 1]");
-  if (!in(o.brightness, 0, 1)) return bad("brightness", o.brightness, "must be in [0, 1]");
-  if (!in(o.contrast, 0, 1)) return bad("contrast", o.contrast, "must be in [0, 1]");
-  if (!in(o.saturation, 0, 1)) return bad("saturation", o.saturation, "must be in [0, 1]");
-  if (!in(o.hue, 0, 0.5)) return bad("hue", o.hue, "must be in [0, 0.5]");
+  TF_RETURN_IF_ERROR(check_colour(o));
   for (int c = 0; c < 3; ++c) {
     if (!in(o.mean[c], -1000, 1000)) return bad("mean", o.mean[c], "must be in [-1000, 1000]");
     if (!in(o.std[c], 1e-6, 1000)) return bad("std", o.std[c], "must be in [1e-6, 1000]");
@@ -100,6 +147,26 @@ Status parse_bool(std::string_view name, std::string_view v, bool& out) {
   return bad_value(name, v, "true or false");
 }
 
+// "lo,hi", or one number x >= 0 for [max(0, 1 - x), 1 + x] (a factor) or [-x, x] (a shift).
+Status parse_range(std::string_view name, std::string_view v, bool factor, UniformRange& out) {
+  const std::string_view expected =
+      factor ? "'lo,hi' or one number b >= 0 (for [max(0, 1 - b), 1 + b])" : "'lo,hi' or one number h >= 0 (for [-h, h])";
+  const size_t comma = v.find(',');
+  double lo = 0, hi = 0;
+  if (comma != std::string_view::npos) {
+    if (!parse_double(name, v.substr(0, comma), lo).ok() || !parse_double(name, v.substr(comma + 1), hi).ok())
+      return bad_value(name, v, expected);
+    if (lo > hi) return bad_value(name, v, std::string(expected) + "; lo must not exceed hi");
+    out = {lo, hi};
+    return Status();
+  }
+  double x = 0;
+  if (!parse_double(name, v, x).ok()) return bad_value(name, v, expected);
+  if (x < 0) return bad_value(name, v, std::string(expected) + "; a single number must not be negative");
+  out = factor ? UniformRange{std::max(0.0, 1 - x), 1 + x} : UniformRange{-x, x};
+  return Status();
+}
+
 template <class E, size_t N>
 Status parse_enum(std::string_view name, std::string_view v, const std::pair<std::string_view, E> (&table)[N],
                   E& out) {
@@ -117,7 +184,7 @@ Status parse_enum(std::string_view name, std::string_view v, const std::pair<std
 std::string_view option_names() {
   return "image_size, crop_size, map_scale, height_jitter, rotate_deg, crop_max_tries, cut_low, cut_high, "
          "vertices_f32, int_vertices, crop_fallback, color_jitter_p, brightness, contrast, saturation, hue, "
-         "dtype, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation, clamp_geo";
+         "color_math, dtype, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation, clamp_geo";
 }
 
 Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
@@ -136,6 +203,10 @@ Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
   static constexpr std::pair<std::string_view, RoiResize> kRoi[] = {
       {"linear", RoiResize::kLinear}, {"nearest", RoiResize::kNearest}, {"rasterize_at_map", RoiResize::kRasterizeAtMap}};
   static constexpr std::pair<std::string_view, DType> kDtype[] = {{"float32", DType::kF32}, {"uint8", DType::kU8}};
+  static constexpr std::pair<std::string_view, ColorMath> kMath[] = {
+      {"fused", ColorMath::kFused},
+      {"albumentations_1_3_1", ColorMath::kAlbumentations131},
+      {"albumentations_1_4_12", ColorMath::kAlbumentations1412}};
   if (n == "image_size") return parse_int(n, v, o.image_size);
   if (n == "crop_size") return parse_int(n, v, o.crop_size);
   if (n == "map_scale") return parse_double(n, v, o.map_scale);
@@ -148,10 +219,11 @@ Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
   if (n == "int_vertices") return parse_bool(n, v, o.int_vertices);
   if (n == "crop_fallback") return parse_enum(n, v, kFallback, o.crop_fallback);
   if (n == "color_jitter_p") return parse_double(n, v, o.color_jitter_p);
-  if (n == "brightness") return parse_double(n, v, o.brightness);
-  if (n == "contrast") return parse_double(n, v, o.contrast);
-  if (n == "saturation") return parse_double(n, v, o.saturation);
-  if (n == "hue") return parse_double(n, v, o.hue);
+  if (n == "brightness") return parse_range(n, v, true, o.brightness);
+  if (n == "contrast") return parse_range(n, v, true, o.contrast);
+  if (n == "saturation") return parse_range(n, v, true, o.saturation);
+  if (n == "hue") return parse_range(n, v, false, o.hue);
+  if (n == "color_math") return parse_enum(n, v, kMath, o.color_math);
   if (n == "dtype") return parse_enum(n, v, kDtype, o.dtype);
   if (n == "mask") return parse_enum(n, v, kMask, o.mask);
   if (n == "angle_error") return parse_enum(n, v, kAngle, o.angle_error);
@@ -165,13 +237,18 @@ Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
                                   ")");
 }
 
+namespace {
+std::ostream& operator<<(std::ostream& s, UniformRange r) { return s << '[' << r.lo << ',' << r.hi << ']'; }
+}  // namespace
+
 std::string describe(const AugmentOptions& o) {
   std::ostringstream s;
   s << "profile=" << profile_name(o.profile) << " image_size=" << o.image_size
     << " crop_size=" << o.crop_size << " map_scale=" << o.map_scale
     << " height_jitter=" << o.height_jitter << " rotate_deg=" << o.rotate_deg
     << " crop_max_tries=" << o.crop_max_tries << " color_jitter_p=" << o.color_jitter_p
-    << " jitter=(" << o.brightness << "," << o.contrast << "," << o.saturation << "," << o.hue << ")"
+    << " brightness=" << o.brightness << " contrast=" << o.contrast << " saturation=" << o.saturation
+    << " hue=" << o.hue << " color_math=" << color_math_name(o.color_math)
     << " mask=" << (o.mask == MaskKind::kRoi ? "roi" : "ignored")
     << " dtype=" << dtype_name(o.dtype)
     << " fill_rule=" << (o.fill_rule == FillRule::kEvenOdd ? "even_odd" : "union")

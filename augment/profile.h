@@ -14,6 +14,8 @@ namespace textfeed::augment {
 enum class Profile : unsigned char {
   kUpstage,  // Upstage/boostcamp baseline: UFO, resize 2048, crop 1024, maps at 0.5, ROI mask
   kSakura,   // SakuraRiven/EAST: ICDAR-2015, no resize, crop 512, maps at 0.25, ignored map
+  kBc7,      // the 7th-generation boostcamp baseline: kUpstage's geometry and targets, albumentations
+             // 1.4.12 ColorJitter() defaults and arithmetic (docs/targets.md §2.6)
 };
 
 enum class FillRule : unsigned char { kEvenOdd, kUnion };            // §5 #1
@@ -23,6 +25,20 @@ enum class IgnoredTargets : unsigned char { kKeep, kNone };          // §5 #6 (
 enum class MaskKind : unsigned char { kRoi, kIgnored };  // UP roi (1 = valid) / SR ignored (1 = ignore)
 enum class AngleError : unsigned char { kSr, kUp };                  // §5 #11
 enum class RoiResize : unsigned char { kLinear, kNearest, kRasterizeAtMap };  // §5 #13
+// How the four colour operations compute pixels (docs/targets.md §2.6). kFused: in float, clamped to
+// [0, 255] between operations but never rounded (one pass, fused with normalize). The other two
+// repeat albumentations' uint8 arithmetic (lookup tables, truncation, OpenCV's grey, addWeighted and
+// 8-bit HSV) in the version named: 1.3.1 builds the brightness and contrast tables in float64,
+// 1.4.12 (albucore 0.0.13) in float32.
+enum class ColorMath : unsigned char { kFused, kAlbumentations131, kAlbumentations1412 };
+
+// The closed interval [lo, hi] a colour parameter is drawn from, uniformly.
+struct UniformRange {
+  double lo = 0;
+  double hi = 0;
+  friend bool operator==(const UniformRange&, const UniformRange&) = default;
+};
+inline constexpr double kMaxJitterFactor = 10;  // bound of a brightness, contrast or saturation factor
 
 // Every numeric field has a bound, given after it as [min, max]; validate() enforces them, and it
 // is the one place that does, for options from the CLI, Python and the wire alike. The bounds keep
@@ -44,10 +60,14 @@ struct AugmentOptions {
 
   // Photometric (§2.1 step 4, §2.2 step 4), then normalize: (x / 255 - mean) / std.
   double color_jitter_p = 0.5;  // probability that colour jitter runs at all. [0, 1]
-  double brightness = 0.5;      // factor ~ U[1 - b, 1 + b]. [0, 1]
-  double contrast = 0.5;        // [0, 1]
-  double saturation = 0.5;      // [0, 1]
-  double hue = 0.25;            // shift ~ U[-h, h] of a full turn. [0, 0.5]
+  // Factors ~ U[lo, hi], 1 = identity; 0 <= lo <= hi <= kMaxJitterFactor. set_option also takes
+  // one number b for [max(0, 1 - b), 1 + b] (torchvision's and albumentations' scalar form).
+  UniformRange brightness{0.5, 1.5};
+  UniformRange contrast{0.5, 1.5};
+  UniformRange saturation{0.5, 1.5};
+  // Shift ~ U[lo, hi] in turns, 0 = identity; -0.5 <= lo <= hi <= 0.5. One number h: [-h, h].
+  UniformRange hue{-0.25, 0.25};
+  ColorMath color_math = ColorMath::kFused;  // kU8 and kF32 alike
   float mean[3] = {0.5f, 0.5f, 0.5f};  // [-1000, 1000]
   float std[3] = {0.5f, 0.5f, 0.5f};   // [1e-6, 1000]
   DType dtype = DType::kF32;            // kU8: no jitter-normalize fusion; normalize on GPU
@@ -69,9 +89,11 @@ struct AugmentOptions {
 
 // The defaults of a profile.
 AugmentOptions profile_defaults(Profile profile);
-// "upstage" or "sakura". Errors: kInvalidArgument naming the accepted values.
+// "upstage", "sakura" or "bc7". Errors: kInvalidArgument naming the accepted values.
 Result<Profile> parse_profile(std::string_view name);
 std::string_view profile_name(Profile profile);
+// "fused", "albumentations_1_3_1" or "albumentations_1_4_12" (set_option's names).
+std::string_view color_math_name(ColorMath math);
 // Checks every field against its bound (above). Errors: kInvalidArgument naming the field, the
 // value and the bound.
 Status validate(const AugmentOptions& options);
@@ -79,8 +101,11 @@ Status validate(const AugmentOptions& options);
 // "fill_rule") from its text `value` ("768", "0.25", "union", "true"). Enum fields take the names
 // of docs/targets.md §5: fill_rule even_odd|union, overlap sum|last|smallest|ignore, crop_fallback
 // keep_last|ignore_cut, ignored_targets keep|none, mask roi|ignored, angle_error sr|up,
-// roi_resize linear|nearest|rasterize_at_map, dtype float32|uint8. Does not validate the whole
-// (call validate() after the last one). Errors: kInvalidArgument (unknown name, unparsable value).
+// roi_resize linear|nearest|rasterize_at_map, dtype float32|uint8, color_math
+// fused|albumentations_1_3_1|albumentations_1_4_12. The colour ranges brightness, contrast,
+// saturation and hue take "lo,hi" (no spaces) or one number (the scalar form above; it must not be
+// negative). Does not validate the whole (call validate() after the last one). Errors:
+// kInvalidArgument (unknown name, unparsable value).
 Status set_option(AugmentOptions& options, std::string_view name, std::string_view value);
 // The names set_option accepts, comma-separated (for --help and error messages).
 std::string_view option_names();

@@ -34,7 +34,7 @@ struct QuarantineEntry {
 
 struct Meta {
   # Written once, after the last sample; the footer points at it.
-  profile @0 :Text;        # "upstage" or "sakura": the profile whose deterministic steps shaped pixels
+  profile @0 :Text;        # "upstage", "sakura" or "bc7": the profile whose deterministic steps shaped pixels
   imageSize @1 :UInt32;    # longer side after resize; 0 = pixels kept at source size
   codec @2 :Codec;
   jpegQuality @3 :UInt8;   # 1..100 when codec = jpeg, else 0

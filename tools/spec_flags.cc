@@ -43,9 +43,13 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
         ->capture_default_str();
   }
   if (groups & kRecipeFlags) {
-    cmd->add_option("--profile", f.profile, "upstage | sakura")->check(CLI::IsMember({"upstage", "sakura"}));
+    cmd->add_option("--profile", f.profile,
+                    "upstage (Upstage/boostcamp 6th generation) | sakura (SakuraRiven/EAST) | bc7 (boostcamp 7th "
+                    "generation: upstage with albumentations 1.4.12 ColorJitter())")
+        ->check(CLI::IsMember({"upstage", "sakura", "bc7"}));
     cmd->add_option("--set", f.sets,
-                    "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768), repeatable, "
+                    "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768, brightness=0.8,1.0), "
+                    "repeatable, "
                     "applied in order after --profile and --dtype; names: " + std::string(augment::option_names()));
     cmd->add_option("--dtype", f.dtype, "image dtype: float32 | uint8 (a --set dtype=... comes after it and wins)")->check(CLI::IsMember({"float32", "uint8"}));
   }

@@ -24,7 +24,8 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
 const protocolVersion :UInt32 = 4;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec;
-                                    # 4: several sources, weights, elastic resume (a daemon of 3 would drop them)
+                                    # 4: several sources, weights, elastic resume (a daemon of 3 would drop
+                                    #    them); Recipe's colour jitter as ranges (@28..@36), the old scalars obsolete
 const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
@@ -247,6 +248,7 @@ struct Heartbeat {
 enum Profile {
   upstage @0;
   sakura @1;
+  bc7 @2;
 }
 enum IgnoreText {
   substring @0;
@@ -293,6 +295,12 @@ enum RoiResize {
   rasterizeAtMap @2;
 }
 
+enum ColorMath {
+  fused @0;
+  albumentations131 @1;
+  albumentations1412 @2;
+}
+
 struct ReaderOptions {
   ignoreText @0 :IgnoreText;
   ignoreTags @1 :List(Text);    # at most 256 tags of at most 4096 bytes
@@ -326,10 +334,10 @@ struct Recipe {
   intVertices @9 :Bool;
   cropFallback @10 :CropFallback;
   colorJitterP @11 :Float64;
-  brightness @12 :Float64;
-  contrast @13 :Float64;
-  saturation @14 :Float64;
-  hue @15 :Float64;
+  obsoleteBrightness @12 :Float64;  # protocol 3's scalar forms; neither written nor read since 4
+  obsoleteContrast @13 :Float64;
+  obsoleteSaturation @14 :Float64;
+  obsoleteHue @15 :Float64;
   mean @16 :List(Float32);      # 3 values
   std @17 :List(Float32);       # 3 values
   dtype @18 :DType;             # of the image tensor; maps are always float32
@@ -342,6 +350,15 @@ struct Recipe {
   roiResize @25 :RoiResize;
   fixOrientation @26 :Bool;
   clampGeo @27 :Float64;
+  brightnessLo @28 :Float64;    # the factor ~ U[lo, hi]; 0 <= lo <= hi <= 10
+  brightnessHi @29 :Float64;
+  contrastLo @30 :Float64;      # as brightness
+  contrastHi @31 :Float64;
+  saturationLo @32 :Float64;    # as brightness
+  saturationHi @33 :Float64;
+  hueLo @34 :Float64;           # the shift in turns ~ U[lo, hi]; -0.5 <= lo <= hi <= 0.5
+  hueHi @35 :Float64;
+  colorMath @36 :ColorMath;     # the colour operations' arithmetic
 }
 
 struct Sampler {

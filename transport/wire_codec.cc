@@ -45,7 +45,8 @@ constexpr W kLast = W{};  // the last enumerant this build knows, per schema enu
 template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
 template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
 template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAIL;
-template <> constexpr w::Profile kLast<w::Profile> = w::Profile::SAKURA;
+template <> constexpr w::Profile kLast<w::Profile> = w::Profile::BC7;
+template <> constexpr w::ColorMath kLast<w::ColorMath> = w::ColorMath::ALBUMENTATIONS1412;
 template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
 template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
 template <> constexpr w::Illegibility kLast<w::Illegibility> = w::Illegibility::VALID;
@@ -64,7 +65,8 @@ constexpr bool same_last(C last) {
 static_assert(same_last<w::DType>(DType::kU8) && static_cast<unsigned>(DType::kF32) == 0);
 static_assert(same_last<w::Transport>(Transport::kSharedMemory) && static_cast<unsigned>(Transport::kFrames) == 0);
 static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kFail));
-static_assert(same_last<w::Profile>(augment::Profile::kSakura));
+static_assert(same_last<w::Profile>(augment::Profile::kBc7));
+static_assert(same_last<w::ColorMath>(augment::ColorMath::kAlbumentations1412));
 static_assert(same_last<w::IgnoreText>(loader::IgnoreText::kExact));
 static_assert(same_last<w::PolyPolicy>(loader::PolyPolicy::kMaskIgnore));
 static_assert(same_last<w::Illegibility>(loader::Illegibility::kValid) &&
@@ -215,10 +217,15 @@ void put(w::Recipe::Builder b, const augment::AugmentOptions& o) {
   b.setIntVertices(o.int_vertices);
   b.setCropFallback(to_wire<w::CropFallback>(o.crop_fallback));
   b.setColorJitterP(o.color_jitter_p);
-  b.setBrightness(o.brightness);
-  b.setContrast(o.contrast);
-  b.setSaturation(o.saturation);
-  b.setHue(o.hue);
+  b.setBrightnessLo(o.brightness.lo);
+  b.setBrightnessHi(o.brightness.hi);
+  b.setContrastLo(o.contrast.lo);
+  b.setContrastHi(o.contrast.hi);
+  b.setSaturationLo(o.saturation.lo);
+  b.setSaturationHi(o.saturation.hi);
+  b.setHueLo(o.hue.lo);
+  b.setHueHi(o.hue.hi);
+  b.setColorMath(to_wire<w::ColorMath>(o.color_math));
   put_list(b.initMean(3), o.mean);
   put_list(b.initStd(3), o.std);
   b.setDtype(to_wire<w::DType>(o.dtype));
@@ -250,10 +257,11 @@ Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
   o.int_vertices = r.getIntVertices();
   TF_RETURN_IF_ERROR(from_wire(r.getCropFallback(), "Recipe.cropFallback", o.crop_fallback));
   o.color_jitter_p = r.getColorJitterP();
-  o.brightness = r.getBrightness();
-  o.contrast = r.getContrast();
-  o.saturation = r.getSaturation();
-  o.hue = r.getHue();
+  o.brightness = {r.getBrightnessLo(), r.getBrightnessHi()};
+  o.contrast = {r.getContrastLo(), r.getContrastHi()};
+  o.saturation = {r.getSaturationLo(), r.getSaturationHi()};
+  o.hue = {r.getHueLo(), r.getHueHi()};
+  TF_RETURN_IF_ERROR(from_wire(r.getColorMath(), "Recipe.colorMath", o.color_math));
   TF_RETURN_IF_ERROR(get_triple(r.getMean(), "Recipe.mean", o.mean));
   TF_RETURN_IF_ERROR(get_triple(r.getStd(), "Recipe.std", o.std));
   TF_RETURN_IF_ERROR(from_wire(r.getDtype(), "Recipe.dtype", o.dtype));

@@ -167,9 +167,11 @@ py::array_t<uint8_t> warp_crop(const U8Array& image, const DArray& matrix, int c
 
 // photometric(): colour jitter drawn from Rng(seed, epoch, index) + normalize.
 py::tuple photometric(const U8Array& crop, const std::string& profile, uint64_t seed, uint64_t epoch,
-                      uint64_t index, std::optional<double> color_jitter_p) {
+                      uint64_t index, std::optional<double> color_jitter_p, std::optional<std::string> color_math) {
   auto o = options_for(profile, std::nullopt, std::nullopt);
   if (color_jitter_p) o.color_jitter_p = *color_jitter_p;
+  if (color_math)
+    if (Status s = augment::set_option(o, "color_math", *color_math); !s.ok()) throw_status(s);
   Rng rng(seed, epoch, index);
   return jitter_crop(crop, o, rng);
 }
@@ -197,9 +199,10 @@ void register_geometry(py::module_& m) {
   m.def("warp_crop", &warp_crop, py::arg("image"), py::arg("matrix"), py::arg("crop_size"),
         "The one warp: source RGB -> crop RGB.");
   m.def("photometric", &photometric, py::arg("crop"), py::arg("profile"), py::arg("seed"), py::arg("epoch"),
-        py::arg("index"), py::kw_only(), py::arg("color_jitter_p") = py::none(),
+        py::arg("index"), py::kw_only(), py::arg("color_jitter_p") = py::none(), py::arg("color_math") = py::none(),
         "Colour jitter drawn from Rng(seed, epoch, index) (no geometric draws before it) + normalize: "
-        "(float32 (3, H, W), params).");
+        "(float32 (3, H, W), params). color_math: 'fused', 'albumentations_1_3_1' or "
+        "'albumentations_1_4_12' instead of the profile's.");
   m.def("color_jitter", &color_jitter, py::arg("image"), py::arg("seed"), py::arg("profile") = "upstage",
         py::kw_only(), py::arg("color_jitter_p") = py::none(),
         "photometric(image, profile, seed, 0, 0): colour jitter of an RGB uint8 (H, W, 3) image drawn from "

@@ -49,7 +49,8 @@ void bind_enums(py::module_& m) {
   bind_enum<augment::Profile>(m, "Profile", "Which public pipeline the recipe's defaults reproduce.",
                               augment::profile_name)
       .value("UPSTAGE", augment::Profile::kUpstage)
-      .value("SAKURA", augment::Profile::kSakura);
+      .value("SAKURA", augment::Profile::kSakura)
+      .value("BC7", augment::Profile::kBc7);
   bind_enum<DType>(m, "DType", "Element type of the image tensor.", dtype_name)
       .value("FLOAT32", DType::kF32)
       .value("UINT8", DType::kU8);

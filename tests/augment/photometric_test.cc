@@ -95,6 +95,87 @@ TEST(PhotometricTest, JitterProbabilityZeroIsPlainNormalize) {
   }
 }
 
+TEST(PhotometricTest, DrawsStayInTheRangesAndCountTheSameForEveryProfile) {
+  const AugmentOptions bc7 = profile_defaults(Profile::kBc7);
+  for (uint64_t i = 0; i < 2000; ++i) {
+    Rng a(3, 0, i), b(3, 0, i);
+    const ColorParams p = draw_color_params(bc7, a);
+    draw_color_params(profile_defaults(Profile::kUpstage), b);
+    ASSERT_EQ(a.draws(), b.draws());
+    for (double f : {p.brightness, p.contrast, p.saturation}) ASSERT_TRUE(f >= 0.8 && f <= 1.0) << f;
+    ASSERT_TRUE(p.hue >= -0.5 && p.hue <= 0.5) << p.hue;
+  }
+  AugmentOptions point = bc7;  // a range of one value draws that value
+  point.brightness = {1.25, 1.25};
+  point.hue = {-0.125, -0.125};
+  Rng rng(1, 1, 1);
+  const ColorParams p = draw_color_params(point, rng);
+  EXPECT_EQ(p.brightness, 1.25);
+  EXPECT_EQ(p.hue, -0.125);
+}
+
+// One op on grey pixels of value 90 through each arithmetic, uint8 out.
+std::vector<uint8_t> jitter_grey90(ColorMath math, ColorOp op, double value) {
+  Crop16 r;
+  std::fill(r.crop.data(), r.crop.data() + r.crop.size_bytes(), 90);
+  ColorParams p;
+  p.applied = true;
+  if (op == ColorOp::kBrightness) p.brightness = value;
+  if (op == ColorOp::kContrast) p.contrast = value;
+  AugmentOptions o = profile_defaults(Profile::kBc7);
+  o.dtype = DType::kU8;
+  o.color_math = math;
+  std::vector<uint8_t> out(3 * 16 * 16);
+  const MutableImageView v{out.data(), 48, 16, 1, 16, DType::kU8};
+  EXPECT_TRUE(apply_photometric(v, r.crop.view(), p, o).ok());
+  return out;
+}
+
+// 90 * 0.7 is 62.99999999999999 in float64 and 63 in float32: albumentations 1.3.1's table
+// truncates it to 62, 1.4.12's (albucore) to 63; the fused arithmetic rounds to 63.
+TEST(PhotometricTest, AlbumentationsVersionsBuildTheirTablesInTheirOwnPrecision) {
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 63);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations131, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 62);
+  for (uint8_t x : jitter_grey90(ColorMath::kFused, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 63);
+  // Truncation, not rounding: 90 * 0.99 = 89.1 -> 89, and 90 * 0.995 = 89.55 -> 89 as well.
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.995)) ASSERT_EQ(x, 89);
+  for (uint8_t x : jitter_grey90(ColorMath::kFused, ColorOp::kBrightness, 0.995)) ASSERT_EQ(x, 90);
+  // Contrast of a flat image: the mean is the value, so any factor keeps it; factor 0 fills it.
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0.83)) ASSERT_EQ(x, 90);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0)) ASSERT_EQ(x, 90);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0)) ASSERT_EQ(x, 0);
+}
+
+// OpenCV's 8-bit HSV: a third of a turn moves H by 60 of its 180 steps, so red becomes green; a
+// grey pixel (no chroma) stays.
+TEST(PhotometricTest, AlbumentationsHueRotatesIn8BitHsv) {
+  Crop16 r;
+  for (int i = 0; i < 256; ++i) r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
+  r.crop.data()[0] = r.crop.data()[1] = r.crop.data()[2] = 77;
+  ColorParams p;
+  p.applied = true;
+  p.hue = 1.0 / 3;
+  AugmentOptions o = profile_defaults(Profile::kBc7);
+  ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), p, o).ok());
+  auto px = [&](int c, int x) { return (r.at(c, 0, x) * 0.5 + 0.5) * 255; };
+  EXPECT_NEAR(px(0, 1), 10, 2);
+  EXPECT_NEAR(px(1, 1), 200, 0.01);  // V is kept exactly
+  EXPECT_NEAR(px(2, 1), 50, 2);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(px(c, 0), 77, 1e-3);
+  p.hue = -1.0 / 3;  // and back the other way: red becomes blue
+  ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), p, o).ok());
+  EXPECT_NEAR(px(2, 1), 200, 0.01);
+}
+
+TEST(PhotometricTest, AlbumentationsArithmeticLeavesAnEmptyCropAlone) {
+  AugmentOptions o = profile_defaults(Profile::kBc7);
+  Image empty(0, 0, 3);
+  ColorParams p;
+  p.applied = true;
+  p.brightness = 0.9;
+  EXPECT_TRUE(apply_photometric(MutableImageView{nullptr, 0, 0, 1, 0, DType::kF32}, empty.view(), p, o).ok());
+}
+
 // Reference HSV hue rotation in double (colorsys's formulas).
 void hue_reference(double r, double g, double b, double shift, double out[3]) {
   const double mx = std::max({r, g, b}), mn = std::min({r, g, b}), ch = mx - mn;

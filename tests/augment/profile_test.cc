@@ -17,9 +17,10 @@ Status set_and_validate(const std::string& name, const std::string& value) {
   return validate(o);
 }
 
-TEST(ProfileTest, DefaultsOfBothProfilesAreValid) {
+TEST(ProfileTest, DefaultsOfEveryProfileAreValid) {
   EXPECT_TRUE(validate(profile_defaults(Profile::kUpstage)).ok());
   EXPECT_TRUE(validate(profile_defaults(Profile::kSakura)).ok());
+  EXPECT_TRUE(validate(profile_defaults(Profile::kBc7)).ok());
 }
 
 TEST(ProfileTest, EveryNumericOptionIsBoundedOnBothSides) {
@@ -34,8 +35,9 @@ TEST(ProfileTest, EveryNumericOptionIsBoundedOnBothSides) {
       {"height_jitter", "0.3", "-0.1", "1"},     {"rotate_deg", "45", "-1", "181"},
       {"crop_max_tries", "10000", "0", "10001"}, {"cut_low", "0.02", "-0.01", "0.995"},
       {"cut_high", "0.9", "0.001", "1.01"},      {"color_jitter_p", "1", "-0.5", "1.5"},
-      {"brightness", "0.2", "-0.1", "1.1"},      {"contrast", "0.2", "-0.1", "1.1"},
-      {"saturation", "0.2", "-0.1", "1.1"},      {"hue", "0.5", "-0.1", "0.6"},
+      {"brightness", "0.2", "-0.1", "9.5"},      {"contrast", "0.2", "-0.1", "9.5"},
+      {"saturation", "0.2", "-0.1", "9.5"},      {"hue", "0.5", "-0.1", "0.6"},
+      {"brightness", "0,10", "-0.1,1", "1,10.5"}, {"hue", "-0.5,0.5", "-0.6,0", "0,0.6"},
       {"clamp_geo", "100", "-1", "65537"},       {"map_scale", "0.25", "0", "2"},
   };
   for (const Case& c : cases) {
@@ -72,6 +74,105 @@ TEST(ProfileTest, MapsOfZeroPixelsAndDegenerateNormalizationAreRefused) {
   o = profile_defaults(Profile::kUpstage);
   o.mean[0] = INFINITY;
   EXPECT_EQ(validate(o).code(), Code::kInvalidArgument);
+}
+
+TEST(ProfileTest, ColourRangesTakeAScalarOrLoCommaHi) {
+  AugmentOptions o = profile_defaults(Profile::kUpstage);
+  // The old scalar form keeps its meaning: [1 - b, 1 + b], [-h, h] (what upstage's defaults are).
+  EXPECT_EQ(o.brightness, (UniformRange{0.5, 1.5}));
+  EXPECT_EQ(o.hue, (UniformRange{-0.25, 0.25}));
+  ASSERT_TRUE(set_option(o, "brightness", "0.5").ok());
+  EXPECT_EQ(o.brightness, (UniformRange{1 - 0.5, 1 + 0.5}));
+  ASSERT_TRUE(set_option(o, "contrast", "1.5").ok());  // clipped at 0, as albumentations does
+  EXPECT_EQ(o.contrast, (UniformRange{0, 2.5}));
+  ASSERT_TRUE(set_option(o, "saturation", "0.8,1").ok());
+  EXPECT_EQ(o.saturation, (UniformRange{0.8, 1}));
+  ASSERT_TRUE(set_option(o, "hue", "0.1").ok());
+  EXPECT_EQ(o.hue, (UniformRange{-0.1, 0.1}));
+  ASSERT_TRUE(set_option(o, "hue", "-0.5,0.125").ok());
+  EXPECT_EQ(o.hue, (UniformRange{-0.5, 0.125}));
+  ASSERT_TRUE(set_option(o, "brightness", "1,1").ok());  // a point: the factor is always 1
+  EXPECT_TRUE(validate(o).ok());
+}
+
+TEST(ProfileTest, BadColourRangesAreRefusedNamingTheReason) {
+  struct Case {
+    const char* name;
+    const char* value;
+    const char* reason;  // a part of the message
+  };
+  const Case cases[] = {
+      {"brightness", "1,0.5", "lo must not exceed hi"},
+      {"brightness", "-0.2", "a single number must not be negative"},
+      {"hue", "-0.1", "a single number must not be negative"},
+      {"contrast", "0.8,", "'lo,hi' or one number"},
+      {"contrast", ",1", "'lo,hi' or one number"},
+      {"saturation", "0.8,1,2", "'lo,hi' or one number"},
+      {"saturation", "0.8, 1", "'lo,hi' or one number"},
+      {"brightness", "a,b", "'lo,hi' or one number"},
+      {"brightness", "nan,1", "'lo,hi' or one number"},
+      {"hue", "0,inf", "for [-h, h]"},
+      {"brightness", "", "for [max(0, 1 - b), 1 + b]"},
+  };
+  for (const Case& c : cases) {
+    AugmentOptions o = profile_defaults(Profile::kUpstage);
+    const Status s = set_option(o, c.name, c.value);
+    ASSERT_EQ(s.code(), Code::kInvalidArgument) << c.name << " = '" << c.value << "'";
+    EXPECT_NE(s.message().find(std::string("option ") + c.name + " = '" + c.value + "'"), std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find(c.reason), std::string::npos) << s.message();
+  }
+  // Out of bounds: validate() names the field, the range and the bound.
+  AugmentOptions o = profile_defaults(Profile::kUpstage);
+  ASSERT_TRUE(set_option(o, "brightness", "-0.1,1").ok());
+  const Status s = validate(o);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("brightness = [-0.1, 1]: need 0 <= lo <= hi <= 10"), std::string::npos) << s.message();
+  o = profile_defaults(Profile::kUpstage);
+  o.hue = {0.2, 0.1};  // set in code, not parsed: validate() still refuses lo > hi
+  EXPECT_NE(validate(o).message().find("hue = [0.2, 0.1]: need -0.5 <= lo <= hi <= 0.5"), std::string::npos);
+  o.hue = {std::nan(""), 0.1};
+  EXPECT_EQ(validate(o).code(), Code::kInvalidArgument);
+  o = profile_defaults(Profile::kUpstage);
+  o.color_math = static_cast<ColorMath>(9);
+  EXPECT_EQ(validate(o).code(), Code::kInvalidArgument);
+}
+
+TEST(ProfileTest, Bc7IsUpstageWithAlbumentations1412ColorJitterDefaults) {
+  const AugmentOptions up = profile_defaults(Profile::kUpstage);
+  AugmentOptions bc7 = profile_defaults(Profile::kBc7);
+  EXPECT_EQ(bc7.profile, Profile::kBc7);
+  EXPECT_EQ(bc7.brightness, (UniformRange{0.8, 1.0}));
+  EXPECT_EQ(bc7.contrast, (UniformRange{0.8, 1.0}));
+  EXPECT_EQ(bc7.saturation, (UniformRange{0.8, 1.0}));
+  EXPECT_EQ(bc7.hue, (UniformRange{-0.5, 0.5}));
+  EXPECT_EQ(bc7.color_jitter_p, 0.5);
+  EXPECT_EQ(bc7.color_math, ColorMath::kAlbumentations1412);
+  EXPECT_EQ(up.color_math, ColorMath::kFused);
+  // Everything else is upstage's: make the colour fields equal and compare the rest.
+  bc7.profile = up.profile;
+  bc7.brightness = up.brightness, bc7.contrast = up.contrast, bc7.saturation = up.saturation, bc7.hue = up.hue;
+  bc7.color_math = up.color_math;
+  EXPECT_EQ(describe(bc7), describe(up));
+  EXPECT_EQ(*parse_profile("bc7"), Profile::kBc7);
+  EXPECT_EQ(profile_name(Profile::kBc7), "bc7");
+  const auto bad = parse_profile("BC7");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("'upstage', 'sakura' or 'bc7'"), std::string::npos);
+}
+
+TEST(ProfileTest, DescribeShowsTheRangesAndTheArithmetic) {
+  const std::string d = describe(profile_defaults(Profile::kBc7));
+  for (const char* part : {"profile=bc7", "brightness=[0.8,1]", "contrast=[0.8,1]", "saturation=[0.8,1]",
+                           "hue=[-0.5,0.5]", "color_math=albumentations_1_4_12", "color_jitter_p=0.5"})
+    EXPECT_NE(d.find(part), std::string::npos) << part << " not in " << d;
+  AugmentOptions o = profile_defaults(Profile::kUpstage);
+  for (const char* name : {"fused", "albumentations_1_3_1", "albumentations_1_4_12"}) {
+    ASSERT_TRUE(set_option(o, "color_math", name).ok());
+    EXPECT_EQ(color_math_name(o.color_math), name);
+  }
+  EXPECT_EQ(set_option(o, "color_math", "albumentations").code(), Code::kInvalidArgument);
+  EXPECT_NE(std::string(option_names()).find("color_math"), std::string::npos);
 }
 
 }  // namespace

@@ -21,6 +21,11 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
   open.spec.sampler.world_size = 2;
   open.spec.on_bad_sample = loader::OnBadSample::kFail;
   open.transport = Transport::kSharedMemory;
+  OpenStream bc7;  // protocol 4's colour ranges and arithmetic
+  bc7.spec = loader::default_spec(augment::Profile::kBc7, "train");
+  bc7.spec.augment.brightness = {0.25, 1.5};
+  bc7.spec.augment.hue = {-0.5, 0.125};
+  bc7.spec.augment.color_math = augment::ColorMath::kAlbumentations131;
   const TensorDesc image{"image", DType::kF32, {8, 3, 512, 512}, 0, 8ull * 3 * 512 * 512 * 4, 3ull * 512 * 512 * 4};
   const TensorDesc score{"score_map", DType::kU8, {8, 1, 128, 128}, 4096, 8ull * 128 * 128, 128ull * 128};
   BatchHeader batch{9, 2, 41, 3, {image, score}, {5, 7, 11}, {}};
@@ -40,6 +45,7 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
       {"hello", Hello{kProtocolVersion, "rank 0", 0xfeedbeef}},
       {"hello_reply", HelloReply{kProtocolVersion, "daemon", {"train", "val"}}},
       {"open_stream", open},
+      {"open_stream_bc7", bc7},
       {"stream_opened", StreamOpened{9, 125, 1000, 1 << 20, {image, score}, 4}},
       {"credit", Credit{9, {0, 1, 2}, 3}},
       {"batch", batch},

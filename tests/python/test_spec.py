@@ -22,6 +22,7 @@ def first_bytes(l):
 
 def test_the_enums_are_at_the_top_level_with_the_names_c_plus_plus_parses():
     assert textfeed.Profile.UPSTAGE.text == "upstage" and textfeed.Profile.SAKURA.text == "sakura"
+    assert textfeed.Profile.BC7.text == "bc7"
     assert textfeed.DType.UINT8.text == "uint8" and textfeed.DType.FLOAT32.text == "float32"
     assert textfeed.OnBadSample.FAIL.text == "fail"
     assert [t.text for t in textfeed.Transport.__members__.values()] == ["auto", "shm", "frames"]
@@ -38,7 +39,7 @@ def test_a_member_and_its_name_make_the_same_batches():
 
 
 @pytest.mark.parametrize("kw,error,message", [
-    (dict(profile=textfeed.DType.UINT8), errors.ArgumentTypeError, "profile must be one of ('upstage', 'sakura')"),
+    (dict(profile=textfeed.DType.UINT8), errors.ArgumentTypeError, "profile must be one of ('upstage', 'sakura', 'bc7')"),
     (dict(transport="udp"), errors.InvalidArgumentError, "transport must be one of ('auto', 'shm', 'frames')"),
     (dict(ignore_text="all"), errors.InvalidArgumentError, "ignore_text must be one of ('substring', 'exact')"),
     (dict(poly_policy=1), errors.ArgumentTypeError, "poly_policy must be one of"),

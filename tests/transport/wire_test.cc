@@ -211,7 +211,8 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
       {frame([](O o) { o.getSpec().getRecipe().setDtype(static_cast<wire::DType>(7)); }), "Recipe.dtype"},
       {frame([](O o) { o.setTransport(static_cast<wire::Transport>(9)); }), "OpenStream.transport"},
       {frame([](O o) { o.getSpec().setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "PipelineSpec.onBadSample"},
-      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(2)); }), "Recipe.profile"},
+      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(3)); }), "Recipe.profile"},
+      {frame([](O o) { o.getSpec().getRecipe().setColorMath(static_cast<wire::ColorMath>(3)); }), "Recipe.colorMath"},
       {frame([](O o) { o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3)); }),
        "ReaderOptions.polyPolicy"},
       {frame([](O o) { o.getSpec().getSources()[0].initReader().setIllegibility(static_cast<wire::Illegibility>(2)); }),
@@ -249,6 +250,38 @@ TEST(WireTest, IllegibilityAndSplitRoundTripAndDefaultWhenUnset) {
   const loader::ReaderOptions& r = std::get<OpenStream>(*old_sender).spec.sources[0].reader;
   EXPECT_EQ(r.illegibility, loader::Illegibility::kIgnore);
   EXPECT_EQ(r.split, "train");
+}
+
+// Protocol 4: the colour jitter travels as ranges, with the profile bc7 and the colour arithmetic;
+// the scalar fields of protocol 3 are not read (a v3 peer is refused at Hello).
+TEST(WireTest, ColourRangesAndBc7RoundTrip) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kBc7, "train");
+  o.spec.augment.brightness = {0.125, 1.75};
+  o.spec.augment.contrast = {0, 10};
+  o.spec.augment.saturation = {1, 1};
+  o.spec.augment.hue = {-0.5, 0.0625};
+  o.spec.augment.color_math = augment::ColorMath::kAlbumentations131;
+  auto o2 = std::get<OpenStream>(round_trip(o));
+  EXPECT_EQ(o2.spec.augment.profile, augment::Profile::kBc7);
+  EXPECT_EQ(o2.spec.augment.brightness, (augment::UniformRange{0.125, 1.75}));
+  EXPECT_EQ(o2.spec.augment.contrast, (augment::UniformRange{0, 10}));
+  EXPECT_EQ(o2.spec.augment.saturation, (augment::UniformRange{1, 1}));
+  EXPECT_EQ(o2.spec.augment.hue, (augment::UniformRange{-0.5, 0.0625}));
+  EXPECT_EQ(o2.spec.augment.color_math, augment::ColorMath::kAlbumentations131);
+  OpenStream plain;
+  plain.spec = loader::default_spec(augment::Profile::kBc7, "t");
+  const auto bc7 = std::get<OpenStream>(round_trip(plain));
+  EXPECT_EQ(augment::describe(bc7.spec.augment), augment::describe(augment::profile_defaults(augment::Profile::kBc7)));
+  // Out-of-bounds ranges decode (the wire carries values) and are refused by validate() at the edge.
+  o.spec.augment.hue = {0.4, 0.2};
+  EXPECT_EQ(augment::validate(std::get<OpenStream>(round_trip(o)).spec.augment).code(), Code::kInvalidArgument);
+  const auto scalars = decode(open_stream_frame([](wire::OpenStream::Builder b) {
+    b.getSpec().getRecipe().setObsoleteBrightness(0.9);  // protocol 3's scalar: not read
+  }));
+  ASSERT_TRUE(scalars.has_value());
+  EXPECT_EQ(std::get<OpenStream>(*scalars).spec.augment.brightness,
+            std::get<OpenStream>(*decode(open_stream_frame([](wire::OpenStream::Builder) {}))).spec.augment.brightness);
 }
 
 // The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that

@@ -124,8 +124,20 @@ def path(name: str, value: Any) -> bytes:
     return encoded
 
 
+# The augmentation options that are ranges (augment::UniformRange): they also take a (lo, hi) pair.
+RANGE_OPTIONS = ("brightness", "contrast", "saturation", "hue")
+
+
 def option_value(name: str, value: Any) -> str:
-    """An augmentation option's value as the text C++ parses (bool, int, finite float or str)."""
+    """An augmentation option's value as the text C++ parses (bool, int, finite float or str; an
+    option of RANGE_OPTIONS also takes a (lo, hi) tuple or list of two reals: brightness=(0.8, 1.0)
+    becomes "0.8,1.0")."""
+    if isinstance(value, (tuple, list)) and name in RANGE_OPTIONS:
+        if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
+            raise errors.ArgumentTypeError(f"{name} as a range must be a (lo, hi) pair of numbers, got "
+                                           f"{_type_name(value)} {value!r:.80}")
+        lo, hi = (real(name, v, -math.inf, math.inf) for v in value)
+        return f"{lo!r},{hi!r}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, numbers.Integral):

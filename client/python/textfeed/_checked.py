@@ -45,7 +45,7 @@ def east_targets(vertices: Any, labels: Any, crop_size: int, map_scale: float, p
     labels = _finite_array("labels", labels, np.int64, "of shape (n,)")
     return _core.east_targets(
         vertices, labels, _args.integer("crop_size", crop_size, *_INT32),
-        _args.real("map_scale", map_scale, 0, 1, lo_open=True), _args.choice("profile", profile, ("upstage", "sakura")),
+        _args.real("map_scale", map_scale, 0, 1, lo_open=True), _args.choice("profile", profile, ("upstage", "sakura", "bc7")),
         fill_rule=_optional_text("fill_rule", fill_rule), overlap=_optional_text("overlap", overlap),
         ignored_targets=_optional_text("ignored_targets", ignored_targets),
         roi_resize=_optional_text("roi_resize", roi_resize),

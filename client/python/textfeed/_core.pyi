@@ -67,6 +67,7 @@ def photometric(
     index: int,
     *,
     color_jitter_p: Optional[float] = None,
+    color_math: Optional[str] = None,
 ) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
 def color_jitter(
     image: ArrayLike,
@@ -82,6 +83,7 @@ def color_jitter(
 class Profile(enum.Enum):
     UPSTAGE = 0
     SAKURA = 1
+    BC7 = 2
     @property
     def text(self) -> str: ...
 

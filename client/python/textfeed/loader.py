@@ -276,8 +276,10 @@ class Loader:
             (ICDAR-2015), a UFO ``.json`` or a cache file from ``textfeed cache build``, as a str or
             ``os.PathLike``.
         batch_size: samples per batch, 1..4096.
-        profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline)
-            or ``"sakura"`` (SakuraRiven/EAST). Every enum keyword takes the member or its name.
+        profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline),
+            ``"sakura"`` (SakuraRiven/EAST) or ``"bc7"`` (the 7th-generation boostcamp baseline:
+            upstage with albumentations 1.4.12 ``ColorJitter()``). Every enum keyword takes the
+            member or its name.
         seed: every random draw of sample i in epoch e comes from (seed, e, i); 0..2**64-1.
         rank, world_size: this process's shard (``DistributedSampler`` semantics); default to
             ``torch.distributed`` when it is initialized, else 0 and 1. 0 <= rank < world_size <= 2**20.
@@ -302,7 +304,8 @@ class Loader:
             is a finite number of seconds > 0 and at most a day (86400).
         curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
-            (``textfeed._core.option_names()`` lists them; unknown names raise TypeError).
+            (``textfeed._core.option_names()`` lists them; unknown names raise TypeError). The
+            colour ranges take a ``(lo, hi)`` pair or one number: ``brightness=(0.8, 1.0)``.
         ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split:
             the dataset reader's options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
             ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
