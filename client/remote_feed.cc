@@ -192,6 +192,7 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_batch(transport::BatchHeader& h) {
   b.batch = h.batch;
   b.indices = std::move(h.indices);
   b.errors = std::move(h.errors);
+  b.samples = std::move(h.samples);
   std::lock_guard<std::mutex> lock(feed_.mu_);
   if (feed_.in_flight_ > 0) --feed_.in_flight_;
   feed_.ready_.push_back(std::move(b));

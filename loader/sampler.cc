@@ -23,8 +23,10 @@ Result<Sampler> Sampler::create(size_t n, const SamplerOptions& o) {
     return Status::invalid_argument("sampler: need 0 <= rank < world_size, got rank " +
                                     std::to_string(o.rank) + " of " + std::to_string(o.world_size));
   const size_t w = static_cast<size_t>(o.world_size);
-  const size_t per_rank = o.drop_last ? n / w : (n + w - 1) / w;
-  if (per_rank == 0)
+  const size_t r = static_cast<size_t>(o.rank);
+  // Unpadded: positions r, r + w, ... below n (none when r >= n).
+  const size_t per_rank = o.drop_last ? n / w : o.pad ? (n + w - 1) / w : (r < n ? (n - r + w - 1) / w : 0);
+  if (per_rank == 0 && o.drop_last)
     return Status::invalid_argument("sampler: " + std::to_string(n) + " samples cannot give every one of " +
                                     std::to_string(w) + " ranks a sample with drop_last");
   return Sampler(n, o, per_rank);

@@ -10,6 +10,11 @@
 //   rank r  = order[r], order[r + world_size], ...;
 //   batches = consecutive runs of batch_size; the last, shorter one is dropped with drop_last.
 // Every rank therefore has the same number of batches.
+//
+// Without padding (options.pad false and no drop_last, what eval mode sets): rank r gets the
+// positions r, r + world_size, ... below n, so every sample appears exactly once over the ranks,
+// ranks r >= n % world_size get one sample fewer (when n does not divide evenly), and the number
+// of batches may then differ between ranks; a rank with no sample (world_size > n) has 0 batches.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +34,12 @@ class Sampler {
 
   // Samples this rank sees per epoch (after padding or dropping).
   size_t samples_per_rank() const { return per_rank_; }
-  // Batches this rank sees per epoch; equal for every rank.
+  // Batches this rank sees per epoch; equal for every rank unless unpadded (see above).
   size_t batches_per_epoch() const;
-  // Samples of the whole epoch over all ranks, padding included.
-  size_t total_samples() const { return per_rank_ * static_cast<size_t>(options_.world_size); }
+  // Samples of the whole epoch over all ranks, padding included (n when unpadded).
+  size_t total_samples() const {
+    return unpadded() ? n_ : per_rank_ * static_cast<size_t>(options_.world_size);
+  }
   // How many samples padding repeats per epoch (0 with drop_last or when n divides evenly).
   size_t padded_samples() const;
   // The epoch's order before sharding (O(n); compute it once per epoch).
@@ -49,6 +56,7 @@ class Sampler {
   Sampler(size_t n, const SamplerOptions& o, size_t per_rank) : n_(n), options_(o), per_rank_(per_rank) {}
   // Dataset index at position `pos` of the padded epoch order.
   uint32_t at(std::span<const uint32_t> order, size_t pos) const { return order[pos % n_]; }
+  bool unpadded() const { return !options_.pad && !options_.drop_last; }
 
   size_t n_;
   SamplerOptions options_;

@@ -5,6 +5,7 @@ from . import errors as errors
 from . import reference as reference
 from ._core import DType as DType
 from ._core import IgnoreText as IgnoreText
+from ._core import Mode as Mode
 from ._core import OnBadSample as OnBadSample
 from ._core import PolyPolicy as PolyPolicy
 from ._core import Profile as Profile
@@ -19,6 +20,7 @@ __all__ = [
     "DType",
     "IgnoreText",
     "Loader",
+    "Mode",
     "OnBadSample",
     "PolyPolicy",
     "Profile",
