@@ -27,7 +27,10 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
                       loader::BatchPipeline::create(std::move(source), options.pipeline));
   f->pipeline_ = std::move(p);
   f->layout_ = feed_layout(*f->pipeline_);
-  if (options.batch >= f->layout_.batches_per_epoch)
+  // An eval rank with no sample (more ranks than images) has 0 batches: it opens, and produces
+  // nothing.
+  const bool empty_rank = f->layout_.batches_per_epoch == 0 && options.batch == 0;
+  if (options.batch >= f->layout_.batches_per_epoch && !empty_rank)
     return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
                                     std::to_string(f->layout_.batches_per_epoch) + " batches");
   TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
@@ -52,7 +55,7 @@ void EmbeddedFeed::cancel() {
 }
 
 void EmbeddedFeed::top_up() {
-  if (cancelled_.load()) return;
+  if (cancelled_.load() || layout_.batches_per_epoch == 0) return;
   std::vector<uint32_t> slots;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -66,6 +69,9 @@ void EmbeddedFeed::top_up() {
 
 Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseconds timeout) {
   if (cancelled_.load()) return Status::cancelled("this feed was closed");
+  if (layout_.batches_per_epoch == 0)
+    return Status::invalid_argument("this rank has no sample: an epoch of 0 batches (eval mode with more ranks "
+                                    "than images)");
   top_up();
   if (stream_->in_flight() == 0)
     return Status::overloaded("all " + std::to_string(ring_->count()) +

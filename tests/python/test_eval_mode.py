@@ -3,6 +3,8 @@
 SakuraRiven's resize_img), polygons and scales that map back to the original pixels, every sample
 exactly once over 2 and 3 ranks (in process and through a daemon); return_polygons in training."""
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -176,6 +178,12 @@ def test_every_sample_exactly_once_over_the_ranks(dataset, world):
     assert max(lengths) - min(lengths) <= 1
 
 
+def test_a_rank_without_a_sample_has_no_batch(dataset):
+    root, _ = dataset
+    with eval_loader(root, rank=len(SIZES), world_size=len(SIZES) + 1) as loader:
+        assert len(loader) == 0 and list(loader) == []
+
+
 @pytest.mark.parametrize("world", [2, 3])
 def test_every_sample_exactly_once_over_the_ranks_of_a_daemon(tmp_path, world):
     daemon = Daemon(tmp_path)
@@ -246,3 +254,39 @@ def test_eval_mode_keywords_are_checked():
     with pytest.raises(TypeError, match="return_polygons"):
         textfeed.Loader(dataset=str(SAMPLE), batch_size=2, return_polygons="yes")
     assert textfeed.Mode.EVAL.text == "eval"
+
+
+def _ufo(tmp_path, words):
+    """A UFO dataset of one 200 x 100 PNG with `words` ({id: (points, illegible)})."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "ufo").mkdir()
+    Image.fromarray(np.full((100, 200, 3), 90, np.uint8)).save(tmp_path / "images" / "a.png")
+    ufo = {"images": {"a.png": {"img_w": 200, "img_h": 100, "words": {
+        k: {"points": pts, "transcription": "t", "illegibility": ill, "tags": []} for k, (pts, ill) in words.items()}}}}
+    (tmp_path / "ufo" / "train.json").write_text(json.dumps(ufo))
+    return tmp_path / "ufo" / "train.json"
+
+
+def test_ufo_words_keep_every_point_whatever_the_poly_policy(tmp_path):
+    circle = [[100 + 30 * np.cos(t), 50 + 20 * np.sin(t)] for t in np.linspace(0, 2 * np.pi, 12, endpoint=False)]
+    words = {"1": ([[0, 0], [40, 0], [40, 10], [0, 10]], False),
+             "2": ([[0, 20], [20, 20], [40, 25], [20, 30], [0, 30]], False),
+             "3": (circle, True)}
+    path = _ufo(tmp_path, words)
+    for policy in ("skip", "minrect"):
+        with eval_loader(path, batch_size=1, poly_policy=policy) as loader:
+            b = next(iter(loader))
+            polys, ignore = b.polygons[0], b.ignore[0]
+            assert [p.shape for p in polys] == [(4, 2), (5, 2), (12, 2)], policy
+            assert ignore.tolist() == [False, False, True]
+            for p, (pts, _) in zip(polys, words.values()):
+                assert np.abs(p - np.array(pts, np.float32)).max() == 0
+
+
+def test_a_batch_of_huge_polygons_fails_naming_the_sample(tmp_path):
+    n = 70000  # past the 2^16 points a batch may carry
+    huge = [[100 + 40 * np.cos(t), 50 + 40 * np.sin(t)] for t in np.linspace(0, 2 * np.pi, n, endpoint=False)]
+    path = _ufo(tmp_path, {"1": (huge, False)})
+    with eval_loader(path, batch_size=1, poly_policy="minrect") as loader:
+        with pytest.raises(errors.InvalidArgumentError, match=r"images/a\.png.*65536 polygon points"):
+            next(iter(loader))
