@@ -18,7 +18,7 @@
 #include "augment/target_builder.h"
 #include "augment/warp.h"
 #include "base/image.h"
-#include "loader/batch.h"
+#include "base/tensor.h"
 #include "loader/decode.h"
 #include "loader/source.h"
 
