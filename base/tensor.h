@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -57,5 +58,33 @@ struct Position {
   uint64_t batch = 0;
   friend bool operator==(const Position&, const Position&) = default;
 };
+
+// One sample's metadata (loader::BatchInfo::samples, the wire's Batch.samples, the feeds): in
+// eval batches always, in training batches with PipelineSpec::return_polygons.
+struct SampleMeta {
+  std::string image_id;           // the sample's name: its image path below the dataset root
+  int32_t height = 0;             // eval: the original image, px; training: the crop
+  int32_t width = 0;
+  double scale_x = 1;             // eval: canvas px per original px (augment/inference.h); training 1
+  double scale_y = 1;
+  // The sample's words: eval, as the reader gives them in original px; training, after the
+  // augmentation in crop px (words outside the crop included, as the targets see them).
+  std::vector<float> xy;          // every word's points, x y interleaved
+  std::vector<uint32_t> points;   // points of each word (sum = xy.size() / 2)
+  std::vector<uint8_t> ignore;    // per word: 1 = ignored (label 0), 0 = a valid word
+  friend bool operator==(const SampleMeta&, const SampleMeta&) = default;
+};
+
+// What one batch's metadata may hold (the pipeline refuses a batch past them, naming the sample;
+// the wire decoder refuses a message past them): a hostile dataset's huge polygons stay bounded,
+// and a full batch's metadata fits one wire envelope (1 MiB) beside its other fields.
+inline constexpr size_t kMaxBatchWords = size_t{1} << 14;
+inline constexpr size_t kMaxBatchPoints = size_t{1} << 16;
+inline constexpr size_t kMaxImageIdBytes = 4096;              // one image id
+inline constexpr size_t kMaxBatchImageIdBytes = size_t{1} << 17;  // all of a batch's
+
+// Checks `samples` against the bounds above and their own consistency. Errors: kInvalidArgument
+// naming the row (and its image id) that crosses a bound.
+Status check_sample_meta(const std::vector<SampleMeta>& samples);
 
 }  // namespace textfeed

@@ -52,7 +52,7 @@ void EmbeddedFeed::cancel() {
 }
 
 void EmbeddedFeed::top_up() {
-  if (cancelled_.load()) return;
+  if (cancelled_.load() || layout_.epochs.per_epoch == 0) return;
   std::vector<uint32_t> slots;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -66,6 +66,9 @@ void EmbeddedFeed::top_up() {
 
 Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseconds timeout) {
   if (cancelled_.load()) return Status::cancelled("this feed was closed");
+  if (layout_.epochs.per_epoch == 0)
+    return Status::invalid_argument("this rank has no sample: an epoch of 0 batches (eval mode with more ranks "
+                                    "than images)");
   top_up();
   if (stream_->in_flight() == 0)
     return Status::overloaded("all " + std::to_string(ring_->count()) +
@@ -95,6 +98,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseco
   b.batch = r->info.batch;
   b.indices = std::move(r->info.indices);
   b.errors = std::move(r->info.errors);
+  b.samples = std::move(r->info.samples);
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();

@@ -49,6 +49,7 @@ struct FeedBatch {
   uint64_t epoch = 0, batch = 0;
   std::vector<uint32_t> indices;  // dataset index of each row (rows = indices.size())
   std::vector<SampleError> errors;
+  std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
 };
 
 struct FeedStats {

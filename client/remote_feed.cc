@@ -188,6 +188,13 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_batch(transport::BatchHeader& h) {
                          ", the daemon sent epoch " + std::to_string(h.epoch) + " batch " + std::to_string(h.batch)));
     return Step::kStop;
   }
+  // A daemon that predates mode=eval and return_polygons reads neither and sends plain batches.
+  const loader::PipelineSpec& spec = options_.request.spec;
+  if ((spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size()) {
+    fail(Status::unimplemented("the daemon sent batch " + std::to_string(h.batch) +
+                               " without per-sample metadata: it predates mode=eval and return_polygons"));
+    return Step::kStop;
+  }
   state_[slot] = SlotState::kOut;
   advance();
   FeedBatch b;
@@ -196,6 +203,7 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_batch(transport::BatchHeader& h) {
   b.batch = h.batch;
   b.indices = std::move(h.indices);
   b.errors = std::move(h.errors);
+  b.samples = std::move(h.samples);
   std::lock_guard<std::mutex> lock(feed_.mu_);
   if (feed_.in_flight_ > 0) --feed_.in_flight_;
   feed_.ready_.push_back(std::move(b));

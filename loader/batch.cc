@@ -39,6 +39,15 @@ BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o,
   return l;
 }
 
+BatchLayout BatchLayout::make_image_only(int batch_size, int side, DType dtype) {
+  BatchLayout l;
+  l.batch_size = batch_size;
+  l.crop_size = side;
+  l.tensors.push_back(describe("image", dtype, batch_size, 3, side));
+  l.slot_bytes = align_up(l.tensors[0].size_bytes);
+  return l;
+}
+
 MutableImageView BatchLayout::view(uint8_t* slot, size_t t, int i) const {
   const TensorDesc& d = tensors[t];
   const int channels = static_cast<int>(d.shape[1]);

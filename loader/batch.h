@@ -7,6 +7,8 @@
 //     geo    [B, 5, M, M]  float32: d1 top, d2 bottom, d3 left, d4 right (px), angle (rad)
 //     mask   [B, 1, M, M]  float32: "roi" (1 = valid; upstage) or "ignored" (1 = ignore; sakura)
 // with C = crop_size. Workers write each sample straight into its row of every tensor.
+// Eval batches (PipelineSpec::mode kEval) hold the image only, [B, 3, S, S] with S = image_size,
+// the canvas of augment/inference.h; they carry no targets.
 #pragma once
 
 #include <array>
@@ -39,6 +41,8 @@ struct BatchLayout {
   // The image from `options` (crop_size, dtype), then targets.tensors(options.crop_size).
   static BatchLayout make(int batch_size, const augment::AugmentOptions& options,
                           const augment::TargetBuilder& targets);
+  // An eval batch's: the image only, `side` x `side` (crop_size is then `side`).
+  static BatchLayout make_image_only(int batch_size, int side, DType dtype);
   const TensorDesc& image() const { return tensors[kImageTensor]; }
   // The target builder's tensors.
   std::span<const TensorDesc> targets() const { return std::span<const TensorDesc>(tensors).subspan(1); }
@@ -53,6 +57,7 @@ struct BatchInfo {
   uint64_t batch = 0;             // index within the epoch for this rank
   std::vector<uint32_t> indices;  // dataset index written into each row
   std::vector<SampleError> errors;
+  std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
 };
 
 }  // namespace textfeed::loader

@@ -24,6 +24,13 @@ struct SampleRecord {
   std::vector<int> lines;             // ICDAR: 1-based line number; UFO: 0-based word ordinal
   int width = 0;                      // from the annotation when it gives one (UFO), else 0
   int height = 0;
+  // UFO: every word as the annotation draws it, any number of points, what eval batches return
+  // (docs/design.md "Evaluation batches"): the words `quads` keeps, in the file's order, plus
+  // those of more than 4 points that PolyPolicy kSkip leaves out of `quads`; not the words an
+  // ignore tag or a bad field removes. Empty for ICDAR, whose words are the quads.
+  std::vector<float> poly_xy;            // x y interleaved, original px
+  std::vector<uint32_t> poly_points;     // points per word
+  std::vector<unsigned char> poly_labels;  // per word: kLabelValid or kLabelIgnored
 };
 
 // A record or word the reader left out, with where and why.

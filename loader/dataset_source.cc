@@ -78,6 +78,9 @@ Status DatasetSource::read(size_t i, SampleRead& out) const {
   out.pre_resized = false;
   out.quads = rec.quads;
   out.labels = rec.labels;
+  out.poly_xy = rec.poly_xy;
+  out.poly_points = rec.poly_points;
+  out.poly_labels = rec.poly_labels;
   out.encoded = out.file;
   out.pixels = {};
   return Status();

@@ -18,6 +18,14 @@ uint32_t replacement(uint32_t index, int attempt, size_t n) {
   return static_cast<uint32_t>((index + static_cast<uint64_t>(attempt) * 7919u) % n);
 }
 
+// Eval batches: the image only, on the inference canvas; training: the image and the targets.
+BatchLayout layout_for(const PipelineSpec& spec) {
+  if (spec.mode == Mode::kEval)
+    return BatchLayout::make_image_only(spec.sampler.batch_size, spec.augment.image_size, spec.augment.dtype);
+  return BatchLayout::make(spec.sampler.batch_size, spec.augment,
+                           *augment::make_target_builder(augment::target_kind(spec.augment.profile), spec.augment));
+}
+
 StageTimes minus(const StageTimes& a, const StageTimes& b) {
   return {a.read - b.read,       a.decode - b.decode,           a.plan - b.plan,
           a.warp - b.warp,       a.photometric - b.photometric, a.targets - b.targets,
@@ -30,19 +38,25 @@ BatchPipeline::BatchPipeline(std::shared_ptr<const SampleSource> source, const P
     : source_(std::move(source)),
       options_(options),
       sampler_(std::move(sampler)),
-      layout_(BatchLayout::make(
-          options.sampler.batch_size, options.augment,
-          *augment::make_target_builder(augment::target_kind(options.augment.profile), options.augment))),
+      layout_(layout_for(options)),
       producers_(std::make_unique<Producers>()) {}
 
 BatchPipeline::~BatchPipeline() = default;
 
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
-                                                             const PipelineSpec& options) {
+                                                             const PipelineSpec& requested) {
+  const PipelineSpec options = effective_spec(requested);  // eval: dataset order, no padding
   TF_RETURN_IF_ERROR(augment::validate(options.augment));
   TF_RETURN_IF_ERROR(validate(options.sampler));
+  if (options.mode == Mode::kEval && options.augment.image_size == 0)
+    return Status::invalid_argument("mode=eval needs image_size > 0 (the canvas side)");
+  if (options.mode == Mode::kEval && source->stored_image_size() > 0)
+    return Status::invalid_argument("mode=eval needs the original pixels, but the cache's were resized to " +
+                                    std::to_string(source->stored_image_size()) +
+                                    "; evaluate from the dataset or a cache built with image_size=0");
   // Pixels stored at another size would plan every crop wrong (-1: decoded at their own size).
-  if (const int stored = source->stored_image_size(); stored > 0 && stored != options.augment.image_size)
+  if (const int stored = source->stored_image_size();
+      options.mode == Mode::kTrain && stored > 0 && stored != options.augment.image_size)
     return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
                                     " but the options ask for image_size " +
                                     std::to_string(options.augment.image_size) + "; rebuild the cache");
@@ -93,8 +107,12 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   const uint32_t copy = draw_copy(t.draws[row]);
   const bool cancelled = t.cancel && t.cancel->cancelled();
   RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;
+  SampleMeta* meta = t.info.samples.empty() ? nullptr : &t.info.samples[row];
+  const auto produce = [&](uint32_t i) {
+    return options_.mode == Mode::kEval ? p.produce_eval(i, out.image, *meta) : p.produce(i, t.seed, t.epoch, out, meta, i == index ? copy : 0);
+  };
   if (!cancelled) {
-    Status s = p.produce(index, t.seed, t.epoch, out, copy);
+    Status s = produce(index);
     if (!s.ok()) {
       t.errors[row] = {index, index, s.code(), s.message()};
       t.status[row] = s;
@@ -107,7 +125,7 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
           outcome = RowOutcome::kCancelled;
           break;
         }
-        if (const Status again = p.produce(other, t.seed, t.epoch, out); !again.ok()) {
+        if (const Status again = produce(other); !again.ok()) {
           tried += "; " + again.message();
           continue;
         }
@@ -136,6 +154,8 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   info.epoch = epoch;
   info.batch = batch;
   info.errors.clear();
+  info.samples.clear();
+  if (options_.mode == Mode::kEval || options_.return_polygons) info.samples.resize(count);
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);
   std::atomic<size_t> cancelled{0};
@@ -152,6 +172,7 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
     }
     if (result.ok() && !status[row].ok()) result = status[row];
   }
+  if (result.ok() && !info.samples.empty()) result = check_sample_meta(info.samples);
   if (const size_t n = cancelled.load(); n > 0)
     result = Status::cancelled("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) +
                                ": cancelled with " + std::to_string(n) + " of " + std::to_string(count) +

@@ -71,6 +71,34 @@ Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, 
   return Status();
 }
 
+// Quads (n * 8 coordinates) and their labels as a SampleMeta's words of 4 points each.
+void set_words(SampleMeta& meta, const std::vector<double>& quads, const std::vector<unsigned char>& labels) {
+  const size_t n = labels.size();
+  meta.xy.resize(n * 8);
+  for (size_t i = 0; i < n * 8; ++i) meta.xy[i] = static_cast<float>(quads[i]);
+  meta.points.assign(n, 4);
+  meta.ignore.resize(n);
+  for (size_t i = 0; i < n; ++i) meta.ignore[i] = labels[i] == kLabelIgnored ? 1 : 0;
+}
+
+// The sample's words as eval returns them: every point the source kept (UFO polygons), else its
+// quads, in original px.
+void set_original_words(SampleMeta& meta, const SampleRead& sample) {
+  if (!sample.poly_points.empty()) {
+    meta.xy.assign(sample.poly_xy.begin(), sample.poly_xy.end());
+    meta.points.assign(sample.poly_points.begin(), sample.poly_points.end());
+    meta.ignore.resize(sample.poly_labels.size());
+    for (size_t i = 0; i < meta.ignore.size(); ++i) meta.ignore[i] = sample.poly_labels[i] == kLabelIgnored ? 1 : 0;
+    return;
+  }
+  const size_t n = sample.quads.size();
+  meta.xy.resize(n * 8);
+  for (size_t i = 0; i < n; ++i) std::copy(sample.quads[i].xy.begin(), sample.quads[i].xy.end(), &meta.xy[i * 8]);
+  meta.points.assign(n, 4);
+  meta.ignore.resize(n);
+  for (size_t i = 0; i < n; ++i) meta.ignore[i] = sample.labels[i] == kLabelIgnored ? 1 : 0;
+}
+
 }  // namespace
 
 void StageTimes::add(const StageTimes& o) {
@@ -98,13 +126,61 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
 }
 
 Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
-                               uint32_t copy) {
+                               SampleMeta* polygons, uint32_t copy) {
   // The last line of defence: whatever a library throws for one sample stays that sample's error.
   try {
-    return produce_unguarded(index, seed, epoch, out, copy);
+    TF_RETURN_IF_ERROR(produce_unguarded(index, seed, epoch, out, copy));
+    if (polygons) {
+      polygons->image_id = source_->name(index);
+      polygons->height = polygons->width = options_.crop_size;
+      polygons->scale_x = polygons->scale_y = 1;
+      set_words(*polygons, plan_.vertices, plan_.labels);
+    }
+    return Status();
   } catch (const std::exception& e) {
     return Status::internal("sample " + std::to_string(index) + " (" + source_->name(index) + "): " + e.what());
   }
+}
+
+Status SampleProducer::produce_eval(uint32_t index, const MutableImageView& image, SampleMeta& meta) {
+  try {
+    return produce_eval_unguarded(index, image, meta);
+  } catch (const std::exception& e) {
+    return Status::internal("sample " + std::to_string(index) + " (" + source_->name(index) + "): " + e.what());
+  }
+}
+
+Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImageView& image, SampleMeta& meta) {
+  auto t = Clock::now();
+  SampleRead& sample = read_;
+  TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));
+  if (sample.pre_resized)
+    return Status::invalid_argument(sample.name + ": eval needs the original pixels, but the cache holds them "
+                                    "resized; evaluate from the dataset or a cache built with image_size=0");
+  times_.read += since(t);
+  t = Clock::now();
+  if (sample.decoded()) {
+    pixels_ = sample.pixels;
+  } else {
+    TF_RETURN_IF_ERROR(decoder_.decode_eighths(sample.encoded, sample.name, 8, decoded_));
+    pixels_ = decoded_.view();
+  }
+  times_.decode += since(t);
+  t = Clock::now();
+  Result<augment::InferencePlan> plan =
+      augment::plan_inference(options_.profile, pixels_.width, pixels_.height, options_.image_size);
+  if (!plan.has_value()) return plan.error().with_context(sample.name);
+  TF_RETURN_IF_ERROR(augment::render_inference(image, pixels_, *plan, options_.profile, inference_scratch_)
+                         .with_context(sample.name));
+  times_.warp += since(t);
+  meta.image_id = source_->name(index);
+  meta.height = pixels_.height;
+  meta.width = pixels_.width;
+  meta.scale_x = plan->scale_x;
+  meta.scale_y = plan->scale_y;
+  set_original_words(meta, sample);
+  ++times_.samples;
+  return Status();
 }
 
 Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,

@@ -11,12 +11,14 @@
 #include <string_view>
 #include <vector>
 
+#include "augment/inference.h"
 #include "augment/plan.h"
 #include "augment/photometric.h"
 #include "augment/profile.h"
 #include "augment/target_builder.h"
 #include "augment/warp.h"
 #include "base/image.h"
+#include "base/tensor.h"
 #include "loader/decode.h"
 #include "loader/source.h"
 
@@ -54,7 +56,18 @@ class SampleProducer {
   // Errors: those of reading/decoding the image (kNotFound, kCorrupt, ... naming the file),
   // kInvalidArgument (an image too degenerate to plan), kInternal (a library threw, e.g. out of
   // memory, naming the sample); the outputs are then unspecified.
-  Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy = 0);
+  // With `polygons` (may be null), also the sample's words after the augmentation, in crop px,
+  // and its name (SampleMeta; scale 1, size the crop's).
+  Status produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
+                 SampleMeta* polygons = nullptr, uint32_t copy = 0);
+
+  // Eval (docs/design.md "Evaluation batches"): writes sample `index` preprocessed as the
+  // profile's reference inference does (augment/inference.h), on a canvas of options.image_size,
+  // into `image` (3 planes), and its name, original size, scale and words (original px) into
+  // `meta`. No random draw. Never throws. Errors: those of produce(); kInvalidArgument naming the
+  // sample (an image larger than the canvas after sakura's flooring; pixels a cache already
+  // resized, whose original size is gone).
+  Status produce_eval(uint32_t index, const MutableImageView& image, SampleMeta& meta);
 
   const StageTimes& times() const { return times_; }
   // The plan of the last produced sample (for `textfeed show`).
@@ -62,6 +75,7 @@ class SampleProducer {
 
  private:
   Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy);
+  Status produce_eval_unguarded(uint32_t index, const MutableImageView& image, SampleMeta& meta);
 
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;
@@ -72,6 +86,7 @@ class SampleProducer {
   Image crop_;
   augment::GeometryPlan plan_;
   augment::WarpScratch warp_scratch_;
+  augment::InferenceScratch inference_scratch_;
   std::unique_ptr<augment::TargetBuilder> targets_;  // the profile's, with its scratch
   StageTimes times_;
 };

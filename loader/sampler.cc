@@ -63,7 +63,7 @@ Result<Sampler> Sampler::create(std::vector<size_t> sizes, std::vector<double> w
   } else if (o.epoch_size != 0) {
     return Status::invalid_argument("sampler: epoch_size applies to weighted sources only");
   }
-  if (s.samples_per_rank() == 0)
+  if (s.samples_per_rank() == 0 && o.drop_last)
     return Status::invalid_argument("sampler: " + str(s.epoch_length_) + " samples cannot give every one of " +
                                     str(o.world_size) + " ranks a sample with drop_last");
   if (!o.resume.stages.empty()) {
@@ -75,8 +75,10 @@ Result<Sampler> Sampler::create(std::vector<size_t> sizes, std::vector<double> w
 }
 
 size_t Sampler::per_rank(size_t length) const {
-  const size_t w = static_cast<size_t>(options_.world_size);
-  return options_.drop_last ? length / w : (length + w - 1) / w;
+  const size_t w = static_cast<size_t>(options_.world_size), r = static_cast<size_t>(options_.rank);
+  if (options_.drop_last) return length / w;
+  if (options_.pad) return (length + w - 1) / w;
+  return r < length ? (length - r + w - 1) / w : 0;  // positions r, r + w, ... below length
 }
 
 size_t Sampler::batches(size_t length) const {

@@ -26,6 +26,11 @@
 //   rank r  = order[r], order[r + world_size], ...;
 //   batches = consecutive runs of batch_size; the last, shorter one is dropped with drop_last.
 // Every rank therefore has the same number of batches.
+//
+// Without padding (options.pad false and no drop_last, what eval mode sets): rank r gets the
+// positions r, r + world_size, ... below L, so every sample appears exactly once over the ranks,
+// ranks r >= L % world_size get one sample fewer (when L does not divide evenly), and the number
+// of batches may then differ between ranks; a rank with no sample (world_size > L) has 0 batches.
 #pragma once
 
 #include <cstdint>
@@ -63,14 +68,17 @@ class Sampler {
 
   // Samples this rank sees in a whole epoch (after padding or dropping).
   size_t samples_per_rank() const { return per_rank(epoch_length_); }
-  // Batches this rank sees in a whole epoch; equal for every rank.
+  // Batches this rank sees in a whole epoch; equal for every rank unless unpadded (see above).
   size_t batches_per_epoch() const { return batches(epoch_length_); }
   // Batches of `epoch`: batches_per_epoch(), or fewer in an elastically resumed epoch.
   size_t batches_in_epoch(uint64_t epoch) const;
   // The batches of every epoch, as streams and feeds count them.
   EpochLengths epoch_lengths() const;
-  // Samples of a whole epoch over all ranks, padding included.
-  size_t total_samples() const { return samples_per_rank() * static_cast<size_t>(options_.world_size); }
+  // Samples of a whole epoch over all ranks, padding included (the epoch's length when unpadded).
+  size_t total_samples() const {
+    return options_.pad || options_.drop_last ? samples_per_rank() * static_cast<size_t>(options_.world_size)
+                                              : epoch_length_;
+  }
   // How many samples padding repeats per whole epoch (0 with drop_last or when it divides evenly).
   size_t padded_samples() const;
   // Draws in a whole epoch's order (the dataset size without weights).

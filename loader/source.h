@@ -34,6 +34,11 @@ struct SampleRead {
   std::span<const Quad> quads;            // the words, in the pixels' frame. The readers reduce a
                                           //   polygon to its quad (PolyPolicy) before it gets here
   std::span<const unsigned char> labels;  // one per quad (base/quad.h)
+  // The words with all their points (SampleRecord::poly_*), when the source keeps them; empty
+  // spans mean the quads are the words (ICDAR, a cache).
+  std::span<const float> poly_xy;
+  std::span<const uint32_t> poly_points;
+  std::span<const unsigned char> poly_labels;
   std::span<const uint8_t> encoded;       // the pixels to decode; empty when `pixels` holds them
   ImageView pixels;                       // decoded pixels; data == nullptr when `encoded` holds them
   std::vector<uint8_t> file;              // storage a source may read `encoded` into

@@ -28,6 +28,7 @@ std::string_view name_of(E value, const std::pair<std::string_view, E> (&table)[
 
 constexpr std::pair<std::string_view, OnBadSample> kOnBadSample[] = {{"skip", OnBadSample::kSkip},
                                                                     {"fail", OnBadSample::kFail}};
+constexpr std::pair<std::string_view, Mode> kMode[] = {{"train", Mode::kTrain}, {"eval", Mode::kEval}};
 constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring", IgnoreText::kSubstring},
                                                                   {"exact", IgnoreText::kExact}};
 constexpr std::pair<std::string_view, PolyPolicy> kPolyPolicy[] = {
@@ -179,11 +180,34 @@ Status validate(const PipelineSpec& spec) {
   TF_RETURN_IF_ERROR(validate(spec.sampler));
   if (spec.on_bad_sample != OnBadSample::kSkip && spec.on_bad_sample != OnBadSample::kFail)
     return Status::invalid_argument("on_bad_sample holds an unknown value");
+  if (spec.mode != Mode::kTrain && spec.mode != Mode::kEval) return Status::invalid_argument("mode holds an unknown value");
+  // Sakura's inference keeps each image's size (floored to 32): image_size is then the side of
+  // the square canvas the batch tensor needs (augment/inference.h).
+  if (spec.mode == Mode::kEval && spec.augment.image_size == 0)
+    return Status::invalid_argument("mode=eval needs image_size > 0: the side of the square canvas every image is "
+                                    "placed on (profile " + std::string(augment::profile_name(spec.augment.profile)) +
+                                    ")");
+  if (spec.mode == Mode::kEval && spec.sources.front().weight > 0)
+    return Status::invalid_argument("mode=eval reads every sample once, in order: weights apply to training");
+  if (spec.mode == Mode::kEval && !spec.sampler.resume.stages.empty())
+    return Status::invalid_argument("mode=eval has no elastic resume: an evaluation pass restarts whole");
   return Status();
+}
+
+PipelineSpec effective_spec(const PipelineSpec& spec) {
+  PipelineSpec out = spec;
+  if (spec.mode == Mode::kEval) {
+    out.sampler.shuffle = false;
+    out.sampler.drop_last = false;
+    out.sampler.pad = false;
+  }
+  return out;
 }
 
 Result<OnBadSample> parse_on_bad_sample(std::string_view name) { return parse_name("on_bad_sample", name, kOnBadSample); }
 std::string_view on_bad_sample_name(OnBadSample v) { return name_of(v, kOnBadSample); }
+Result<Mode> parse_mode(std::string_view name) { return parse_name("mode", name, kMode); }
+std::string_view mode_name(Mode v) { return name_of(v, kMode); }
 Result<IgnoreText> parse_ignore_text(std::string_view name) { return parse_name("ignore_text", name, kIgnoreText); }
 std::string_view ignore_text_name(IgnoreText v) { return name_of(v, kIgnoreText); }
 Result<PolyPolicy> parse_poly_policy(std::string_view name) { return parse_name("poly_policy", name, kPolyPolicy); }
@@ -203,7 +227,8 @@ std::string describe(const PipelineSpec& spec) {
   s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
     << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
     << " drop_last=" << spec.sampler.drop_last << " epoch_size=" << spec.sampler.epoch_size
-    << " resume_stages=" << spec.sampler.resume.stages.size() << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample);
+    << " resume_stages=" << spec.sampler.resume.stages.size() << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample)
+    << " mode=" << mode_name(spec.mode) << " return_polygons=" << spec.return_polygons;
   return s.str();
 }
 

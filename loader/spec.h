@@ -99,6 +99,10 @@ struct SamplerOptions {
   // Weighted sources: samples drawn per epoch (0: the sum of the sources' sizes).
   uint64_t epoch_size = 0;
   ResumePoint resume;
+  // Without drop_last, pad the epoch by wrapping around so every rank gets the same number of
+  // samples (DistributedSampler). false (what eval sets): no sample repeats, and the later ranks
+  // get one sample fewer (loader/sampler.h). Not on the wire: the mode decides it.
+  bool pad = true;
 
   friend bool operator==(const SamplerOptions&, const SamplerOptions&) = default;
 };
@@ -108,6 +112,13 @@ struct SamplerOptions {
 struct DecodeOptions {
   int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
   bool windows = true;  // SampleProducer decodes only the part of a JPEG its crop reads
+};
+
+// What a pipeline makes of each sample (docs/design.md "Evaluation batches").
+enum class Mode : unsigned char {
+  kTrain,  // random augmentation to a crop, the profile's targets
+  kEval,   // the profile's inference preprocessing (augment/inference.h), dataset order, every
+           // sample exactly once over the ranks, the image only, per-sample metadata
 };
 
 // What to do with a sample whose image cannot be read or decoded.
@@ -152,8 +163,16 @@ struct PipelineSpec {
   augment::AugmentOptions augment;   // the recipe: profile defaults, changed field by field
   SamplerOptions sampler;
   OnBadSample on_bad_sample = OnBadSample::kSkip;
+  Mode mode = Mode::kTrain;
+  // Training mode: each batch also carries every sample's polygons after the augmentation, in
+  // crop px (BatchInfo). Eval batches always carry the original polygons.
+  bool return_polygons = false;
   DecodeOptions decode;              // local: not part of what a client asks a daemon for
 };
+
+// The spec a pipeline runs: in eval mode the sampler keeps dataset order and neither pads nor
+// drops (shuffle, drop_last and pad are set accordingly); training specs come back unchanged.
+PipelineSpec effective_spec(const PipelineSpec& spec);
 
 // A spec of `profile`'s defaults reading `path` (what every edge starts from).
 PipelineSpec default_spec(augment::Profile profile, std::string path = {});
@@ -170,6 +189,9 @@ Status validate_weights(const std::vector<SourceSpec>& sources);
 // "skip" | "fail".
 Result<OnBadSample> parse_on_bad_sample(std::string_view name);
 std::string_view on_bad_sample_name(OnBadSample v);
+// "train" | "eval".
+Result<Mode> parse_mode(std::string_view name);
+std::string_view mode_name(Mode v);
 // "substring" | "exact".
 Result<IgnoreText> parse_ignore_text(std::string_view name);
 std::string_view ignore_text_name(IgnoreText v);

@@ -95,6 +95,13 @@ std::string read_points(simdjson::dom::object word, std::vector<cv::Point2f>* pt
 
 enum class WordOutcome { kKept, kBackground, kBad };
 
+// The word's points as the annotation gives them (SampleRecord::poly_*).
+void add_polygon(SampleRecord& rec, const std::vector<cv::Point2f>& pts, unsigned char label) {
+  for (const cv::Point2f& p : pts) rec.poly_xy.insert(rec.poly_xy.end(), {p.x, p.y});
+  rec.poly_points.push_back(static_cast<uint32_t>(pts.size()));
+  rec.poly_labels.push_back(label);
+}
+
 // Reads one word into `rec`. kBackground: skipped as the reference does (ignore tag, or > 4
 // points under kSkip); kBad: unusable or dropped. `*why` explains all but the ignore-tag case.
 // `pts` is scratch space reused across words.
@@ -128,6 +135,7 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   }
   if (pts.size() > 4) {
     if (o.poly_policy == PolyPolicy::kSkip) {
+      add_polygon(rec, pts, label);  // eval still returns it
       *why = std::to_string(pts.size()) + " points (> 4): skipped as background (poly policy skip)";
       return WordOutcome::kBackground;
     }
@@ -152,6 +160,7 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
     *why = "'transcription' contains a NUL character";
     return WordOutcome::kBad;
   }
+  add_polygon(rec, pts, label);
   rec.quads.push_back(q);
   rec.labels.push_back(label);
   rec.texts.emplace_back(text);

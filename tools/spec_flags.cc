@@ -63,6 +63,11 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
     cmd->add_flag("--drop-last", f.drop_last, "drop the last, short batch and the uneven tail");
     cmd->add_option("--on-bad-sample", f.on_bad_sample, "skip (replace and report) | fail")
         ->check(CLI::IsMember({"skip", "fail"}));
+    cmd->add_option("--mode", f.mode,
+                    "train (augmented crops and targets) | eval (the profile's inference resize and pad, dataset "
+                    "order, every sample once over the ranks, image only)")
+        ->check(CLI::IsMember({"train", "eval"}));
+    cmd->add_flag("--return-polygons", f.return_polygons, "train: batches also carry the augmented polygons");
   }
 }
 
@@ -113,6 +118,8 @@ loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& f, 
   }
   spec.sampler = {f.seed, f.batch_size, f.rank, f.world_size, !f.no_shuffle, f.drop_last};
   spec.on_bad_sample = or_fail(command, loader::parse_on_bad_sample(f.on_bad_sample));
+  spec.mode = or_fail(command, loader::parse_mode(f.mode));
+  spec.return_polygons = f.return_polygons;
   if (Status s = loader::validate(spec); !s.ok()) fail(command, s.message(), 2);
   return spec;
 }

@@ -32,6 +32,8 @@ struct SpecFlags {
   int batch_size = 8, rank = 0, world_size = 1;
   bool no_shuffle = false, drop_last = false;
   std::string on_bad_sample = "skip";
+  std::string mode = "train";
+  bool return_polygons = false;
 };
 
 enum SpecFlagGroup : unsigned {
@@ -39,6 +41,7 @@ enum SpecFlagGroup : unsigned {
                       // --illegibility --split
   kRecipeFlags = 2,   // --profile --set --dtype
   kSamplerFlags = 4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
+                      // --mode --return-polygons
 };
 
 // Adds the flags of `groups` (SpecFlagGroup bits) to `cmd`, stored in `flags`.

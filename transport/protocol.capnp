@@ -177,6 +177,18 @@ struct Batch {
   tensors @4 :List(TensorDesc); # shapes of this batch (the last one may be shorter)
   indices @5 :List(UInt32);     # dataset index of each row
   errors @6 :List(SampleError);
+  # Per-sample metadata: in eval streams always, in training streams with returnPolygons; else
+  # every list is empty. Flat lists, so that a full batch fits one envelope: at most 2^14 words,
+  # 2^16 points and 128 KiB of image ids per batch (a receiver refuses more, and a daemon fails
+  # such a batch with an Error naming the sample).
+  imageIds @7 :List(Text);      # per row: the image's path below the dataset root
+  originalSizes @8 :List(UInt32);  # per row: height, width (px; eval: the original image,
+                                # training: the crop)
+  scales @9 :List(Float64);     # per row: sx, sy = canvas px per original px (training: 1, 1)
+  wordCounts @10 :List(UInt32); # per row: its words
+  pointCounts @11 :List(UInt32);  # per word, rows in order: its points
+  xy @12 :List(Float32);        # per point: x, y (eval: original px; training: crop px)
+  ignore @13 :List(Bool);       # per word: true = ignored
 }
 
 struct EndOfEpoch {
@@ -384,6 +396,14 @@ struct PipelineSpec {
   recipe @1 :Recipe;
   sampler @2 :Sampler;
   onBadSample @3 :OnBadSample;
+  mode @4 :Mode;                # train (default: what older clients mean) or eval
+  returnPolygons @5 :Bool;      # train: batches carry the augmented polygons (crop px)
+}
+
+enum Mode {
+  train @0;         # random augmentation to a crop, the profile's targets
+  eval @1;          # the profile's inference resize and pad, dataset order, every sample once
+                    # over the ranks (no padding), image only, per-sample metadata in Batch
 }
 
 struct Envelope {

@@ -7,6 +7,7 @@
 // word each: bounding the lengths keeps what a frame decodes to proportional to the frame, and
 // what decodes also re-encodes within the limits). The values' own bounds (a batch size, a crop
 // size) are the receiver's to check, with the same validate() as every other edge.
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 #include <type_traits>
@@ -57,6 +58,7 @@ template <> constexpr w::FillRule kLast<w::FillRule> = w::FillRule::UNION;
 template <> constexpr w::Overlap kLast<w::Overlap> = w::Overlap::IGNORE;
 template <> constexpr w::IgnoredTargets kLast<w::IgnoredTargets> = w::IgnoredTargets::NONE;
 template <> constexpr w::RoiResize kLast<w::RoiResize> = w::RoiResize::RASTERIZE_AT_MAP;
+template <> constexpr w::Mode kLast<w::Mode> = w::Mode::EVAL;
 
 template <class W, class C>
 constexpr bool same_last(C last) {
@@ -78,6 +80,7 @@ static_assert(same_last<w::FillRule>(augment::FillRule::kUnion));
 static_assert(same_last<w::Overlap>(augment::Overlap::kIgnore));
 static_assert(same_last<w::IgnoredTargets>(augment::IgnoredTargets::kNone));
 static_assert(same_last<w::RoiResize>(augment::RoiResize::kRasterizeAtMap));
+static_assert(same_last<w::Mode>(loader::Mode::kEval) && static_cast<unsigned>(loader::Mode::kTrain) == 0);
 
 template <class W, class C>
 W to_wire(C v) {
@@ -342,6 +345,8 @@ void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
   put(b.initRecipe(), s.augment);
   put(b.initSampler(), s.sampler);
   b.setOnBadSample(to_wire<w::OnBadSample>(s.on_bad_sample));
+  b.setMode(to_wire<w::Mode>(s.mode));
+  b.setReturnPolygons(s.return_polygons);
 }
 Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
   const auto sources = r.getSources();
@@ -354,7 +359,9 @@ Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
   }
   TF_RETURN_IF_ERROR(get(r.getRecipe(), s.augment));
   TF_RETURN_IF_ERROR(get(r.getSampler(), s.sampler));
-  return from_wire(r.getOnBadSample(), "PipelineSpec.onBadSample", s.on_bad_sample);
+  TF_RETURN_IF_ERROR(from_wire(r.getOnBadSample(), "PipelineSpec.onBadSample", s.on_bad_sample));
+  s.return_polygons = r.getReturnPolygons();
+  return from_wire(r.getMode(), "PipelineSpec.mode", s.mode);
 }
 
 // ---- messages ----
@@ -460,6 +467,83 @@ Status get(w::Credit::Reader r, Credit& m) {
   return Status();
 }
 
+// The per-sample metadata as the flat lists of protocol.capnp Batch.
+void put_samples(w::Batch::Builder b, const std::vector<SampleMeta>& samples) {
+  size_t words = 0, points = 0;
+  for (const SampleMeta& m : samples) {
+    words += m.points.size();
+    points += m.xy.size() / 2;
+  }
+  const auto n = static_cast<unsigned>(samples.size());
+  auto ids = b.initImageIds(n);
+  auto sizes = b.initOriginalSizes(2 * n);
+  auto scales = b.initScales(2 * n);
+  auto word_counts = b.initWordCounts(n);
+  auto point_counts = b.initPointCounts(static_cast<unsigned>(words));
+  auto xy = b.initXy(static_cast<unsigned>(2 * points));
+  auto ignore = b.initIgnore(static_cast<unsigned>(words));
+  unsigned word = 0, point = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const SampleMeta& m = samples[i];
+    ids.set(i, text(m.image_id));
+    sizes.set(2 * i, static_cast<uint32_t>(m.height));
+    sizes.set(2 * i + 1, static_cast<uint32_t>(m.width));
+    scales.set(2 * i, m.scale_x);
+    scales.set(2 * i + 1, m.scale_y);
+    word_counts.set(i, static_cast<uint32_t>(m.points.size()));
+    for (size_t k = 0; k < m.points.size(); ++k, ++word) {
+      point_counts.set(word, m.points[k]);
+      ignore.set(word, m.ignore[k] != 0);
+    }
+    for (float v : m.xy) xy.set(point++, v);
+  }
+}
+
+// Bounds first (a frame's lists are bounded by its size, not by what they claim), then the lists'
+// agreement with each other, then the values (check_sample_meta).
+Status get_samples(w::Batch::Reader r, size_t rows, std::vector<SampleMeta>& out) {
+  const auto ids = r.getImageIds();
+  const auto sizes = r.getOriginalSizes(), word_counts = r.getWordCounts(), point_counts = r.getPointCounts();
+  const auto scales = r.getScales();
+  const auto xy = r.getXy();
+  const auto ignore = r.getIgnore();
+  out.clear();
+  if (ids.size() == 0 && sizes.size() == 0 && scales.size() == 0 && word_counts.size() == 0 &&
+      point_counts.size() == 0 && xy.size() == 0 && ignore.size() == 0)
+    return Status();
+  TF_RETURN_IF_ERROR(bounded(point_counts, kMaxBatchWords, "Batch.pointCounts"));
+  TF_RETURN_IF_ERROR(bounded(xy, 2 * kMaxBatchPoints, "Batch.xy"));
+  if (ids.size() != rows || sizes.size() != 2 * rows || scales.size() != 2 * rows || word_counts.size() != rows ||
+      ignore.size() != point_counts.size())
+    return Status::corrupt("Batch: the per-sample lists do not have one entry per row (" + std::to_string(rows) +
+                           " rows) and one per word");
+  out.resize(rows);
+  unsigned word = 0, point = 0;
+  for (unsigned i = 0; i < rows; ++i) {
+    SampleMeta& m = out[i];
+    m.image_id = text(ids[i]);
+    if (sizes[2 * i] > INT32_MAX || sizes[2 * i + 1] > INT32_MAX)
+      return Status::corrupt("Batch.originalSizes: row " + std::to_string(i) + " is larger than 2^31 px");
+    m.height = static_cast<int32_t>(sizes[2 * i]);
+    m.width = static_cast<int32_t>(sizes[2 * i + 1]);
+    m.scale_x = scales[2 * i];
+    m.scale_y = scales[2 * i + 1];
+    const uint32_t nw = word_counts[i];
+    if (nw > point_counts.size() - word) return Status::corrupt("Batch.wordCounts names more words than pointCounts has");
+    for (uint32_t k = 0; k < nw; ++k, ++word) {
+      const uint32_t np = point_counts[word];
+      if (np > (xy.size() - point) / 2) return Status::corrupt("Batch.pointCounts names more points than xy has");
+      m.points.push_back(np);
+      m.ignore.push_back(ignore[word] ? 1 : 0);
+      for (uint32_t c = 0; c < 2 * np; ++c) m.xy.push_back(xy[point++]);
+    }
+  }
+  if (word != point_counts.size() || point != xy.size())
+    return Status::corrupt("Batch: pointCounts or xy hold entries no row's words use");
+  if (Status s = check_sample_meta(out); !s.ok()) return Status::corrupt("Batch: " + s.message());
+  return Status();
+}
+
 void put(w::Batch::Builder b, const BatchHeader& m) {
   b.setStreamId(m.stream_id);
   b.setEpoch(m.epoch);
@@ -469,6 +553,7 @@ void put(w::Batch::Builder b, const BatchHeader& m) {
   put_list(b.initIndices(static_cast<unsigned>(m.indices.size())), m.indices);
   auto errors = b.initErrors(static_cast<unsigned>(m.errors.size()));
   for (size_t i = 0; i < m.errors.size(); ++i) put(errors[static_cast<unsigned>(i)], m.errors[i]);
+  if (!m.samples.empty()) put_samples(b, m.samples);
 }
 Status get(w::Batch::Reader r, BatchHeader& m) {
   m.stream_id = r.getStreamId();
@@ -481,7 +566,7 @@ Status get(w::Batch::Reader r, BatchHeader& m) {
   TF_RETURN_IF_ERROR(bounded(errors, kMaxRows, "Batch.errors"));
   m.errors.resize(errors.size());
   for (unsigned i = 0; i < errors.size(); ++i) TF_RETURN_IF_ERROR(get(errors[i], m.errors[i]));
-  return Status();
+  return get_samples(r, m.indices.size(), m.samples);
 }
 
 void put(w::EndOfEpoch::Builder b, const EndOfEpoch& m) {

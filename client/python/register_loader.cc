@@ -3,6 +3,7 @@
 // slot whose destruction (when the last tensor over it dies) gives the slot back: at once, or,
 // once Feed.set_release_event() named an event factory (pinned memory, CUDA), after an event
 // recorded then (client::Feed::release_after keeps the slot until the event completes).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -176,6 +177,29 @@ class SlotLease {
 // as a Python str: never a UnicodeDecodeError.
 py::str text(std::string_view s) { return py::str(valid_utf8(s)); }
 
+// A batch's per-sample metadata (eval, or return_polygons) as Python values: None when the batch
+// has none; else a list per row of (image_id, (h, w), (sx, sy), [float32 (n, 2) arrays], bool
+// array of the words' ignore flags).
+py::object samples_of(const std::vector<SampleMeta>& samples) {
+  if (samples.empty()) return py::none();
+  py::list rows;
+  for (const SampleMeta& m : samples) {
+    py::list polygons;
+    size_t at = 0;
+    for (uint32_t n : m.points) {
+      py::array_t<float> poly({static_cast<py::ssize_t>(n), py::ssize_t{2}});
+      std::copy_n(m.xy.data() + at, size_t{n} * 2, poly.mutable_data());
+      at += size_t{n} * 2;
+      polygons.append(std::move(poly));
+    }
+    py::array_t<bool> ignore(static_cast<py::ssize_t>(m.ignore.size()));
+    for (size_t i = 0; i < m.ignore.size(); ++i) ignore.mutable_data()[i] = m.ignore[i] != 0;
+    rows.append(py::make_tuple(text(m.image_id), py::make_tuple(m.height, m.width),
+                               py::make_tuple(m.scale_x, m.scale_y), polygons, ignore));
+  }
+  return rows;
+}
+
 class PyFeed {
  public:
   explicit PyFeed(std::unique_ptr<client::Feed> feed) : state_(std::make_shared<FeedState>()) {
@@ -191,7 +215,8 @@ class PyFeed {
     return state_->feed;
   }
 
-  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors).
+  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors,
+  // samples) with samples as samples_of() gives them.
   py::object next(int64_t timeout_ms) {
     if (timeout_ms < 0 || timeout_ms > static_cast<int64_t>(kMaxTimeoutSeconds * 1000))
       throw_status(Status::invalid_argument("timeout_ms " + std::to_string(timeout_ms) + " is not in 0..86400000"));
@@ -213,7 +238,7 @@ class PyFeed {
     py::list errors;
     for (const SampleError& e : b.errors)
       errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
-    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors);
+    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples));
   }
 
   // Waits without the GIL, but Ctrl-C still ends the wait (a remote feed's seek lasts as long as a
@@ -423,7 +448,7 @@ void register_loader(py::module_& m) {
 
   py::class_<PyFeed>(m, "Feed", "Batches from the embedded pipeline or a daemon; see textfeed.Loader.")
       .def("next", &PyFeed::next, py::arg("timeout_ms"),
-           "(lease, epoch, batch, indices, errors) of the next batch, or None after timeout_ms")
+           "(lease, epoch, batch, indices, errors, samples) of the next batch, or None after timeout_ms")
       .def("seek", &PyFeed::seek, py::arg("epoch"), py::arg("batch"))
       .def("layout", &PyFeed::layout)
       .def("stats", &PyFeed::stats)

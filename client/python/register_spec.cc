@@ -58,6 +58,10 @@ void bind_enums(py::module_& m) {
                                  loader::on_bad_sample_name)
       .value("SKIP", loader::OnBadSample::kSkip)
       .value("FAIL", loader::OnBadSample::kFail);
+  bind_enum<loader::Mode>(m, "Mode", "What a pipeline makes of each sample: augmented crops or evaluation batches.",
+                          loader::mode_name)
+      .value("TRAIN", loader::Mode::kTrain)
+      .value("EVAL", loader::Mode::kEval);
   bind_enum<transport::Transport>(m, "Transport", "How a daemon's batches travel.", transport::transport_name)
       .value("AUTO", transport::Transport::kAuto)
       .value("SHM", transport::Transport::kSharedMemory)
@@ -144,6 +148,8 @@ void bind_pipeline_spec(py::module_& m) {
       .def_readwrite("sources", &PipelineSpec::sources, "a list of SourceSpec (assign a new list to change it)")
       .def_readwrite("sampler", &PipelineSpec::sampler)
       .def_readwrite("on_bad_sample", &PipelineSpec::on_bad_sample)
+      .def_readwrite("mode", &PipelineSpec::mode)
+      .def_readwrite("return_polygons", &PipelineSpec::return_polygons)
       .def_property_readonly("profile", [](const PipelineSpec& s) { return s.augment.profile; })
       .def_property(
           "dtype", [](const PipelineSpec& s) { return s.augment.dtype; },

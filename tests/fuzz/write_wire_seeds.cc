@@ -30,6 +30,10 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
   const TensorDesc score{"score_map", DType::kU8, {8, 1, 128, 128}, 4096, 8ull * 128 * 128, 128ull * 128};
   BatchHeader batch{9, 2, 41, 3, {image, score}, {5, 7, 11}, {}};
   batch.errors = {{7, 12, Code::kCorrupt, "images/img_7.jpg: JPEG decode failed"}};
+  BatchHeader eval_batch{9, 0, 1, 0, {image}, {2, 4}, {}};
+  eval_batch.samples = {{"images/img_2.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
+                        {"images/img_4.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 1, 5, 1, 6, 2, 5, 3, 1, 3}, {5}, {1}}};
+  open.spec.mode = loader::Mode::kEval;
   Stats stats;
   stats.samples_per_second = 123.5;
   stats.stage_names = {"read", "decode", "warp"};
@@ -49,6 +53,7 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
       {"stream_opened", StreamOpened{9, 125, 1000, 1 << 20, {image, score}, 4}},
       {"credit", Credit{9, {0, 1, 2}, 3}},
       {"batch", batch},
+      {"eval_batch", eval_batch},
       {"end_of_epoch", EndOfEpoch{9, 4}},
       {"error", ErrorReply{Code::kNotFound, "no dataset 'x'", 9}},
       {"close", Close{9}},

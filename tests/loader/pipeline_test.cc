@@ -215,5 +215,68 @@ TEST(PipelineTest, TheFingerprintNamesTheIndexNotItsSize) {
   EXPECT_EQ(DatasetSource(texts).fingerprint(), fp);
 }
 
+// Eval: the image only, on the inference canvas, every sample of the rank once in dataset order,
+// the same bytes and metadata from every run and thread count.
+TEST(PipelineTest, EvalFillsTheCanvasAndTheMetadataDeterministically) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  PipelineSpec o = default_spec(augment::Profile::kSakura, kSample);
+  o.mode = Mode::kEval;
+  o.augment.image_size = 1280;
+  o.sampler.batch_size = 4;
+  o.sampler.rank = 1;
+  o.sampler.world_size = 3;  // 10 samples: rank 1 gets 1, 4, 7
+  auto p = BatchPipeline::create(*src, o);
+  ASSERT_TRUE(p.has_value()) << p.error().to_string();
+  ASSERT_EQ((*p)->layout().tensors.size(), 1u);
+  EXPECT_EQ((*p)->layout().image().shape, (std::array<int64_t, 4>{4, 3, 1280, 1280}));
+  ASSERT_EQ((*p)->sampler().batches_per_epoch(), 1u);
+  BatchInfo a, b;
+  const std::vector<uint8_t> one = fill(**p, 1, 0, 0, &a), two = fill(**p, 2, 5, 0, &b);
+  EXPECT_EQ(one, two);  // no draw: the epoch changes nothing either
+  EXPECT_EQ(a.indices, (std::vector<uint32_t>{1, 4, 7}));
+  ASSERT_EQ(a.samples.size(), 3u);
+  EXPECT_EQ(a.samples, b.samples);
+  for (const SampleMeta& m : a.samples) {
+    EXPECT_EQ(m.height, 720);
+    EXPECT_EQ(m.width, 1280);
+    EXPECT_DOUBLE_EQ(m.scale_x, 1.0);
+    EXPECT_DOUBLE_EQ(m.scale_y, 704.0 / 720.0);
+    EXPECT_FALSE(m.points.empty());
+  }
+  EXPECT_EQ(a.samples[0].image_id, (*src)->name(1));
+}
+
+TEST(PipelineTest, EvalNeedsACanvasSide) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  PipelineSpec o = default_spec(augment::Profile::kSakura, kSample);
+  o.mode = Mode::kEval;
+  o.augment.image_size = 0;
+  EXPECT_EQ(validate(o).code(), Code::kInvalidArgument);
+  EXPECT_EQ(BatchPipeline::create(*src, o).error().code(), Code::kInvalidArgument);
+}
+
+TEST(PipelineTest, ReturnPolygonsAddsTheCropsWordsWithoutChangingTheBatch) {
+  auto src = SampleSource::open(kSample, {});
+  ASSERT_TRUE(src.has_value());
+  auto plain = make(*src, augment::Profile::kSakura);
+  PipelineSpec o;
+  o.augment = augment::profile_defaults(augment::Profile::kSakura);
+  o.sampler.seed = 42;
+  o.sampler.batch_size = 4;
+  o.return_polygons = true;
+  auto with = BatchPipeline::create(*src, o);
+  ASSERT_TRUE(with.has_value());
+  BatchInfo a, b;
+  EXPECT_EQ(fill(*plain, 2, 1, 0, &a), fill(**with, 2, 1, 0, &b));
+  EXPECT_TRUE(a.samples.empty());
+  ASSERT_EQ(b.samples.size(), b.indices.size());
+  for (const SampleMeta& m : b.samples) {
+    EXPECT_EQ(m.width, 512);
+    EXPECT_EQ(m.xy.size(), m.points.size() * 8);
+  }
+}
+
 }  // namespace
 }  // namespace textfeed::loader

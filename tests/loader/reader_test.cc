@@ -270,6 +270,20 @@ TEST_F(ReaderTest, UfoPolygonPoliciesAndIgnoreUnder) {
   EXPECT_EQ(ds2->samples[1].labels, (std::vector<unsigned char>{1, 0, 0, 1}));
 }
 
+// Eval returns every word with all its points: also the pentagon that poly policy skip leaves out
+// of the quads; not the tagged, malformed or dropped words.
+TEST_F(ReaderTest, UfoKeepsEveryWordsOriginalPolygon) {
+  write("ufo/train.json", kUfo);
+  auto ds = ufo({});
+  ASSERT_TRUE(ds.has_value());
+  const SampleRecord& b = ds->samples[1];
+  ASSERT_EQ(b.quads.size(), 3u);
+  EXPECT_EQ(b.poly_points, (std::vector<uint32_t>{4, 4, 5, 4}));
+  EXPECT_EQ(b.poly_labels, (std::vector<unsigned char>{1, 0, 1, 1}));
+  ASSERT_EQ(b.poly_xy.size(), 2u * (4 + 4 + 5 + 4));
+  EXPECT_EQ(std::vector<float>(b.poly_xy.begin(), b.poly_xy.begin() + 8), (std::vector<float>{0, 0, 10, 0, 10, 5, 0, 5}));
+}
+
 TEST_F(ReaderTest, UfoIgnoreTagsAreAnOption) {
   write("ufo/train.json", kUfo);
   ReaderOptions o;

@@ -100,6 +100,54 @@ TEST(SamplerTest, PermutationIsUniform) {
   EXPECT_LT(chi2, 11.34);  // 3 dof, alpha 0.01
 }
 
+// Eval's sharding: dataset order, rank r at positions r, r + W, ...; every sample exactly once over
+// the ranks, the later ranks one fewer, nothing padded, dropped or shuffled.
+TEST(SamplerTest, UnpaddedShardsCoverEverySampleExactlyOnce) {
+  for (const size_t n : {1u, 2u, 7u, 10u, 11u, 12u}) {
+    for (const int world : {1, 2, 3, 5}) {
+      std::map<uint32_t, int> count;
+      for (int rank = 0; rank < world; ++rank) {
+        SamplerOptions o{.seed = 9, .batch_size = 3, .rank = rank, .world_size = world, .shuffle = false};
+        o.pad = false;
+        auto s = Sampler::create(n, o);
+        ASSERT_TRUE(s.has_value()) << n << " " << world;
+        const size_t expected = static_cast<size_t>(rank) < n ? (n - rank + world - 1) / world : 0;
+        EXPECT_EQ(s->samples_per_rank(), expected);
+        EXPECT_EQ(s->batches_per_epoch(), (expected + 2) / 3);
+        EXPECT_EQ(s->padded_samples(), 0u);
+        const std::vector<uint32_t> seen = all_batches(*s, 4);
+        ASSERT_EQ(seen.size(), expected);
+        for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], rank + k * world);  // dataset order
+        for (uint32_t i : seen) ++count[i];
+      }
+      ASSERT_EQ(count.size(), n) << n << " over " << world;
+      for (auto& [idx, c] : count) EXPECT_EQ(c, 1) << idx;
+    }
+  }
+}
+
+TEST(SamplerTest, EvalSpecTurnsOffShufflePaddingAndDropLast) {
+  PipelineSpec spec = default_spec(augment::Profile::kUpstage, "x");
+  spec.sampler.drop_last = true;
+  spec.mode = Mode::kEval;
+  const PipelineSpec e = effective_spec(spec);
+  EXPECT_FALSE(e.sampler.shuffle);
+  EXPECT_FALSE(e.sampler.drop_last);
+  EXPECT_FALSE(e.sampler.pad);
+  spec.mode = Mode::kTrain;
+  EXPECT_EQ(effective_spec(spec).sampler, spec.sampler);
+}
+
+TEST(SamplerTest, ABatchPastAnUnpaddedRanksEndIsRefused) {
+  SamplerOptions o{.batch_size = 2, .rank = 4, .world_size = 5, .shuffle = false};
+  o.pad = false;
+  auto s = Sampler::create(3, o);  // rank 4 of 5 over 3 samples: none
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->batches_per_epoch(), 0u);
+  std::vector<uint32_t> out;
+  EXPECT_EQ(s->batch_indices(s->epoch_order(0), 0, out).code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 
 // Every rank's batches of `epoch`, for world size `w` (the other options from `o`).

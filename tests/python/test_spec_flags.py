@@ -73,3 +73,16 @@ def test_a_stream_must_ask_for_the_reader_options_the_daemon_read_with(tmp_path)
         assert "other reader options than this daemon read 'icdar' with (ignore_text: the stream asks for substring, the daemon read it with exact)" in other.err, other.err
     finally:
         daemon.stop()
+
+
+def test_mode_eval_is_a_flag_of_bench_and_pull_checked_like_the_others():
+    for command in (["bench"], ["pull"]):
+        help_text = tf(*command, "--help").out
+        assert "--mode" in help_text and "--return-polygons" in help_text, command
+    ok = tf("bench", "--dataset", SAMPLE, "--mode", "eval", "--set", "image_size=256", "--batch-size", "2",
+            "--threads", "2")
+    assert ok.returncode == 0 and "samples/s" in ok.out, ok.err
+    wrong = tf("bench", "--dataset", SAMPLE, "--mode", "evil")
+    assert wrong.returncode != 0 and "evil" in wrong.err
+    canvas = tf("bench", "--dataset", SAMPLE, "--mode", "eval", "--profile", "sakura")
+    assert canvas.returncode == 2 and "mode=eval needs image_size > 0" in canvas.err, canvas.err

@@ -348,5 +348,71 @@ TEST(WireTest, ListsLongerThanTheirFieldsCanMeanAreRefused) {
             Code::kCorrupt);
 }
 
+// Eval batches' per-sample metadata: every field survives, polygons of any number of points.
+TEST(WireTest, BatchSampleMetadataRoundTrips) {
+  BatchHeader b{9, 0, 1, 0, {}, {2, 4, 6}, {}};
+  b.samples = {{"images/a.jpg", 720, 1280, 0.5, 0.25, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
+               {"images/b.png", 10, 20, 2.0, 3.0, {}, {}, {}},
+               {"images/c.jpg", 33, 44, 1.0, 1.0, {0, 0, 9, 0, 9, 9, 5, 12, 0, 9, 1.5f, 2.5f, 3, 4, 5, 6}, {5, 3}, {1, 0}}};
+  const auto back = std::get<BatchHeader>(round_trip(b));
+  EXPECT_EQ(back.samples, b.samples);
+  b.samples.clear();  // a training batch without return_polygons: no lists at all
+  EXPECT_TRUE(std::get<BatchHeader>(round_trip(b)).samples.empty());
+}
+
+TEST(WireTest, BatchSampleMetadataPastItsBoundsOrInconsistentIsRefused) {
+  // Too many points for one batch: the encoder's caller (the pipeline) refuses it first, and a
+  // frame that claims it is refused on decode.
+  BatchHeader big{9, 0, 1, 0, {}, {0}, {}};
+  big.samples = {{"x", 1, 1, 1, 1, std::vector<float>(2 * (kMaxBatchPoints + 1)), {uint32_t(kMaxBatchPoints + 1)}, {0}}};
+  EXPECT_EQ(check_sample_meta(big.samples).code(), Code::kInvalidArgument);
+  auto frame = [](auto fill) {
+    capnp::MallocMessageBuilder b;
+    auto batch = b.initRoot<wire::Envelope>().initBatch();
+    batch.initIndices(1);
+    fill(batch);
+    return frame_of(b);
+  };
+  auto one_row = [](wire::Batch::Builder batch, uint32_t points, unsigned xy) {
+    batch.initImageIds(1).set(0, "x");
+    batch.initOriginalSizes(2);
+    batch.initScales(2);
+    batch.initWordCounts(1).set(0, 1);
+    batch.initPointCounts(1).set(0, points);
+    batch.initIgnore(1);
+    batch.initXy(xy);
+  };
+  EXPECT_TRUE(decode(frame([&](wire::Batch::Builder b) { one_row(b, 3, 6); })).has_value());
+  // A point count that claims more points than xy holds.
+  auto liar = decode(frame([&](wire::Batch::Builder b) { one_row(b, 4, 6); }));
+  EXPECT_EQ(liar.status().code(), Code::kCorrupt);
+  // xy entries no word uses.
+  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { one_row(b, 3, 8); })).status().code(), Code::kCorrupt);
+  // One row's lists for a batch of two rows.
+  auto rows = decode(frame([&](wire::Batch::Builder b) {
+    one_row(b, 3, 6);
+    b.initIndices(2);
+  }));
+  EXPECT_EQ(rows.status().code(), Code::kCorrupt);
+  // Past the per-batch word bound.
+  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { b.initPointCounts(kMaxBatchWords + 1); })).status().code(),
+            Code::kCorrupt);
+}
+
+// The mode and return_polygons travel in the spec.
+TEST(WireTest, SpecModeAndReturnPolygonsRoundTrip) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kUpstage, "train");
+  o.spec.mode = loader::Mode::kEval;
+  o.spec.return_polygons = true;
+  const auto back = std::get<OpenStream>(round_trip(o));
+  EXPECT_EQ(back.spec.mode, loader::Mode::kEval);
+  EXPECT_TRUE(back.spec.return_polygons);
+  auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder b) {
+    b.getSpec().setMode(static_cast<wire::Mode>(7));
+  }));
+  EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace textfeed::transport

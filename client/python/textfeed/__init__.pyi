@@ -6,6 +6,7 @@ from . import reference as reference
 from ._core import DType as DType
 from ._core import IgnoreText as IgnoreText
 from ._core import Illegibility as Illegibility
+from ._core import Mode as Mode
 from ._core import OnBadSample as OnBadSample
 from ._core import PolyPolicy as PolyPolicy
 from ._core import Profile as Profile
@@ -23,6 +24,7 @@ __all__ = [
     "IgnoreText",
     "Illegibility",
     "Loader",
+    "Mode",
     "OnBadSample",
     "PolyPolicy",
     "Profile",

@@ -99,6 +99,12 @@ class OnBadSample(enum.Enum):
     @property
     def text(self) -> str: ...
 
+class Mode(enum.Enum):
+    TRAIN = 0
+    EVAL = 1
+    @property
+    def text(self) -> str: ...
+
 class Transport(enum.Enum):
     AUTO = 2
     SHM = 1
@@ -164,6 +170,8 @@ class PipelineSpec:
     sources: list[SourceSpec]
     sampler: SamplerOptions
     on_bad_sample: OnBadSample
+    mode: Mode
+    return_polygons: bool
     def __init__(self, profile: Profile, path: _Text = "") -> None: ...
     @property
     def profile(self) -> Profile: ...
@@ -195,11 +203,14 @@ class SlotLease:
 
 # (index, replaced_by, code, message) of a sample replaced in a batch.
 _SampleErrorTuple = tuple[int, int, str, str]
+# (image_id, (height, width), (scale_x, scale_y), polygons, ignore) of one row (eval, return_polygons).
+_SampleMetaTuple = tuple[str, tuple[int, int], tuple[float, float], list[NDArray[np.float32]], NDArray[np.bool_]]
 
 class Feed:
     """Batches from the embedded pipeline or a daemon; see textfeed.Loader."""
 
-    def next(self, timeout_ms: int) -> Optional[tuple[SlotLease, int, int, list[int], list[_SampleErrorTuple]]]: ...
+    def next(self, timeout_ms: int) -> Optional[tuple[SlotLease, int, int, list[int], list[_SampleErrorTuple],
+                                                      Optional[list[_SampleMetaTuple]]]]: ...
     def seek(self, epoch: int, batch: int) -> None: ...
     def layout(self) -> dict[str, Any]: ...
     def stats(self) -> dict[str, Any]: ...

@@ -20,6 +20,7 @@ import socket
 from collections.abc import Iterable, Mapping
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
+import numpy as np
 import torch
 
 from . import _args, _core, errors
@@ -60,7 +61,9 @@ class Batch(tuple):
     Also carries where it came from: ``epoch``, ``batch`` (index within the epoch), ``indices``
     (index of each row over all sources, end to end), ``sources`` (which source of the Loader's
     list each row came from), ``source_indices`` (its index in that source) and ``errors`` (bad
-    samples replaced in this batch).
+    samples replaced in this batch). An eval batch (``mode="eval"``) is ``(img,)`` alone and
+    carries per sample ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``
+    (also set in training with ``return_polygons=True``; None otherwise).
     """
 
     epoch: int
@@ -69,6 +72,13 @@ class Batch(tuple):
     sources: List[int]
     source_indices: List[int]
     errors: List[SampleError]
+    # Per sample, in eval mode (and with return_polygons in training; else None):
+    image_ids: Optional[List[str]]                    # the image's path below the dataset root
+    original_sizes: Optional[List[Tuple[int, int]]]   # (h, w) of the original image (training: the crop)
+    scales: Optional[List[Tuple[float, float]]]       # (sx, sy): canvas px per original px (training: 1)
+    polygons: Optional[List[List[np.ndarray]]]        # per word a float32 (n_points, 2) array, x y in
+                                                      # original px (eval) or crop px (training)
+    ignore: Optional[List[np.ndarray]]                # per word: True = ignored
 
     @property
     def img(self) -> torch.Tensor:
@@ -122,7 +132,8 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
 
 
 def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
-                        drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any) -> Dict[str, Any]:
+                        drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any, mode: Any,
+                        return_polygons: Any) -> Dict[str, Any]:
     """The keywords of the pipeline and the sampler, checked; enums as _core's members."""
     return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
                 profile=_args.enum("profile", profile, _core.Profile),
@@ -132,7 +143,9 @@ def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, 
                 shuffle=_args.boolean("shuffle", shuffle), drop_last=_args.boolean("drop_last", drop_last),
                 dtype=_args.enum("dtype", dtype, _core.DType),
                 prefetch=_args.integer("prefetch", prefetch, MIN_PREFETCH, MAX_PREFETCH),
-                on_bad_sample=_args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample))
+                on_bad_sample=_args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample),
+                mode=_args.enum("mode", mode, _core.Mode),
+                return_polygons=_args.boolean("return_polygons", return_polygons))
 
 
 def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options: Dict[str, Any]) -> Dict[str, str]:
@@ -156,6 +169,8 @@ def _pipeline_spec(sources: List[Any], common: Dict[str, Any], overrides: Dict[s
     spec = _core.PipelineSpec(common["profile"])
     spec.sources = sources
     spec.on_bad_sample = common["on_bad_sample"]
+    spec.mode = common["mode"]
+    spec.return_polygons = common["return_polygons"]
     spec.dtype = common["dtype"]
     for name, value in overrides.items():
         spec.set_option(name, value)
@@ -321,6 +336,17 @@ class Loader:
             split: the annotation file a dataset folder reads, ``ufo/<split>.json`` or every
             ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``). A daemon
             reads its datasets with the options it was started with and refuses others.
+        mode: :class:`textfeed.Mode`: ``"train"`` (augmented crops and targets) or ``"eval"``: no
+            random augmentation, the profile's inference preprocessing (upstage: long side resized
+            to ``image_size``, padded at the bottom and right to ``image_size`` square, ImageNet
+            normalization; sakura: each side floored to a multiple of 32, placed at the top left of
+            an ``image_size`` square canvas), dataset order, every sample exactly once over the
+            ranks (the later ranks may get one sample fewer, so ``len()`` may differ by one between
+            ranks; shuffle and drop_last are ignored). Eval batches hold the image only, and per
+            sample ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``
+            (docs/design.md "Evaluation batches").
+        return_polygons: training mode: each batch also carries every sample's polygons after the
+            augmentation, in crop pixels (``polygons``, ``ignore``).
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -342,7 +368,7 @@ class Loader:
                  ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
                  illegibility: Any = None, split: Optional[str] = None, epoch_size: Optional[int] = None,
-                 **options: Any) -> None:
+                 mode: Any = "train", return_polygons: bool = False, **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -351,7 +377,8 @@ class Loader:
             endpoint = _args.text("endpoint", endpoint)
         common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
                                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
-                                     prefetch=prefetch, on_bad_sample=on_bad_sample)
+                                     prefetch=prefetch, on_bad_sample=on_bad_sample, mode=mode,
+                                     return_polygons=return_polygons)
         overrides = _augment_overrides(image_size, crop_size, map_scale, options)
         reader = dict(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
                       ignore_under_area=ignore_under_area, images_dir=images_dir, illegibility=illegibility,
@@ -412,7 +439,8 @@ class Loader:
     # ------------------------------------------------------------------ the DataLoader surface
 
     def __len__(self) -> int:
-        """Batches per epoch for this rank (equal for every rank)."""
+        """Batches per epoch for this rank (equal for every rank in training; in eval mode a later
+        rank may have one fewer)."""
         return self._batches_per_epoch
 
     def set_epoch(self, epoch: int) -> None:
@@ -630,7 +658,7 @@ class Loader:
         got = None
         while got is None:
             got = feed.next(_WAIT_SLICE_MS)
-        lease, epoch, index, indices, errs = got
+        lease, epoch, index, indices, errs, samples = got
         del got  # the lease alone holds the slot now
         rows = len(indices)
         try:
@@ -646,6 +674,13 @@ class Loader:
         batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
         batch.source_indices = [i - starts[s] for i, s in zip(batch.indices, batch.sources)]
         batch.errors = [SampleError(*e) for e in errs]
+        batch.image_ids = batch.original_sizes = batch.scales = batch.polygons = batch.ignore = None
+        if samples is not None:
+            batch.image_ids = [s[0] for s in samples]
+            batch.original_sizes = [s[1] for s in samples]
+            batch.scales = [s[2] for s in samples]
+            batch.polygons = [s[3] for s in samples]
+            batch.ignore = [s[4] for s in samples]
         for e in batch.errors:
             logger.warning("textfeed: sample %d replaced by %d in epoch %d batch %d: %s", e.index, e.replaced_by,
                            epoch, index, e.message)

@@ -1,0 +1,219 @@
+// Inference preprocessing: the reference resizes (OpenCV bilinear; PIL bilinear), the top-left
+// placement on the canvas and the normalization.
+#include "augment/inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <string>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace textfeed::augment {
+namespace {
+
+std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+// SakuraRiven's resize_img: a side already a multiple of 32 stays, else int(side / 32) * 32.
+int floor32(int side) { return side % 32 == 0 ? side : side / 32 * 32; }
+
+cv::Mat mat_of(const ImageView& v) {
+  return cv::Mat(v.height, v.width, CV_8UC(v.channels), const_cast<uint8_t*>(v.data),  // NOLINT: read only
+                 static_cast<size_t>(v.stride_bytes));
+}
+cv::Mat mat_of(Image& image) {
+  return cv::Mat(image.height(), image.width(), CV_8UC(image.channels()), image.data(),
+                 static_cast<size_t>(image.stride_bytes()));
+}
+
+// PIL's fixed point: 32 bits less 8 for the pixel and 2 for the sign and headroom.
+constexpr int kPrecisionBits = 22;
+
+uint8_t clip8(int64_t acc) {
+  const int64_t v = acc >> kPrecisionBits;
+  return static_cast<uint8_t>(std::clamp<int64_t>(v, 0, 255));
+}
+
+// PIL's precompute_coeffs for the bilinear (triangle) filter of support 1, then its 8-bit
+// normalize_coeffs: for each output pixel, the first source pixel, the count, and `ksize` weights.
+int pil_coeffs(int in_size, int out_size, std::vector<int>& bounds, std::vector<int32_t>& coeffs) {
+  const double scale = static_cast<double>(in_size) / out_size;
+  const double filterscale = std::max(scale, 1.0);
+  const double support = 1.0 * filterscale;
+  const int ksize = static_cast<int>(std::ceil(support)) * 2 + 1;
+  bounds.assign(static_cast<size_t>(out_size) * 2, 0);
+  coeffs.assign(static_cast<size_t>(out_size) * ksize, 0);
+  std::vector<double> k(static_cast<size_t>(ksize));
+  for (int xx = 0; xx < out_size; ++xx) {
+    const double center = (xx + 0.5) * scale;
+    const double ss = 1.0 / filterscale;
+    const int xmin = std::max(static_cast<int>(center - support + 0.5), 0);
+    const int xmax = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
+    double ww = 0;
+    for (int x = 0; x < xmax; ++x) {
+      const double d = std::abs((x + xmin - center + 0.5) * ss);
+      k[static_cast<size_t>(x)] = d < 1.0 ? 1.0 - d : 0.0;
+      ww += k[static_cast<size_t>(x)];
+    }
+    for (int x = 0; x < xmax; ++x) {
+      const double w = ww != 0.0 ? k[static_cast<size_t>(x)] / ww : k[static_cast<size_t>(x)];
+      coeffs[static_cast<size_t>(xx) * ksize + x] =
+          static_cast<int32_t>(w < 0 ? -0.5 + w * (1 << kPrecisionBits) : 0.5 + w * (1 << kPrecisionBits));
+    }
+    bounds[static_cast<size_t>(xx) * 2] = xmin;
+    bounds[static_cast<size_t>(xx) * 2 + 1] = xmax;
+  }
+  return ksize;
+}
+
+// One pass of PIL's resampling along x (horizontal) or y, from `in` (in_h rows of in_w pixels,
+// `in_stride` bytes apart) into `out`.
+void pil_pass(bool horizontal, const uint8_t* in, ptrdiff_t in_stride, int in_w, int in_h, uint8_t* out,
+              ptrdiff_t out_stride, int out_w, int out_h, int channels, InferenceScratch& s) {
+  const int ksize = pil_coeffs(horizontal ? in_w : in_h, horizontal ? out_w : out_h, s.bounds, s.coeffs);
+  for (int y = 0; y < out_h; ++y) {
+    uint8_t* dst = out + y * out_stride;
+    for (int x = 0; x < out_w; ++x) {
+      const int i = horizontal ? x : y;
+      const int first = s.bounds[static_cast<size_t>(i) * 2], count = s.bounds[static_cast<size_t>(i) * 2 + 1];
+      const int32_t* k = &s.coeffs[static_cast<size_t>(i) * ksize];
+      for (int c = 0; c < channels; ++c) {
+        int64_t acc = int64_t{1} << (kPrecisionBits - 1);
+        for (int t = 0; t < count; ++t) {
+          const uint8_t* p = horizontal ? in + y * in_stride + static_cast<ptrdiff_t>(first + t) * channels
+                                        : in + (first + t) * in_stride + static_cast<ptrdiff_t>(x) * channels;
+          acc += static_cast<int64_t>(p[c]) * k[t];
+        }
+        dst[x * channels + c] = clip8(acc);
+      }
+    }
+  }
+}
+
+// Writes the HWC uint8 canvas as 3 planes, normalized (float32) or as they are (uint8).
+void write_planes(const MutableImageView& out, const Image& canvas, Profile profile) {
+  const int side = canvas.width(), ch = canvas.channels();
+  float mean[3], stdev[3];
+  inference_normalization(profile, mean, stdev);
+  for (int c = 0; c < 3; ++c) {
+    const float scale = 1.0f / (255.0f * stdev[c]), shift = -mean[c] / stdev[c];
+    for (int y = 0; y < side; ++y) {
+      const uint8_t* src = canvas.data() + y * canvas.stride_bytes() + c;
+      uint8_t* row = out.row(c * side + y);
+      if (out.dtype == DType::kU8) {
+        for (int x = 0; x < side; ++x) row[x] = src[x * ch];
+      } else {
+        float* f = reinterpret_cast<float*>(row);
+        for (int x = 0; x < side; ++x) f[x] = static_cast<float>(src[x * ch]) * scale + shift;
+      }
+    }
+  }
+}
+
+Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile profile, InferenceScratch& s) {
+  s.resized.reset(plan.height, plan.width, 3);
+  s.canvas.reset(plan.canvas, plan.canvas, 3);
+  cv::Mat canvas = mat_of(s.canvas);
+  if (profile == Profile::kUpstage) {
+    cv::Mat resized = mat_of(s.resized);
+    if (plan.width == src.width && plan.height == src.height)
+      mat_of(src).copyTo(resized);  // the reference skips the resize at scale 1
+    else
+      cv::resize(mat_of(src), resized, resized.size(), 0, 0, cv::INTER_LINEAR);
+    cv::copyMakeBorder(resized, canvas, 0, plan.canvas - plan.height, 0, plan.canvas - plan.width,
+                       cv::BORDER_REFLECT_101);
+    return Status();
+  }
+  canvas.setTo(cv::Scalar::all(0));
+  MutableImageView top_left = s.canvas.mutable_view();  // the resized image's part of the canvas
+  top_left.width = plan.width;
+  top_left.height = plan.height;
+  pil_bilinear_resize(src, top_left, s);
+  return Status();
+}
+
+}  // namespace
+
+Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_height, int canvas) {
+  if (src_width < 1 || src_height < 1 || canvas < 1)
+    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
+                                    " px on a canvas of " + std::to_string(canvas));
+  InferencePlan p;
+  p.canvas = canvas;
+  if (profile == Profile::kUpstage) {
+    // albumentations' LongestMaxSize: scale = size / longer side; each side round()ed (half to
+    // even, as Python 3 rounds) unless the scale is exactly 1.
+    const double scale = canvas / static_cast<double>(std::max(src_width, src_height));
+    p.width = scale == 1.0 ? src_width : static_cast<int>(std::nearbyint(src_width * scale));
+    p.height = scale == 1.0 ? src_height : static_cast<int>(std::nearbyint(src_height * scale));
+  } else {
+    p.width = floor32(src_width);
+    p.height = floor32(src_height);
+  }
+  if (p.width < 1 || p.height < 1)
+    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
+                                    " px resizes to " + size_text(p.width, p.height) + " px");
+  if (p.width > canvas || p.height > canvas)
+    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
+                                    " px is " + size_text(p.width, p.height) + " px after flooring to multiples of "
+                                    "32, larger than the " + std::to_string(canvas) +
+                                    " px canvas (raise image_size)");
+  p.scale_x = static_cast<double>(p.width) / src_width;
+  p.scale_y = static_cast<double>(p.height) / src_height;
+  return p;
+}
+
+void inference_normalization(Profile profile, float mean[3], float std[3]) {
+  // upstage: albumentations' Normalize() defaults (ImageNet); sakura: load_pil's 0.5 / 0.5.
+  const bool imagenet = profile == Profile::kUpstage;
+  const float m[3] = {0.485f, 0.456f, 0.406f}, s[3] = {0.229f, 0.224f, 0.225f};
+  for (int c = 0; c < 3; ++c) {
+    mean[c] = imagenet ? m[c] : 0.5f;
+    std[c] = imagenet ? s[c] : 0.5f;
+  }
+}
+
+void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, InferenceScratch& s) {
+  const int ch = src.channels;
+  const bool horizontal = out.width != src.width, vertical = out.height != src.height;
+  if (!horizontal && !vertical) {
+    for (int y = 0; y < src.height; ++y) std::copy_n(src.row(y), static_cast<size_t>(src.width) * ch, out.row(y));
+    return;
+  }
+  const uint8_t* in = src.data;
+  ptrdiff_t in_stride = src.stride_bytes;
+  if (horizontal) {
+    uint8_t* dst = out.data;
+    ptrdiff_t dst_stride = out.stride_bytes;
+    if (vertical) {  // the horizontal pass into scratch, then the vertical one into `out`
+      s.pass.resize(static_cast<size_t>(src.height) * out.width * ch);
+      dst = s.pass.data();
+      dst_stride = static_cast<ptrdiff_t>(out.width) * ch;
+    }
+    pil_pass(true, in, in_stride, src.width, src.height, dst, dst_stride, out.width, src.height, ch, s);
+    if (!vertical) return;
+    in = dst;
+    in_stride = dst_stride;
+  }
+  pil_pass(false, in, in_stride, out.width, src.height, out.data, out.stride_bytes, out.width, out.height, ch, s);
+}
+
+Status render_inference(const MutableImageView& out, const ImageView& src, const InferencePlan& plan,
+                        Profile profile, InferenceScratch& scratch) {
+  if (src.dtype != DType::kU8 || src.channels != 3 || src.empty() || plan.canvas < 1)
+    return Status::invalid_argument("inference: the source must be RGB uint8 pixels");
+  if (out.channels != 1 || out.width != plan.canvas || out.height != 3 * plan.canvas ||
+      (out.dtype != DType::kU8 && out.dtype != DType::kF32))
+    return Status::invalid_argument("inference: the output row is not 3 planes of " + std::to_string(plan.canvas) +
+                                    " px");
+  try {
+    TF_RETURN_IF_ERROR(render_unguarded(src, plan, profile, scratch));
+  } catch (const std::exception& e) {  // cv::Exception, std::bad_alloc
+    return Status::internal(std::string("inference: ") + e.what());
+  }
+  write_planes(out, scratch.canvas, profile);
+  return Status();
+}
+
+}  // namespace textfeed::augment
