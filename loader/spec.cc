@@ -77,9 +77,18 @@ Status check_area(const char* field, double v) {
 
 }  // namespace
 
+ReaderOptions reader_defaults(augment::Profile profile) {
+  ReaderOptions o;
+  if (profile == augment::Profile::kBc7) {
+    o.illegibility = Illegibility::kValid;
+    o.ignore_tags.clear();
+  }
+  return o;
+}
+
 PipelineSpec default_spec(augment::Profile profile, std::string path) {
   PipelineSpec spec;
-  spec.sources.push_back({std::move(path), {}});
+  spec.sources.push_back({std::move(path), reader_defaults(profile)});
   spec.augment = augment::profile_defaults(profile);
   return spec;
 }

@@ -174,6 +174,11 @@ struct PipelineSpec {
 // drops (shuffle, drop_last and pad are set accordingly); training specs come back unchanged.
 PipelineSpec effective_spec(const PipelineSpec& spec);
 
+// The reader options a profile's reference reads its data with: the defaults above, and for bc7
+// (the 7th-generation baseline, which reads neither 'illegibility' nor 'tags') illegibility valid
+// and no ignore tags.
+ReaderOptions reader_defaults(augment::Profile profile);
+
 // A spec of `profile`'s defaults reading `path` (what every edge starts from).
 PipelineSpec default_spec(augment::Profile profile, std::string path = {});
 

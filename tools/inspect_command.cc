@@ -105,7 +105,7 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   j["root"] = ds.root;
   j["ignore_text"] = a.reader.ignore_text;
   j["poly_policy"] = a.reader.poly_policy;
-  j["illegibility"] = a.reader.illegibility;
+  j["illegibility"] = std::string(loader::illegibility_name(reader_options("inspect", a.reader).illegibility));
   j["split"] = a.reader.split;
   j["files"] = nlohmann::ordered_json::array();
   for (const loader::AnnotationFile& f : ds.files)

@@ -18,8 +18,8 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
         ->check(CLI::IsMember({"substring", "exact"}))
         ->capture_default_str();
     cmd->add_option("--ignore-tags", f.ignore_tags,
-                    "UFO: comma-separated word tags whose words are skipped (background); '' for none")
-        ->capture_default_str();
+                    "UFO: comma-separated word tags whose words are skipped (background); '' for none. Default: "
+                    "the profile's (upstage, sakura: masked,excluded-region,maintable,stamp; bc7: none)");
     cmd->add_option("--poly-policy", f.poly_policy,
                     "UFO words with more than 4 points. skip: background, as the reference (listed as bad "
                     "records); minrect: their minimum-area rectangle; mask-ignore: that rectangle, marked ignored")
@@ -34,9 +34,9 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
         ->capture_default_str();
     cmd->add_option("--illegibility", f.illegibility,
                     "UFO 'illegibility': true. ignore: the word is ignored (label 0, the Upstage baseline); "
-                    "valid: the flag is not read, every word is valid (the 7th-generation baseline)")
-        ->check(CLI::IsMember({"ignore", "valid"}))
-        ->capture_default_str();
+                    "valid: the flag is not read, every word is valid (the 7th-generation baseline). Default: the "
+                    "profile's (bc7: valid; upstage, sakura: ignore)")
+        ->check(CLI::IsMember({"ignore", "valid"}));
     cmd->add_option("--split", f.split,
                     "UFO: the annotation file a dataset folder reads: ufo/<split>.json, or every "
                     "<x>_receipt/ufo/<split>.json merged (e.g. train, val, test)")
@@ -93,13 +93,14 @@ std::vector<std::string> split_tags(const std::string& text) {
 }  // namespace
 
 loader::ReaderOptions reader_options(const std::string& command, const SpecFlags& f) {
-  loader::ReaderOptions o;
+  // A command without --profile reads with upstage's defaults (f.profile's default).
+  loader::ReaderOptions o = loader::reader_defaults(or_fail(command, augment::parse_profile(f.profile)));
   o.ignore_text = or_fail(command, loader::parse_ignore_text(f.ignore_text));
-  o.ignore_tags = split_tags(f.ignore_tags);
+  if (f.ignore_tags) o.ignore_tags = split_tags(*f.ignore_tags);
   o.poly_policy = or_fail(command, loader::parse_poly_policy(f.poly_policy));
   o.ignore_under_area = f.ignore_under_area;
   o.images_dir = f.images_dir;
-  o.illegibility = or_fail(command, loader::parse_illegibility(f.illegibility));
+  if (f.illegibility) o.illegibility = or_fail(command, loader::parse_illegibility(*f.illegibility));
   o.split = f.split;
   if (Status s = loader::validate(o); !s.ok()) fail(command, s.message(), 2);
   return o;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,12 @@ namespace textfeed::tools {
 struct SpecFlags {
   // Reader.
   std::string ignore_text = "substring";
-  std::string ignore_tags = "masked,excluded-region,maintable,stamp";  // comma-separated; "" = none
+  // Unset: the profile's (loader::reader_defaults). Comma-separated; "" = none.
+  std::optional<std::string> ignore_tags;
   std::string poly_policy = "skip";
   double ignore_under_area = 0;
   std::string images_dir = "images";
-  std::string illegibility = "ignore";
+  std::optional<std::string> illegibility;  // unset: the profile's
   std::string split = "train";
   // Recipe.
   std::string profile = "upstage";

@@ -182,6 +182,8 @@ void register_spec(py::module_& m) {
   m.attr("MAX_PREFETCH") = client::kMaxPrefetch;
   m.attr("MAX_IGNORE_TAGS") = loader::kMaxIgnoreTags;
   m.attr("MAX_SOURCES") = loader::kMaxSources;
+  m.def("reader_defaults", &loader::reader_defaults, py::arg("profile"),
+        "The reader options `profile`'s reference reads its data with (bc7: illegibility valid, no ignore tags).");
   m.attr("MAX_EPOCH_SIZE") = loader::kMaxEpochSize;
   m.attr("MAX_RESUME_STAGES") = loader::kMaxResumeStages;
   m.def("option_names", [] { return std::string(augment::option_names()); },

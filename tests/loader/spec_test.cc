@@ -147,4 +147,13 @@ TEST(SpecTest, NamesRoundTripAndUnknownOnesAreNamed) {
 }
 
 }  // namespace
+TEST(SpecTest, ReaderDefaultsFollowTheProfilesReference) {
+  const ReaderOptions bc7 = reader_defaults(augment::Profile::kBc7);
+  EXPECT_EQ(bc7.illegibility, Illegibility::kValid);
+  EXPECT_TRUE(bc7.ignore_tags.empty());
+  EXPECT_EQ(reader_defaults(augment::Profile::kUpstage), ReaderOptions{});
+  EXPECT_EQ(reader_defaults(augment::Profile::kSakura), ReaderOptions{});
+  EXPECT_EQ(default_spec(augment::Profile::kBc7, "x").sources[0].reader, bc7);
+}
+
 }  // namespace textfeed::loader

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 import pytest
+import torch
 
 import textfeed
 from textfeed import errors
@@ -149,3 +150,16 @@ def test_a_daemon_refuses_another_illegibility_and_split(tmp_path):
         assert pulled.returncode == 0, pulled.stderr
     finally:
         d.stop()
+
+
+def test_profile_bc7_reads_as_the_seventh_generation_every_word_valid_and_no_ignore_tags(tmp_path):
+    ufo = SAMPLE / "ufo" / "train.json"
+    kw = dict(batch_size=10, profile="bc7", image_size=512, crop_size=128)
+    with loader(ufo, **kw) as bc7, loader(ufo, illegibility="valid", ignore_tags=[], **kw) as explicit, \
+            loader(ufo, illegibility="ignore", **kw) as ignoring:
+        rois = [next(iter(x)).roi_mask for x in (bc7, explicit, ignoring)]
+    assert torch.equal(rois[0], rois[1]) and bool((rois[0] == 1).all())  # no word is ignored: all ones
+    assert not bool((rois[2] == 1).all())  # the keyword still overrides the profile's default
+    defaults = textfeed._core.reader_defaults(textfeed.Profile.BC7)
+    assert defaults.ignore_tags == [] and defaults.illegibility == textfeed.Illegibility.VALID
+    assert textfeed._core.reader_defaults(textfeed.Profile.UPSTAGE).illegibility == textfeed.Illegibility.IGNORE

@@ -187,6 +187,8 @@ MAX_WORLD_SIZE: int
 MAX_PREFETCH: int
 MAX_IGNORE_TAGS: int
 MAX_SOURCES: int
+
+def reader_defaults(profile: Profile) -> ReaderOptions: ...
 MAX_EPOCH_SIZE: int
 MAX_RESUME_STAGES: int
 

@@ -385,7 +385,8 @@ class Loader:
                       split=split)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
-        sources, weighted = source_specs(dataset, reader, _args.path if endpoint is None else _args.text)
+        sources, weighted = source_specs(dataset, common["profile"], reader,
+                                         _args.path if endpoint is None else _args.text)
         common["epoch_size"] = _args.integer("epoch_size", 0 if epoch_size is None else epoch_size, 0,
                                              _core.MAX_EPOCH_SIZE)
         if epoch_size is not None and not weighted:

@@ -24,12 +24,13 @@ READER_KEYWORDS = ("ignore_text", "ignore_tags", "poly_policy", "ignore_under_ar
                    "split")
 
 
-def reader_from(**given: Any) -> Any:
-    """_core.ReaderOptions: the defaults, changed where a keyword is not None (C++ checks the bounds)."""
+def reader_from(profile: Any = None, **given: Any) -> Any:
+    """_core.ReaderOptions: ``profile``'s defaults (upstage's when None), changed where a keyword is
+    not None (C++ checks the bounds)."""
     unknown = sorted(set(given) - set(READER_KEYWORDS))
     if unknown:
         raise errors.ArgumentTypeError(f"unknown reader option(s) {unknown}; known: {list(READER_KEYWORDS)}")
-    reader = _core.ReaderOptions()
+    reader = _core.reader_defaults(_core.Profile.UPSTAGE if profile is None else profile)
     if given.get("ignore_text") is not None:
         reader.ignore_text = _args.enum("ignore_text", given["ignore_text"], _core.IgnoreText)
     if given.get("ignore_tags") is not None:
@@ -99,15 +100,16 @@ def source_list(dataset: Any) -> List[Any]:
     return items
 
 
-def source_specs(dataset: Any, defaults: Dict[str, Any], check_path: Any) -> Tuple[List[Any], bool]:
+def source_specs(dataset: Any, profile: Any, defaults: Dict[str, Any], check_path: Any) -> Tuple[List[Any], bool]:
     """The _core.SourceSpec of every source of ``dataset`` and whether they are weighted. ``defaults``:
-    the Loader's reader keywords; ``check_path(name, value)``: the path check of the Loader's mode."""
+    the Loader's reader keywords, over ``profile``'s; ``check_path(name, value)``: the path check of
+    the Loader's mode."""
     specs, weights = [], []
     for i, item in enumerate(source_list(dataset)):
         what = "dataset" if not isinstance(dataset, (list, tuple)) else f"dataset[{i}]"
         source = item if isinstance(item, Source) else Source(item)
         given = {**{k: v for k, v in defaults.items() if v is not None}, **source.reader_options}
-        specs.append(_core.SourceSpec(check_path(what, source.path), reader_from(**given),
+        specs.append(_core.SourceSpec(check_path(what, source.path), reader_from(profile, **given),
                                       0.0 if source.weight is None else source.weight))
         weights.append(source.weight is not None)
     if any(weights) and not all(weights):
