@@ -13,6 +13,10 @@
 namespace textfeed::augment {
 namespace {
 
+// upstage and bc7 infer with the Boostcamp baseline's detect() (the 7th generation's inference.py
+// calls the same function); sakura with SakuraRiven's resize_img.
+bool baseline_detect(Profile profile) { return profile == Profile::kUpstage || profile == Profile::kBc7; }
+
 std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
 // SakuraRiven's resize_img: a side already a multiple of 32 stays, else int(side / 32) * 32.
@@ -115,7 +119,7 @@ Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile
   s.resized.reset(plan.height, plan.width, 3);
   s.canvas.reset(plan.canvas, plan.canvas, 3);
   cv::Mat canvas = mat_of(s.canvas);
-  if (profile == Profile::kUpstage) {
+  if (baseline_detect(profile)) {
     cv::Mat resized = mat_of(s.resized);
     if (plan.width == src.width && plan.height == src.height)
       mat_of(src).copyTo(resized);  // the reference skips the resize at scale 1
@@ -141,7 +145,7 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
                                     " px on a canvas of " + std::to_string(canvas));
   InferencePlan p;
   p.canvas = canvas;
-  if (profile == Profile::kUpstage) {
+  if (baseline_detect(profile)) {
     // albumentations' LongestMaxSize: scale = size / longer side; each side round()ed (half to
     // even, as Python 3 rounds) unless the scale is exactly 1.
     const double scale = canvas / static_cast<double>(std::max(src_width, src_height));
@@ -166,7 +170,7 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
 
 void inference_normalization(Profile profile, float mean[3], float std[3]) {
   // upstage: albumentations' Normalize() defaults (ImageNet); sakura: load_pil's 0.5 / 0.5.
-  const bool imagenet = profile == Profile::kUpstage;
+  const bool imagenet = baseline_detect(profile);
   const float m[3] = {0.485f, 0.456f, 0.406f}, s[3] = {0.229f, 0.224f, 0.225f};
   for (int c = 0; c < 3; ++c) {
     mean[c] = imagenet ? m[c] : 0.5f;

@@ -118,17 +118,15 @@ def build_loader(args: argparse.Namespace) -> textfeed.Loader:
                            **reader)
 
 
-def evaluate(args: argparse.Namespace, model: torch.nn.Module) -> Dict[str, float]:
+def evaluate(args: argparse.Namespace, model: torch.nn.Module, loader: textfeed.Loader) -> Dict[str, float]:
     """One pass over the data as the baselines validate: each image once, resized by the profile's
     inference preprocessing, with its original polygons to match predictions against."""
     model.eval()
     images = words = 0
     score_sum = 0.0
-    with torch.no_grad(), textfeed.Loader(dataset=str(args.data_dir), batch_size=args.batch_size,
-                                          profile=args.profile, mode="eval", image_size=args.image_size,
-                                          threads=args.num_workers) as loader:
+    with torch.no_grad():
         for batch in loader:
-            score, _ = model(batch.img.to(args.device))
+            score, _ = model(batch.img.to(args.device), batch.img.shape[-1] // 4)
             score_sum += float(score.mean()) * len(batch.image_ids)
             images += len(batch.image_ids)
             # The scales map predictions back: original px = canvas px / scale.
@@ -139,6 +137,8 @@ def evaluate(args: argparse.Namespace, model: torch.nn.Module) -> Dict[str, floa
 
 def do_training(args: argparse.Namespace) -> Dict[str, float]:
     loader = build_loader(args)
+    eval_loader = textfeed.Loader(dataset=str(args.data_dir), batch_size=args.batch_size, profile=args.profile,
+                                  mode="eval", image_size=args.image_size, threads=args.num_workers)
     model = TinyEAST().to(args.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
     scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[args.max_epoch // 2], gamma=0.1)
@@ -151,14 +151,14 @@ def do_training(args: argparse.Namespace) -> Dict[str, float]:
         for batch in loader:  # (img, gt_score_map, gt_geo_map, roi_mask), as the baselines' tuples
             img, gt_score_map, gt_geo_map, roi_mask = (t.to(args.device, non_blocking=True) for t in batch)
             sources.update(batch.sources)  # which dataset each sample came from
-            score, geo = model(img)
+            score, geo = model(img, gt_score_map.shape[-1])
             loss = east_loss(score, geo, gt_score_map, gt_geo_map, roi_mask, mask_is_roi)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             epoch_loss += loss.item()
         scheduler.step()
-        evaluation = evaluate(args, model)
+        evaluation = evaluate(args, model, eval_loader)
         print(f"epoch {epoch}: mean loss {epoch_loss / max(len(loader), 1):.4f} | {len(loader)} batches in "
               f"{time.time() - start:.1f} s | samples per source {dict(sorted(sources.items()))} | eval: "
               f"{evaluation['images']} images, {evaluation['words']} words", flush=True)
@@ -166,6 +166,7 @@ def do_training(args: argparse.Namespace) -> Dict[str, float]:
             torch.save({"model": model.state_dict(), "loader": loader.state_dict()}, args.model_dir / "latest.pth")
         result = {"loss": epoch_loss / max(len(loader), 1), **evaluation}
     loader.close()
+    eval_loader.close()
     return result
 
 

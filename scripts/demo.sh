@@ -53,7 +53,19 @@ PYTHONPATH="$BUILD/python" /usr/bin/python3 examples/train_east.py --loader text
   --dataset "$SAMPLE" --steps 8 --batch-size 4 --threads 2
 
 echo
-echo "== 7. augmented samples with their targets drawn on"
+echo "== 7. the Boostcamp baselines' layouts: a 6th- and a 7th-generation ROOT from the sample, a baseline-shaped"
+echo "      train.py on each (every epoch ends with an evaluation pass: mode=eval), then both as two sources 1:3"
+PY="/usr/bin/python3 examples/boostcamp_train.py"
+TRAIN_ARGS="--max_epoch 2 --batch_size 4 --image_size 1024 --input_size 256 --num_workers 2 --save_interval 2"
+PYTHONPATH="$BUILD/python" $PY --make_sample_root "$OUT/bc6" --layout 6
+PYTHONPATH="$BUILD/python" $PY --make_sample_root "$OUT/bc7" --layout 7
+"$TF" inspect "$OUT/bc7"
+PYTHONPATH="$BUILD/python" $PY --data_dir "$OUT/bc6/ufo/train.json" --model_dir "$OUT/models" $TRAIN_ARGS
+PYTHONPATH="$BUILD/python" $PY --data_dir "$OUT/bc7" --profile bc7 --model_dir "$OUT/models" $TRAIN_ARGS
+PYTHONPATH="$BUILD/python" $PY --data_dir "$OUT/bc6" --mix "$OUT/bc7" --weights 1 3 --model_dir "$OUT/models" $TRAIN_ARGS
+
+echo
+echo "== 8. augmented samples with their targets drawn on"
 "$TF" show --dataset "$SAMPLE" --profile sakura --count 3 --out "$OUT/show"
 echo
 echo "demo done: PNGs in $OUT/show"

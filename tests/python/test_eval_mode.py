@@ -290,3 +290,11 @@ def test_a_batch_of_huge_polygons_fails_naming_the_sample(tmp_path):
     with eval_loader(path, batch_size=1, poly_policy="minrect") as loader:
         with pytest.raises(errors.InvalidArgumentError, match=r"images/a\.png.*65536 polygon points"):
             next(iter(loader))
+
+
+def test_bc7_infers_as_the_baseline_detect_like_upstage(dataset):
+    # The 7th generation's inference.py calls the 6th's detect(): the same resize, pad and normalization.
+    root, _ = dataset
+    with eval_loader(root) as upstage, eval_loader(root, profile="bc7") as bc7:
+        for a, b in zip(upstage, bc7):
+            assert torch.equal(a[0], b[0]) and a.image_ids == b.image_ids and a.scales == b.scales

@@ -207,3 +207,22 @@ def test_a_refused_elastic_state_changes_nothing():
             l.load_state_dict({**before, "world_size": 2, "batch": [9, 9]})
         l.set_epoch(0)
         assert next(iter(l)).indices == first
+
+
+def test_the_boostcamp_example_trains_on_both_layouts_and_a_weighted_mix(tmp_path):
+    import importlib.util
+    from support import ROOT
+    spec = importlib.util.spec_from_file_location("boostcamp_train", ROOT / "examples" / "boostcamp_train.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    for layout in (6, 7):
+        example.main(["--make_sample_root", str(tmp_path / f"bc{layout}"), "--layout", str(layout)])
+    common = ["--max_epoch", "1", "--batch_size", "4", "--image_size", "512", "--input_size", "128",
+              "--model_dir", str(tmp_path / "models"), "--save_interval", "1"]
+    six = example.main(["--data_dir", str(tmp_path / "bc6" / "ufo" / "train.json"), *common])
+    seven = example.main(["--data_dir", str(tmp_path / "bc7"), "--profile", "bc7", *common])
+    mixed = example.main(["--data_dir", str(tmp_path / "bc6"), "--mix", str(tmp_path / "bc7"), "--weights", "1", "3",
+                          *common])
+    for result in (six, seven, mixed):
+        assert result["images"] == N and result["words"] == 82 and result["loss"] > 0
+    assert (tmp_path / "models" / "latest.pth").exists()
