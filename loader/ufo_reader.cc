@@ -93,6 +93,21 @@ std::string read_points(simdjson::dom::object word, std::vector<cv::Point2f>* pt
   return {};
 }
 
+// The word's label from its 'illegibility' flag (absent or null: valid). Illegibility::kValid reads
+// no flag at all (nor checks its type), as that baseline does. False, with *why, for a flag that is
+// not a bool.
+bool read_label(simdjson::dom::object word, const ReaderOptions& o, unsigned char* label, std::string* why) {
+  bool illegible = false;
+  element flag;
+  if (o.illegibility == Illegibility::kIgnore && !word["illegibility"].get(flag) && !flag.is_null() &&
+      flag.get_bool().get(illegible)) {
+    *why = "'illegibility' is not true or false";
+    return false;
+  }
+  *label = illegible ? kLabelIgnored : kLabelValid;
+  return true;
+}
+
 enum class WordOutcome { kKept, kBackground, kBad };
 
 // The word's points as the annotation gives them (SampleRecord::poly_*).
@@ -119,15 +134,8 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   }
   if (has_ignore_tag(word, o.ignore_tags)) return WordOutcome::kBackground;
   if (*why = read_points(word, &pts); !why->empty()) return WordOutcome::kBad;
-  bool illegible = false;
-  element flag;
-  // Illegibility::kValid reads no flag at all (nor checks its type), as that baseline does.
-  if (o.illegibility == Illegibility::kIgnore && !word["illegibility"].get(flag) && !flag.is_null() &&
-      flag.get_bool().get(illegible)) {
-    *why = "'illegibility' is not true or false";
-    return WordOutcome::kBad;
-  }
-  unsigned char label = illegible ? kLabelIgnored : kLabelValid;
+  unsigned char label = kLabelValid;
+  if (!read_label(word, o, &label, why)) return WordOutcome::kBad;
   Quad q;
   if (pts.size() < 4) {
     *why = std::to_string(pts.size()) + " points; a word needs at least 4";
