@@ -67,8 +67,7 @@ void EmbeddedFeed::top_up() {
 Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseconds timeout) {
   if (cancelled_.load()) return Status::cancelled("this feed was closed");
   if (layout_.epochs.per_epoch == 0)
-    return Status::invalid_argument("this rank has no sample: an epoch of 0 batches (eval mode with more ranks "
-                                    "than images)");
+    return empty_rank_error();
   top_up();
   if (stream_->in_flight() == 0)
     return Status::overloaded("all " + std::to_string(ring_->count()) +

@@ -43,6 +43,13 @@ struct FeedLayout {
   std::optional<uint64_t> dataset_fingerprint;
 };
 
+// What next() says on a rank with no sample (eval mode with more ranks than images): its epochs
+// have 0 batches, and a feed of it asks for none.
+inline Status empty_rank_error() {
+  return Status::invalid_argument("this rank has no sample: an epoch of 0 batches (eval mode with more ranks than "
+                                  "images)");
+}
+
 // One delivered batch: its rows live in ring().slot(slot) until release(slot).
 struct FeedBatch {
   uint32_t slot = 0;

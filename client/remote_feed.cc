@@ -310,6 +310,9 @@ bool RemoteFeed::Io::reconnect(const std::string& why) {
 Status RemoteFeed::Io::credit_free() {
   uint32_t credited = 0;
   for (SlotState s : state_) credited += s == SlotState::kCredited;
+  // A rank with no sample (eval, more ranks than images) asks for nothing: the stream is open and
+  // empty, and a credit would only have the daemon fail a fill of a batch that does not exist.
+  if (feed_.layout_.epochs.per_epoch == 0) return Status();
   std::vector<uint32_t> give;
   for (uint32_t i = 0; i < state_.size() && credited + give.size() < feed_.max_in_flight_; ++i)
     if (state_[i] == SlotState::kFree) give.push_back(i);
@@ -435,6 +438,8 @@ void RemoteFeed::cancel() {
 Result<std::optional<FeedBatch>> RemoteFeed::take_batch(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   if (error_.code() == Code::kCancelled) return error_;
+  if (layout_.epochs.per_epoch == 0)
+    return empty_rank_error();
   if (ready_.empty() && error_.ok() && held_ >= ring_->count())
     return Status::overloaded("all " + std::to_string(ring_->count()) +
                               " batch slots are held by earlier batches: drop (or copy) their tensors");

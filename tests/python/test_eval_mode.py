@@ -298,3 +298,15 @@ def test_bc7_infers_as_the_baseline_detect_like_upstage(dataset):
     with eval_loader(root) as upstage, eval_loader(root, profile="bc7") as bc7:
         for a, b in zip(upstage, bc7):
             assert torch.equal(a[0], b[0]) and a.image_ids == b.image_ids and a.scales == b.scales
+
+
+def test_a_rank_without_a_sample_opens_and_yields_nothing_through_a_daemon(tmp_path):
+    daemon = Daemon(tmp_path)
+    daemon.start()
+    try:
+        with textfeed.Loader(daemon.endpoint, dataset="icdar", batch_size=2, mode="eval", image_size=256, rank=11,
+                             world_size=12, prefetch=2, pin_memory=False) as loader:
+            assert len(loader) == 0 and list(loader) == []
+    finally:
+        daemon.stop()
+    assert "InvalidArgument" not in daemon.log.read_text()  # it asked for no batch, so none failed
