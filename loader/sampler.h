@@ -46,12 +46,11 @@
 namespace textfeed::loader {
 
 // A draw of an epoch's order: the index in its low 32 bits, how many times the epoch drew that
-// index before in its high 32 bits.
+// index before in its high 32 bits. The draw itself keys the sample's random stream
+// (SampleProducer::produce): the index for a first copy, as with no weights, and values below 2^61
+// for the others, clear of the permutation streams (sampler.cc).
 inline uint32_t draw_index(uint64_t draw) { return static_cast<uint32_t>(draw); }
 inline uint32_t draw_copy(uint64_t draw) { return static_cast<uint32_t>(draw >> 32); }
-// The random stream of a draw: its index for the first copy (as with no weights), kept clear of
-// the permutation streams for the others.
-inline uint64_t draw_stream(uint64_t draw) { return draw; }
 
 // A value type: immutable after creation, safe to use from many threads.
 class Sampler {

@@ -70,7 +70,7 @@ class Source:
     __slots__ = ("path", "weight", "reader_options")
 
     def __init__(self, path: Any, weight: Optional[float] = None, **reader_options: Any) -> None:
-        if not isinstance(path, (str, bytes, os.PathLike)):
+        if not isinstance(path, (str, os.PathLike)):
             raise errors.ArgumentTypeError(f"Source path must be a str or os.PathLike, got {type(path).__name__} "
                                            f"{path!r:.80}")
         self.path = path
