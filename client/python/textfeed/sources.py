@@ -107,11 +107,15 @@ def source_specs(dataset: Any, profile: Any, defaults: Dict[str, Any], check_pat
     specs, weights = [], []
     for i, item in enumerate(source_list(dataset)):
         what = "dataset" if not isinstance(dataset, (list, tuple)) else f"dataset[{i}]"
-        source = item if isinstance(item, Source) else Source(item)
-        given = {**{k: v for k, v in defaults.items() if v is not None}, **source.reader_options}
-        specs.append(_core.SourceSpec(check_path(what, source.path), reader_from(profile, **given),
-                                      0.0 if source.weight is None else source.weight))
-        weights.append(source.weight is not None)
+        # A plain item is a path with no weight, checked by the Loader's own path check and message.
+        if isinstance(item, Source):
+            path, weight, own = item.path, item.weight, item.reader_options
+        else:
+            path, weight, own = item, None, {}
+        given = {**{k: v for k, v in defaults.items() if v is not None}, **own}
+        specs.append(_core.SourceSpec(check_path(what, path), reader_from(profile, **given),
+                                      0.0 if weight is None else weight))
+        weights.append(weight is not None)
     if any(weights) and not all(weights):
         raise errors.InvalidArgumentError(f"either every source has a weight or none has: {sum(weights)} of "
                                           f"{len(weights)} have one")
