@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
+
+#include "base/status.h"
 
 namespace textfeed {
 
@@ -23,6 +26,14 @@ struct EpochLengths {
       batch = 0;
     }
     return {epoch, batch};
+  }
+  // Whether a stream may start or seek to (epoch, batch): kInvalidArgument when batch is past the
+  // epoch's batches. Batch 0 always may (an epoch without batches then moves on: normalize()).
+  Status check(uint64_t epoch, uint64_t batch) const {
+    if (const uint64_t n = of(epoch); batch >= n && batch != 0)
+      return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " + std::to_string(n) +
+                                      " batches");
+    return Status();
   }
   // The position after batch `batch` of `epoch`.
   std::pair<uint64_t, uint64_t> after(uint64_t epoch, uint64_t batch) const { return normalize(epoch, batch + 1); }

@@ -28,9 +28,7 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
                       loader::BatchPipeline::create(std::move(source), options.pipeline));
   f->pipeline_ = std::move(p);
   f->layout_ = feed_layout(*f->pipeline_);
-  if (const uint64_t n = f->layout_.epochs.of(options.epoch); options.batch >= n && options.batch != 0)
-    return Status::invalid_argument("start batch " + std::to_string(options.batch) + " of an epoch of " +
-                                    std::to_string(n) + " batches");
+  TF_RETURN_IF_ERROR(f->layout_.epochs.check(options.epoch, options.batch).with_context("start"));
   TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
   TF_ASSIGN_OR_RETURN(f->pool_, loader::WorkerPool::create(options.threads));
   std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(options.epoch, options.batch);
@@ -112,9 +110,7 @@ void EmbeddedFeed::release_slot(uint32_t slot) {
 }
 
 Status EmbeddedFeed::seek(uint64_t epoch, uint64_t batch) {
-  if (const uint64_t n = layout_.epochs.of(epoch); batch >= n && batch != 0)
-    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " + std::to_string(n) +
-                                    " batches");
+  TF_RETURN_IF_ERROR(layout_.epochs.check(epoch, batch));
   std::tie(epoch, batch) = layout_.epochs.normalize(epoch, batch);
   if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
   const std::vector<loader::Slot> dropped = stream_->reset(epoch, batch);

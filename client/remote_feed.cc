@@ -329,9 +329,7 @@ Status RemoteFeed::Io::credit_free() {
 
 // Closes the stream (its batches in flight and ready are dropped) and reopens it at `batch`.
 Status RemoteFeed::Io::seek(uint64_t epoch, uint64_t batch) {
-  if (const uint64_t n = feed_.layout_.epochs.of(epoch); batch >= n && batch != 0)
-    return Status::invalid_argument("batch " + std::to_string(batch) + " of an epoch of " + std::to_string(n) +
-                                    " batches");
+  TF_RETURN_IF_ERROR(feed_.layout_.epochs.check(epoch, batch));
   std::tie(epoch, batch) = feed_.layout_.epochs.normalize(epoch, batch);
   if (conn_) (void)conn_->close(stream_id_, answer_);
   forget_credits();

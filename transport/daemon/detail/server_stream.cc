@@ -65,10 +65,7 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   if (layout.slot_bytes > max_slot_bytes)
     return Status::invalid_argument("a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
                                     std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
-  const uint64_t per_epoch = pipeline->sampler().batches_in_epoch(o.start.epoch);
-  if (o.start.batch >= per_epoch && o.start.batch != 0)
-    return Status::invalid_argument("start batch " + std::to_string(o.start.batch) + " of an epoch of " +
-                                    std::to_string(per_epoch) + " batches");
+  TF_RETURN_IF_ERROR(pipeline->sampler().epoch_lengths().check(o.start.epoch, o.start.batch).with_context("start"));
   std::unique_ptr<StreamSlots> slots =
       o.transport == Transport::kFrames
           ? make_frame_slots(config.id, layout.slot_bytes, std::min(config.frame_buffers, config.max_credits),
