@@ -245,7 +245,8 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   }
   const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
-  float* planes[3] = {x.r, x.g, x.b};
+  const bool bgr = o.channel_order == ChannelOrder::kBgr;  // mean[k] and std[k] are plane k's
+  float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {
     load_row(src.row(y), 3, x);
     if (fused)

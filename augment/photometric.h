@@ -25,8 +25,9 @@ struct ColorParams {
 // uniform permutation of the 4 ops (Fisher-Yates with Rng::below).
 ColorParams draw_color_params(const AugmentOptions& options, Rng& rng);
 
-// `crop`: uint8 HWC RGB. `out`: 3 planes stacked (height 3*C, width C, 1 channel): float32
-// (x/255 - mean)/std for DType::kF32, or uint8 (jittered, not normalized) for kU8.
+// `crop`: uint8 HWC RGB. `out`: 3 planes stacked (height 3*C, width C, 1 channel) in
+// options.channel_order (R G B, or B G R): float32 (x/255 - mean[k])/std[k] for plane k with
+// DType::kF32, or uint8 (jittered, not normalized) for kU8.
 // kFused: ops clamp to [0, 255] in between, like PIL/torchvision on uint8 images (without their
 // intermediate rounding). kAlbumentations131/1412: each op on uint8 pixels exactly as that
 // albumentations version computes it (docs/targets.md §2.6). Thread-safe: scratch is per thread.

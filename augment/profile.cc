@@ -29,20 +29,39 @@ AugmentOptions profile_defaults(Profile profile) {
     o.brightness = o.contrast = o.saturation = {0.8, 1.0};
     o.hue = {-0.5, 0.5};
     o.color_math = ColorMath::kAlbumentations1412;
+  } else if (profile == Profile::kDb) {
+    // PaddleOCR det_*_db.yml: IaaAugment, EastRandomCropData(640, max_tries 50), MakeBorderMap,
+    // MakeShrinkMap, NormalizeImage on the BGR image as decoded.
+    o.image_size = 0;
+    o.crop_size = 640;
+    o.map_scale = 1;
+    o.height_jitter = 0;
+    o.rotate_deg = 10;
+    o.crop_max_tries = 50;
+    o.color_jitter_p = 0;
+    o.channel_order = ChannelOrder::kBgr;
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+    std::copy(mean, mean + 3, o.mean);
+    std::copy(std, std + 3, o.std);
   }
   return o;
 }
 
+double shrink_ratio_at(const AugmentOptions& o, uint64_t epoch) {
+  if (o.total_epochs <= 0) return o.shrink_ratio;
+  return o.shrink_ratio + 0.2 * static_cast<double>(epoch) / static_cast<double>(o.total_epochs);
+}
+
 namespace {
 constexpr std::pair<std::string_view, Profile> kProfiles[] = {
-    {"upstage", Profile::kUpstage}, {"sakura", Profile::kSakura}, {"bc7", Profile::kBc7}};
+    {"upstage", Profile::kUpstage}, {"sakura", Profile::kSakura}, {"bc7", Profile::kBc7}, {"db", Profile::kDb}};
 }  // namespace
 
 Result<Profile> parse_profile(std::string_view name) {
   for (const auto& [text, value] : kProfiles)
     if (name == text) return value;
   return Status::invalid_argument("unknown profile '" + std::string(name) +
-                                  "' (expected 'upstage', 'sakura' or 'bc7')");
+                                  "' (expected 'upstage', 'sakura', 'bc7' or 'db')");
 }
 
 std::string_view profile_name(Profile profile) {
@@ -84,6 +103,29 @@ Status check_colour(const AugmentOptions& o) {
   return Status();
 }
 
+// The DB fields (profile.h): each against its bound, NaN failing as everywhere.
+Status check_db(const AugmentOptions& o) {
+  auto bad = [](const char* field, double value, const char* rule) {
+    std::ostringstream s;
+    s << "augment option " << field << " = " << value << ": " << rule;
+    return Status::invalid_argument(s.str());
+  };
+  if (!(o.flip_p >= 0 && o.flip_p <= 1)) return bad("flip_p", o.flip_p, "must be in [0, 1]");
+  if (!(o.resize.lo > 0)) return bad("resize", o.resize.lo, "the lower factor must be above 0");
+  TF_RETURN_IF_ERROR(check_range("resize", o.resize, 0, 16));
+  if (!(o.min_crop_side >= 0 && o.min_crop_side <= 1)) return bad("min_crop_side", o.min_crop_side, "must be in [0, 1]");
+  if (!(o.shrink_ratio > 0 && o.shrink_ratio < 1)) return bad("shrink_ratio", o.shrink_ratio, "must be in (0, 1)");
+  if (!(o.thresh_min >= 0 && o.thresh_min <= o.thresh_max && o.thresh_max <= 1))
+    return bad("thresh_min", o.thresh_min, "need 0 <= thresh_min <= thresh_max <= 1");
+  if (!(o.min_text_size >= 0 && o.min_text_size <= 16384)) return bad("min_text_size", o.min_text_size, "must be in [0, 16384]");
+  if (!(o.total_epochs >= 0 && o.total_epochs <= (1 << 30))) return bad("total_epochs", o.total_epochs, "must be in [0, 2^30]");
+  if (static_cast<unsigned>(o.channel_order) > static_cast<unsigned>(ChannelOrder::kBgr))
+    return bad("channel_order", static_cast<unsigned>(o.channel_order), "not a ChannelOrder");
+  if (static_cast<unsigned>(o.invalid_polygon) > static_cast<unsigned>(InvalidPolygon::kIgnore))
+    return bad("invalid_polygon", static_cast<unsigned>(o.invalid_polygon), "not an InvalidPolygon");
+  return Status();
+}
+
 }  // namespace
 
 Status validate(const AugmentOptions& o) {
@@ -114,7 +156,7 @@ Status validate(const AugmentOptions& o) {
     if (!in(o.std[c], 1e-6, 1000)) return bad("std", o.std[c], "must be in [1e-6, 1000]");
   }
   if (!in(o.clamp_geo, 0, 65536)) return bad("clamp_geo", o.clamp_geo, "must be in [0, 65536] (0 = off)");
-  return Status();
+  return check_db(o);
 }
 
 namespace {
@@ -184,8 +226,14 @@ Status parse_enum(std::string_view name, std::string_view v, const std::pair<std
 std::string_view option_names() {
   return "image_size, crop_size, map_scale, height_jitter, rotate_deg, crop_max_tries, cut_low, cut_high, "
          "vertices_f32, int_vertices, crop_fallback, color_jitter_p, brightness, contrast, saturation, hue, "
-         "color_math, dtype, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation, clamp_geo";
+         "color_math, dtype, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation, clamp_geo, "
+         "channel_order, flip_p, resize, min_crop_side, shrink_ratio, thresh_min, thresh_max, min_text_size, total_epochs, "
+         "invalid_polygon";
 }
+
+namespace {
+Status set_db_option(AugmentOptions& o, std::string_view n, std::string_view v);
+}  // namespace
 
 Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
   static constexpr std::pair<std::string_view, FillRule> kFill[] = {{"even_odd", FillRule::kEvenOdd},
@@ -233,9 +281,32 @@ Status set_option(AugmentOptions& o, std::string_view n, std::string_view v) {
   if (n == "roi_resize") return parse_enum(n, v, kRoi, o.roi_resize);
   if (n == "fix_orientation") return parse_bool(n, v, o.fix_orientation);
   if (n == "clamp_geo") return parse_double(n, v, o.clamp_geo);
+  return set_db_option(o, n, v);
+}
+
+namespace {
+
+// The DB fields (profile.h) and channel_order; the last of set_option's names.
+Status set_db_option(AugmentOptions& o, std::string_view n, std::string_view v) {
+  static constexpr std::pair<std::string_view, ChannelOrder> kOrder[] = {{"rgb", ChannelOrder::kRgb},
+                                                                        {"bgr", ChannelOrder::kBgr}};
+  static constexpr std::pair<std::string_view, InvalidPolygon> kInvalid[] = {
+      {"keep", InvalidPolygon::kKeep}, {"repair", InvalidPolygon::kRepair}, {"ignore", InvalidPolygon::kIgnore}};
+  if (n == "channel_order") return parse_enum(n, v, kOrder, o.channel_order);
+  if (n == "flip_p") return parse_double(n, v, o.flip_p);
+  if (n == "resize") return parse_range(n, v, true, o.resize);
+  if (n == "min_crop_side") return parse_double(n, v, o.min_crop_side);
+  if (n == "shrink_ratio") return parse_double(n, v, o.shrink_ratio);
+  if (n == "thresh_min") return parse_double(n, v, o.thresh_min);
+  if (n == "thresh_max") return parse_double(n, v, o.thresh_max);
+  if (n == "min_text_size") return parse_int(n, v, o.min_text_size);
+  if (n == "total_epochs") return parse_int(n, v, o.total_epochs);
+  if (n == "invalid_polygon") return parse_enum(n, v, kInvalid, o.invalid_polygon);
   return Status::invalid_argument("unknown option '" + std::string(n) + "' (known: " + std::string(option_names()) +
                                   ")");
 }
+
+}  // namespace
 
 namespace {
 std::ostream& operator<<(std::ostream& s, UniformRange r) { return s << '[' << r.lo << ',' << r.hi << ']'; }
@@ -254,7 +325,13 @@ std::string describe(const AugmentOptions& o) {
     << " fill_rule=" << (o.fill_rule == FillRule::kEvenOdd ? "even_odd" : "union")
     << " overlap=" << static_cast<int>(o.overlap) << " ignored_targets="
     << (o.ignored_targets == IgnoredTargets::kKeep ? "keep" : "none")
-    << " fix_orientation=" << o.fix_orientation << " clamp_geo=" << o.clamp_geo;
+    << " fix_orientation=" << o.fix_orientation << " clamp_geo=" << o.clamp_geo
+    << " channel_order=" << (o.channel_order == ChannelOrder::kRgb ? "rgb" : "bgr");
+  if (o.profile == Profile::kDb)
+    s << " flip_p=" << o.flip_p << " resize=" << o.resize << " min_crop_side=" << o.min_crop_side
+      << " shrink_ratio=" << o.shrink_ratio << " thresh=[" << o.thresh_min << ',' << o.thresh_max
+      << "] min_text_size=" << o.min_text_size << " total_epochs=" << o.total_epochs
+      << " invalid_polygon=" << static_cast<int>(o.invalid_polygon);
   return s.str();
 }
 

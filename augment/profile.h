@@ -2,6 +2,7 @@
 // set them (docs/targets.md §2, §5). A plain value type, validated once at the edge.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ enum class Profile : unsigned char {
   kSakura,   // SakuraRiven/EAST: ICDAR-2015, no resize, crop 512, maps at 0.25, ignored map
   kBc7,      // the 7th-generation boostcamp baseline: kUpstage's geometry and targets, albumentations
              // 1.4.12 ColorJitter() defaults and arithmetic (docs/targets.md §2.6)
+  kDb,       // PaddleOCR's DB detection chain: flip, rotate, resize (imgaug), crop search into a 640
+             // canvas, border and shrink maps at full size, BGR ImageNet normalize (docs/targets.md §8)
 };
 
 enum class FillRule : unsigned char { kEvenOdd, kUnion };            // §5 #1
@@ -25,6 +28,12 @@ enum class IgnoredTargets : unsigned char { kKeep, kNone };          // §5 #6 (
 enum class MaskKind : unsigned char { kRoi, kIgnored };  // UP roi (1 = valid) / SR ignored (1 = ignore)
 enum class AngleError : unsigned char { kSr, kUp };                  // §5 #11
 enum class RoiResize : unsigned char { kLinear, kNearest, kRasterizeAtMap };  // §5 #13
+// The order of the image tensor's three planes (mean and std follow the planes: mean[0] is plane 0's).
+enum class ChannelOrder : unsigned char { kRgb, kBgr };
+// What a polygon that is not a simple valid ring (self-intersecting, degenerate, with non-finite
+// points) becomes (docs/targets.md §8.6): kKeep = as the reference computes it; kRepair = the
+// largest piece of GEOS's make-valid; kIgnore = an ignored word (masked out).
+enum class InvalidPolygon : unsigned char { kKeep, kRepair, kIgnore };
 // How the four colour operations compute pixels (docs/targets.md §2.6). kFused: in float, clamped to
 // [0, 255] between operations but never rounded (one pass, fused with normalize). The other two
 // repeat albumentations' uint8 arithmetic (lookup tables, truncation, OpenCV's grey, addWeighted and
@@ -83,13 +92,28 @@ struct AugmentOptions {
   RoiResize roi_resize = RoiResize::kLinear;
   bool fix_orientation = false;  // §5 #10: reorder quads clockwise from the top-left first
   double clamp_geo = 0.0;        // §5 #17: clamp d1..d4 to this many px; 0 = off. [0, 65536]
+  ChannelOrder channel_order = ChannelOrder::kRgb;
+  // DB (kDb; docs/targets.md §8). The geometry uses rotate_deg (U[-r, r]), crop_max_tries and
+  // crop_size too.
+  double flip_p = 0.5;                   // probability of a horizontal flip. [0, 1]
+  UniformRange resize{0.5, 3.0};         // the resize factor ~ U[lo, hi]. 0 < lo <= hi <= 16
+  double min_crop_side = 0.1;            // min_crop_side_ratio of the crop search. [0, 1]
+  double shrink_ratio = 0.4;             // (0, 1)
+  double thresh_min = 0.3;               // 0 <= thresh_min <= thresh_max <= 1
+  double thresh_max = 0.7;
+  int min_text_size = 8;                 // px; shorter words are ignored. [0, 16384]
+  int total_epochs = 0;                  // > 0: shrink ratio + 0.2 * epoch / total_epochs. [0, 2^30]
+  InvalidPolygon invalid_polygon = InvalidPolygon::kKeep;
 
   int map_size() const { return static_cast<int>(crop_size * map_scale); }
 };
 
 // The defaults of a profile.
 AugmentOptions profile_defaults(Profile profile);
-// "upstage", "sakura" or "bc7". Errors: kInvalidArgument naming the accepted values.
+
+// The shrink ratio of `epoch` (PaddleOCR's epoch-dependent ratio when total_epochs > 0).
+double shrink_ratio_at(const AugmentOptions& options, uint64_t epoch);
+// "upstage", "sakura", "bc7" or "db". Errors: kInvalidArgument naming the accepted values.
 Result<Profile> parse_profile(std::string_view name);
 std::string_view profile_name(Profile profile);
 // "fused", "albumentations_1_3_1" or "albumentations_1_4_12" (set_option's names).
@@ -102,8 +126,9 @@ Status validate(const AugmentOptions& options);
 // of docs/targets.md §5: fill_rule even_odd|union, overlap sum|last|smallest|ignore, crop_fallback
 // keep_last|ignore_cut, ignored_targets keep|none, mask roi|ignored, angle_error sr|up,
 // roi_resize linear|nearest|rasterize_at_map, dtype float32|uint8, color_math
-// fused|albumentations_1_3_1|albumentations_1_4_12. The colour ranges brightness, contrast,
-// saturation and hue take "lo,hi" (no spaces) or one number (the scalar form above; it must not be
+// fused|albumentations_1_3_1|albumentations_1_4_12, channel_order rgb|bgr, invalid_polygon
+// keep|repair|ignore. The colour ranges brightness, contrast,
+// saturation, hue and resize take "lo,hi" (no spaces) or one number (the scalar form above; it must not be
 // negative). Does not validate the whole (call validate() after the last one). Errors:
 // kInvalidArgument (unknown name, unparsable value).
 Status set_option(AugmentOptions& options, std::string_view name, std::string_view value);

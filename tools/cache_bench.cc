@@ -217,7 +217,7 @@ void add_cache_bench_command(CLI::App& cache_cmd) {
       "bench", "Measure pure decode rate, build rate (vs decode rate x threads), the serial write stage "
                "and warm reads, on one dataset; prints JSON.");
   cmd->add_option("--dataset", a->dataset, "dataset folder or UFO .json")->required();
-  cmd->add_option("--profile", a->profile, "upstage | sakura | bc7")->check(CLI::IsMember({"upstage", "sakura", "bc7"}));
+  cmd->add_option("--profile", a->profile, "upstage | sakura | bc7 | db")->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
   cmd->add_option("--codec", a->codec, "raw | jpeg")->check(CLI::IsMember({"raw", "jpeg"}));
   cmd->add_option("--threads", a->threads, "build threads (default: all cores)")->check(CLI::Range(0, 1024));
   cmd->add_option("--dir", a->dir, "folder for the temporary cache (default: the system temp folder)");

@@ -240,7 +240,7 @@ void add_cache_command(CLI::App& app) {
   build->add_option("--dataset", b->dataset, "ICDAR-2015 folder, folder with ufo/*.json, or a UFO .json")->required();
   build->add_option("--out", b->out, "cache file to write (appears only when complete)")->required();
   build->add_option("--profile", b->profile, "upstage or bc7 (resize longer side to 2048) | sakura (no resize)")
-      ->check(CLI::IsMember({"upstage", "sakura", "bc7"}));
+      ->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
   CLI::Option* image_size = build->add_option("--image-size", b->image_size,
                                               "longer side of the stored pixels, 32..32768; 0 = keep source size "
                                               "(default: the profile's)");

@@ -45,8 +45,9 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
   if (groups & kRecipeFlags) {
     cmd->add_option("--profile", f.profile,
                     "upstage (Upstage/boostcamp 6th generation) | sakura (SakuraRiven/EAST) | bc7 (boostcamp 7th "
-                    "generation: upstage with albumentations 1.4.12 ColorJitter())")
-        ->check(CLI::IsMember({"upstage", "sakura", "bc7"}));
+                    "generation: upstage with albumentations 1.4.12 ColorJitter()) | db (PaddleOCR's DB detection chain: "
+                    "threshold and shrink maps; --set total_epochs=N grows the shrink ratio)")
+        ->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
     cmd->add_option("--set", f.sets,
                     "augmentation option NAME=VALUE changed from the profile (e.g. crop_size=768, brightness=0.8,1.0), "
                     "repeatable, "

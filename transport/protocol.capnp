@@ -261,6 +261,7 @@ enum Profile {
   upstage @0;
   sakura @1;
   bc7 @2;
+  db @3;
 }
 enum IgnoreText {
   substring @0;
@@ -305,6 +306,17 @@ enum RoiResize {
   linear @0;
   nearest @1;
   rasterizeAtMap @2;
+}
+
+enum ChannelOrder {
+  rgb @0;
+  bgr @1;
+}
+
+enum InvalidPolygon {
+  keep @0;
+  repair @1;
+  ignore @2;
 }
 
 enum ColorMath {
@@ -371,6 +383,18 @@ struct Recipe {
   hueLo @34 :Float64;           # the shift in turns ~ U[lo, hi]; -0.5 <= lo <= hi <= 0.5
   hueHi @35 :Float64;
   colorMath @36 :ColorMath;     # the colour operations' arithmetic
+  # Since the db profile; the defaults are AugmentOptions' own, so a message without them means them.
+  channelOrder @37 :ChannelOrder;
+  flipP @38 :Float64 = 0.5;
+  resizeLo @39 :Float64 = 0.5;  # the resize factor ~ U[lo, hi]; 0 < lo <= hi <= 16
+  resizeHi @40 :Float64 = 3.0;
+  minCropSide @41 :Float64 = 0.1;
+  shrinkRatio @42 :Float64 = 0.4;
+  threshMin @43 :Float64 = 0.3;
+  threshMax @44 :Float64 = 0.7;
+  minTextSize @45 :Int32 = 8;
+  totalEpochs @46 :Int32;
+  invalidPolygon @47 :InvalidPolygon;
 }
 
 struct Sampler {

@@ -46,7 +46,9 @@ constexpr W kLast = W{};  // the last enumerant this build knows, per schema enu
 template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
 template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
 template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAIL;
-template <> constexpr w::Profile kLast<w::Profile> = w::Profile::BC7;
+template <> constexpr w::Profile kLast<w::Profile> = w::Profile::DB;
+template <> constexpr w::ChannelOrder kLast<w::ChannelOrder> = w::ChannelOrder::BGR;
+template <> constexpr w::InvalidPolygon kLast<w::InvalidPolygon> = w::InvalidPolygon::IGNORE;
 template <> constexpr w::ColorMath kLast<w::ColorMath> = w::ColorMath::ALBUMENTATIONS1412;
 template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
 template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
@@ -67,7 +69,9 @@ constexpr bool same_last(C last) {
 static_assert(same_last<w::DType>(DType::kU8) && static_cast<unsigned>(DType::kF32) == 0);
 static_assert(same_last<w::Transport>(Transport::kSharedMemory) && static_cast<unsigned>(Transport::kFrames) == 0);
 static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kFail));
-static_assert(same_last<w::Profile>(augment::Profile::kBc7));
+static_assert(same_last<w::Profile>(augment::Profile::kDb));
+static_assert(same_last<w::ChannelOrder>(augment::ChannelOrder::kBgr));
+static_assert(same_last<w::InvalidPolygon>(augment::InvalidPolygon::kIgnore));
 static_assert(same_last<w::ColorMath>(augment::ColorMath::kAlbumentations1412));
 static_assert(same_last<w::IgnoreText>(loader::IgnoreText::kExact));
 static_assert(same_last<w::PolyPolicy>(loader::PolyPolicy::kMaskIgnore));
@@ -241,6 +245,17 @@ void put(w::Recipe::Builder b, const augment::AugmentOptions& o) {
   b.setRoiResize(to_wire<w::RoiResize>(o.roi_resize));
   b.setFixOrientation(o.fix_orientation);
   b.setClampGeo(o.clamp_geo);
+  b.setChannelOrder(to_wire<w::ChannelOrder>(o.channel_order));
+  b.setFlipP(o.flip_p);
+  b.setResizeLo(o.resize.lo);
+  b.setResizeHi(o.resize.hi);
+  b.setMinCropSide(o.min_crop_side);
+  b.setShrinkRatio(o.shrink_ratio);
+  b.setThreshMin(o.thresh_min);
+  b.setThreshMax(o.thresh_max);
+  b.setMinTextSize(o.min_text_size);
+  b.setTotalEpochs(o.total_epochs);
+  b.setInvalidPolygon(to_wire<w::InvalidPolygon>(o.invalid_polygon));
 }
 Status get_triple(capnp::List<float>::Reader list, const char* field, float (&out)[3]) {
   if (list.size() != 3) return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " values, 3 are expected");
@@ -277,6 +292,16 @@ Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getRoiResize(), "Recipe.roiResize", o.roi_resize));
   o.fix_orientation = r.getFixOrientation();
   o.clamp_geo = r.getClampGeo();
+  TF_RETURN_IF_ERROR(from_wire(r.getChannelOrder(), "Recipe.channelOrder", o.channel_order));
+  o.flip_p = r.getFlipP();
+  o.resize = {r.getResizeLo(), r.getResizeHi()};
+  o.min_crop_side = r.getMinCropSide();
+  o.shrink_ratio = r.getShrinkRatio();
+  o.thresh_min = r.getThreshMin();
+  o.thresh_max = r.getThreshMax();
+  o.min_text_size = r.getMinTextSize();
+  o.total_epochs = r.getTotalEpochs();
+  TF_RETURN_IF_ERROR(from_wire(r.getInvalidPolygon(), "Recipe.invalidPolygon", o.invalid_polygon));
   return Status();
 }
 

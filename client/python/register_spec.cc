@@ -50,7 +50,8 @@ void bind_enums(py::module_& m) {
                               augment::profile_name)
       .value("UPSTAGE", augment::Profile::kUpstage)
       .value("SAKURA", augment::Profile::kSakura)
-      .value("BC7", augment::Profile::kBc7);
+      .value("BC7", augment::Profile::kBc7)
+      .value("DB", augment::Profile::kDb);
   bind_enum<DType>(m, "DType", "Element type of the image tensor.", dtype_name)
       .value("FLOAT32", DType::kF32)
       .value("UINT8", DType::kU8);

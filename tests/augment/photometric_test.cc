@@ -26,6 +26,17 @@ TEST(PhotometricTest, NotAppliedIsPlainNormalize) {
     EXPECT_NEAR(r.at(c, 2, 5), (r.crop.data()[(2 * 16 + 5) * 3 + c] / 255.0 - 0.5) / 0.5, 1e-6);
 }
 
+// db: the planes in B, G, R order, each normalized with its own plane's mean and std (PaddleOCR's
+// NormalizeImage on the BGR image as decoded).
+TEST(PhotometricTest, BgrOrderPutsBlueFirstWithPlaneMeans) {
+  Crop16 r;
+  for (int i = 0; i < 256; ++i) r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
+  const AugmentOptions o = profile_defaults(Profile::kDb);
+  ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), ColorParams{}, o).ok());
+  const double bgr[3] = {10, 50, 200};
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(r.at(c, 3, 4), (bgr[c] / 255.0 - o.mean[c]) / o.std[c], 1e-5) << c;
+}
+
 TEST(PhotometricTest, IdentityFactorsChangeNothing) {
   Crop16 a, b;
   for (size_t i = 0; i < a.crop.size_bytes(); ++i) a.crop.data()[i] = b.crop.data()[i] = static_cast<uint8_t>(i * 13);

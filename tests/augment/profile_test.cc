@@ -158,7 +158,7 @@ TEST(ProfileTest, Bc7IsUpstageWithAlbumentations1412ColorJitterDefaults) {
   EXPECT_EQ(profile_name(Profile::kBc7), "bc7");
   const auto bad = parse_profile("BC7");
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().message().find("'upstage', 'sakura' or 'bc7'"), std::string::npos);
+  EXPECT_NE(bad.error().message().find("'upstage', 'sakura', 'bc7' or 'db'"), std::string::npos);
 }
 
 TEST(ProfileTest, DescribeShowsTheRangesAndTheArithmetic) {
@@ -173,6 +173,77 @@ TEST(ProfileTest, DescribeShowsTheRangesAndTheArithmetic) {
   }
   EXPECT_EQ(set_option(o, "color_math", "albumentations").code(), Code::kInvalidArgument);
   EXPECT_NE(std::string(option_names()).find("color_math"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace textfeed::augment
+
+namespace textfeed::augment {
+namespace {
+
+TEST(ProfileTest, DbIsPaddleOcrsDetectionChain) {
+  const AugmentOptions db = profile_defaults(Profile::kDb);
+  ASSERT_TRUE(validate(db).ok());
+  EXPECT_EQ(*parse_profile("db"), Profile::kDb);
+  EXPECT_EQ(profile_name(Profile::kDb), "db");
+  EXPECT_EQ(db.crop_size, 640);
+  EXPECT_EQ(db.map_scale, 1.0);
+  EXPECT_EQ(db.image_size, 0);
+  EXPECT_EQ(db.crop_max_tries, 50);
+  EXPECT_EQ(db.rotate_deg, 10.0);
+  EXPECT_EQ(db.flip_p, 0.5);
+  EXPECT_EQ(db.resize, (UniformRange{0.5, 3.0}));
+  EXPECT_EQ(db.color_jitter_p, 0.0);
+  EXPECT_EQ(db.channel_order, ChannelOrder::kBgr);
+  EXPECT_FLOAT_EQ(db.mean[0], 0.485f);
+  EXPECT_FLOAT_EQ(db.std[2], 0.225f);
+  EXPECT_EQ(db.shrink_ratio, 0.4);
+  EXPECT_EQ(db.thresh_min, 0.3);
+  EXPECT_EQ(db.thresh_max, 0.7);
+  EXPECT_EQ(db.min_text_size, 8);
+  EXPECT_EQ(db.invalid_polygon, InvalidPolygon::kKeep);
+  // The EAST profiles keep RGB.
+  EXPECT_EQ(profile_defaults(Profile::kUpstage).channel_order, ChannelOrder::kRgb);
+}
+
+TEST(ProfileTest, ShrinkRatioGrowsWithTheEpochOnlyWithTotalEpochs) {
+  AugmentOptions o = profile_defaults(Profile::kDb);
+  EXPECT_EQ(shrink_ratio_at(o, 0), 0.4);
+  EXPECT_EQ(shrink_ratio_at(o, 999), 0.4);
+  ASSERT_TRUE(set_option(o, "total_epochs", "1200").ok());
+  EXPECT_EQ(shrink_ratio_at(o, 0), 0.4);
+  EXPECT_DOUBLE_EQ(shrink_ratio_at(o, 600), 0.5);
+  EXPECT_DOUBLE_EQ(shrink_ratio_at(o, 1200), 0.6);
+}
+
+TEST(ProfileTest, DbOptionsAreParsedAndBounded) {
+  AugmentOptions o = profile_defaults(Profile::kDb);
+  for (auto [name, value] : {std::pair{"flip_p", "0"}, {"resize", "1,2"}, {"min_crop_side", "0.3"},
+                             {"shrink_ratio", "0.5"}, {"thresh_min", "0.2"}, {"thresh_max", "0.9"},
+                             {"min_text_size", "4"}, {"total_epochs", "10"}, {"channel_order", "rgb"},
+                             {"invalid_polygon", "repair"}})
+    ASSERT_TRUE(set_option(o, name, value).ok()) << name;
+  ASSERT_TRUE(validate(o).ok());
+  EXPECT_EQ(o.resize, (UniformRange{1, 2}));
+  EXPECT_EQ(o.invalid_polygon, InvalidPolygon::kRepair);
+  EXPECT_EQ(o.channel_order, ChannelOrder::kRgb);
+  EXPECT_EQ(set_option(o, "invalid_polygon", "fix").code(), Code::kInvalidArgument);
+  EXPECT_EQ(set_option(o, "channel_order", "RGB").code(), Code::kInvalidArgument);
+  const std::pair<const char*, const char*> bad[] = {
+      {"flip_p", "1.5"}, {"resize", "0,2"}, {"resize", "1,17"}, {"min_crop_side", "-0.1"},
+      {"shrink_ratio", "0"}, {"shrink_ratio", "1"}, {"thresh_min", "0.8"}, {"min_text_size", "-1"},
+      {"total_epochs", "-3"}};
+  for (auto [name, value] : bad) {
+    AugmentOptions b = profile_defaults(Profile::kDb);
+    ASSERT_TRUE(set_option(b, name, value).ok()) << name;  // parses; the bound is validate()'s
+    const Status s = validate(b);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << name << "=" << value;
+    EXPECT_NE(s.message().find(name), std::string::npos) << s.message();
+  }
+  AugmentOptions nan = profile_defaults(Profile::kDb);
+  nan.shrink_ratio = std::nan("");
+  EXPECT_EQ(validate(nan).code(), Code::kInvalidArgument);
+  EXPECT_NE(describe(profile_defaults(Profile::kDb)).find("shrink_ratio=0.4"), std::string::npos);
 }
 
 }  // namespace

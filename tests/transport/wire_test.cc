@@ -211,7 +211,8 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
       {frame([](O o) { o.getSpec().getRecipe().setDtype(static_cast<wire::DType>(7)); }), "Recipe.dtype"},
       {frame([](O o) { o.setTransport(static_cast<wire::Transport>(9)); }), "OpenStream.transport"},
       {frame([](O o) { o.getSpec().setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "PipelineSpec.onBadSample"},
-      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(3)); }), "Recipe.profile"},
+      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(4)); }), "Recipe.profile"},
+      {frame([](O o) { o.getSpec().getRecipe().setChannelOrder(static_cast<wire::ChannelOrder>(2)); }), "Recipe.channelOrder"},
       {frame([](O o) { o.getSpec().getRecipe().setColorMath(static_cast<wire::ColorMath>(3)); }), "Recipe.colorMath"},
       {frame([](O o) { o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3)); }),
        "ReaderOptions.polyPolicy"},
@@ -250,6 +251,39 @@ TEST(WireTest, IllegibilityAndSplitRoundTripAndDefaultWhenUnset) {
   const loader::ReaderOptions& r = std::get<OpenStream>(*old_sender).spec.sources[0].reader;
   EXPECT_EQ(r.illegibility, loader::Illegibility::kIgnore);
   EXPECT_EQ(r.split, "train");
+}
+
+// The db profile's fields travel; a message without them (an older peer) means their defaults.
+TEST(WireTest, DbRecipeRoundTripsAndDefaultsWhenAbsent) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kDb, "train");
+  auto& a = o.spec.augment;
+  a.flip_p = 0.25, a.resize = {0.75, 2.5}, a.min_crop_side = 0.2, a.shrink_ratio = 0.45;
+  a.thresh_min = 0.25, a.thresh_max = 0.75, a.min_text_size = 6, a.total_epochs = 1200;
+  a.invalid_polygon = augment::InvalidPolygon::kIgnore;
+  const auto o2 = std::get<OpenStream>(round_trip(o));
+  EXPECT_EQ(augment::describe(o2.spec.augment), augment::describe(a));
+  EXPECT_EQ(o2.spec.augment.channel_order, augment::ChannelOrder::kBgr);
+  EXPECT_EQ(o2.spec.augment.invalid_polygon, augment::InvalidPolygon::kIgnore);
+  EXPECT_EQ(o2.spec.augment.total_epochs, 1200);
+  const auto bare = decode(open_stream_frame([](wire::OpenStream::Builder) {}));
+  ASSERT_TRUE(bare.has_value());
+  const augment::AugmentOptions defaults;  // AugmentOptions' own defaults
+  const auto& got = std::get<OpenStream>(*bare).spec.augment;
+  EXPECT_EQ(got.flip_p, defaults.flip_p);
+  EXPECT_EQ(got.resize, defaults.resize);
+  EXPECT_EQ(got.min_crop_side, defaults.min_crop_side);
+  EXPECT_EQ(got.shrink_ratio, defaults.shrink_ratio);
+  EXPECT_EQ(got.thresh_min, defaults.thresh_min);
+  EXPECT_EQ(got.thresh_max, defaults.thresh_max);
+  EXPECT_EQ(got.min_text_size, defaults.min_text_size);
+  EXPECT_EQ(got.total_epochs, 0);
+  EXPECT_EQ(got.channel_order, augment::ChannelOrder::kRgb);
+  const auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder b) {
+    b.getSpec().getRecipe().setInvalidPolygon(static_cast<wire::InvalidPolygon>(7));
+  }));
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().message().find("Recipe.invalidPolygon"), std::string::npos);
 }
 
 // Protocol 4: the colour jitter travels as ranges, with the profile bc7 and the colour arithmetic;

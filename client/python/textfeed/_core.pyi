@@ -84,6 +84,7 @@ class Profile(enum.Enum):
     UPSTAGE = 0
     SAKURA = 1
     BC7 = 2
+    DB = 3
     @property
     def text(self) -> str: ...
 

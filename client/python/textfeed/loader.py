@@ -56,7 +56,10 @@ class SampleError(NamedTuple):
 
 
 class Batch(tuple):
-    """``(img, gt_score_map, gt_geo_map, roi_mask)``, unpacked like the reference loaders' tuples.
+    """``(img, gt_score_map, gt_geo_map, roi_mask)``, unpacked like the reference loaders' tuples;
+    with profile ``db``, ``(image, threshold_map, threshold_mask, shrink_map, shrink_mask)`` as
+    PaddleOCR's ``KeepKeys`` gives them, the maps ``[B, H, W]``. ``names`` says which is which, and
+    ``get(name)`` takes a tensor by name.
 
     Also carries where it came from: ``epoch``, ``batch`` (index within the epoch), ``indices``
     (index of each row over all sources, end to end), ``sources`` (which source of the Loader's
@@ -66,6 +69,7 @@ class Batch(tuple):
     (also set in training with ``return_polygons=True``; None otherwise).
     """
 
+    names: Tuple[str, ...]
     epoch: int
     batch: int
     indices: List[int]
@@ -79,6 +83,12 @@ class Batch(tuple):
     polygons: Optional[List[List[np.ndarray]]]        # per word a float32 (n_points, 2) array, x y in
                                                       # original px (eval) or crop px (training)
     ignore: Optional[List[np.ndarray]]                # per word: True = ignored
+
+    def get(self, name: str) -> torch.Tensor:
+        """The tensor called ``name`` (one of ``names``)."""
+        if name not in self.names:
+            raise KeyError(f"no tensor {name!r} in this batch (it has {', '.join(self.names)})")
+        return self[self.names.index(name)]
 
     @property
     def img(self) -> torch.Tensor:
@@ -292,9 +302,11 @@ class Loader:
             ``os.PathLike``.
         batch_size: samples per batch, 1..4096.
         profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline),
-            ``"sakura"`` (SakuraRiven/EAST) or ``"bc7"`` (the 7th-generation boostcamp baseline:
-            upstage with albumentations 1.4.12 ``ColorJitter()``). Every enum keyword takes the
-            member or its name.
+            ``"sakura"`` (SakuraRiven/EAST), ``"bc7"`` (the 7th-generation boostcamp baseline:
+            upstage with albumentations 1.4.12 ``ColorJitter()``) or ``"db"`` (PaddleOCR's DB
+            detection chain: batches ``(image, threshold_map, threshold_mask, shrink_map,
+            shrink_mask)``; ``total_epochs=N`` grows the shrink ratio with the epoch). Every enum
+            keyword takes the member or its name.
         seed: every random draw of sample i in epoch e comes from (seed, e, i); 0..2**64-1.
         rank, world_size: this process's shard (``DistributedSampler`` semantics); default to
             ``torch.distributed`` when it is initialized, else 0 and 1. 0 <= rank < world_size <= 2**20.
@@ -421,10 +433,14 @@ class Loader:
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
-        for _name, dtype, shape, offset, sample_bytes in layout["tensors"]:
+        self._names = tuple(str(t[0]) for t in layout["tensors"])
+        for name, dtype, shape, offset, sample_bytes in layout["tensors"]:
             torch_dtype = _DTYPES[dtype]
             per_row = sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
-            self._views.append((torch_dtype, per_row, offset, tuple(shape[1:])))
+            row = tuple(shape[1:])
+            if self._profile == "db" and name != "image" and row[0] == 1:
+                row = row[1:]  # PaddleOCR's maps are [B, H, W]: a [B, 1, H, W] map would broadcast in its loss
+            self._views.append((torch_dtype, per_row, offset, row))
         self._batches_per_epoch = int(layout["batches_per_epoch"])
         resumed = layout.get("resumed_batches")
         self._resumed_batches = None if resumed is None else int(resumed)
@@ -670,6 +686,7 @@ class Loader:
             # kept (pytest, a logger, sys.last_traceback): the slot must not stay with it.
             del lease
             raise
+        batch.names = self._names
         batch.epoch, batch.batch, batch.indices = epoch, index, list(indices)
         starts = self._source_starts
         batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
