@@ -52,6 +52,25 @@ struct SampleError {
   friend bool operator==(const SampleError&, const SampleError&) = default;
 };
 
+// The words of a sample (or, summed, of a batch) that the invalid_polygon policy
+// (augment/polygon_policy.h) found defective, by defect, and what it did with them: `repaired`
+// (a new ring) and `ignored` (made ignored words, or dropped when non-finite).
+struct PolygonCounts {
+  uint32_t non_finite = 0;
+  uint32_t degenerate = 0;
+  uint32_t out_of_image = 0;
+  uint32_t self_intersecting = 0;
+  uint32_t repaired = 0;
+  uint32_t ignored = 0;
+
+  uint32_t invalid() const { return non_finite + degenerate + out_of_image + self_intersecting; }
+  void add(const PolygonCounts& o) {
+    non_finite += o.non_finite, degenerate += o.degenerate, out_of_image += o.out_of_image;
+    self_intersecting += o.self_intersecting, repaired += o.repaired, ignored += o.ignored;
+  }
+  friend bool operator==(const PolygonCounts&, const PolygonCounts&) = default;
+};
+
 // Batch `batch` (within the epoch, for one rank) of epoch `epoch`.
 struct Position {
   uint64_t epoch = 0;

@@ -96,6 +96,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseco
   b.indices = std::move(r->info.indices);
   b.errors = std::move(r->info.errors);
   b.samples = std::move(r->info.samples);
+  b.polygons = r->info.polygons;
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();

@@ -57,6 +57,7 @@ struct FeedBatch {
   std::vector<uint32_t> indices;  // dataset index of each row (rows = indices.size())
   std::vector<SampleError> errors;
   std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
+  PolygonCounts polygons;           // the invalid_polygon policy's counts over the rows
 };
 
 struct FeedStats {

@@ -204,6 +204,7 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_batch(transport::BatchHeader& h) {
   b.indices = std::move(h.indices);
   b.errors = std::move(h.errors);
   b.samples = std::move(h.samples);
+  b.polygons = h.polygons;
   std::lock_guard<std::mutex> lock(feed_.mu_);
   if (feed_.in_flight_ > 0) --feed_.in_flight_;
   feed_.ready_.push_back(std::move(b));

@@ -58,6 +58,7 @@ struct BatchInfo {
   std::vector<uint32_t> indices;  // dataset index written into each row
   std::vector<SampleError> errors;
   std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
+  PolygonCounts polygons;           // the invalid_polygon policy's counts, summed over the rows
 };
 
 }  // namespace textfeed::loader

@@ -142,6 +142,10 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   const StageTimes spent = minus(p.times(), before);
   std::lock_guard<std::mutex> lock(mu_);
   counters_.stages.add(spent);
+  if (outcome == RowOutcome::kProduced) {
+    t.info.polygons.add(p.last_polygons());  // under mu_: rows run in parallel
+    counters_.polygons.add(p.last_polygons());
+  }
   return outcome;
 }
 
@@ -155,6 +159,7 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   info.batch = batch;
   info.errors.clear();
   info.samples.clear();
+  info.polygons = {};
   if (options_.mode == Mode::kEval || options_.return_polygons) info.samples.resize(count);
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);

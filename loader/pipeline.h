@@ -51,6 +51,7 @@ struct PipelineCounters {
   StageTimes stages;          // wall seconds per stage, summed over worker threads
   uint64_t batches = 0;       // fills that succeeded
   uint64_t bad_samples = 0;   // samples that could not be produced (replaced or failing a batch)
+  PolygonCounts polygons;     // the invalid_polygon policy's counts over the produced samples
 };
 
 // Thread-safety: fill() may be called concurrently from several threads for different slots (the

@@ -127,6 +127,7 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
 
 Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
                                SampleMeta* polygons, uint32_t copy) {
+  polygons_ = {};
   // The last line of defence: whatever a library throws for one sample stays that sample's error.
   try {
     TF_RETURN_IF_ERROR(produce_unguarded(index, seed, epoch, out, copy));

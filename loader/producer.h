@@ -70,6 +70,9 @@ class SampleProducer {
   Status produce_eval(uint32_t index, const MutableImageView& image, SampleMeta& meta);
 
   const StageTimes& times() const { return times_; }
+  // What the invalid_polygon policy found and did in the last produce() (zero for the EAST
+  // profiles, whose readers give quads).
+  const PolygonCounts& last_polygons() const { return polygons_; }
   // The plan of the last produced sample (for `textfeed show`).
   const augment::GeometryPlan& last_plan() const { return plan_; }
 
@@ -89,6 +92,7 @@ class SampleProducer {
   augment::InferenceScratch inference_scratch_;
   std::unique_ptr<augment::TargetBuilder> targets_;  // the profile's, with its scratch
   StageTimes times_;
+  PolygonCounts polygons_;
 };
 
 }  // namespace textfeed::loader

@@ -189,6 +189,9 @@ struct Batch {
   pointCounts @11 :List(UInt32);  # per word, rows in order: its points
   xy @12 :List(Float32);        # per point: x, y (eval: original px; training: crop px)
   ignore @13 :List(Bool);       # per word: true = ignored
+  # The invalid_polygon policy's counts over the batch's samples (base/tensor.h PolygonCounts):
+  # nonFinite, degenerate, outOfImage, selfIntersecting, repaired, ignored; none: all zero.
+  polygonCounts @14 :List(UInt32);
 }
 
 struct EndOfEpoch {

@@ -81,6 +81,7 @@ struct BatchHeader {
   std::vector<uint32_t> indices;
   std::vector<SampleError> errors;
   std::vector<SampleMeta> samples;  // one per row, or none (protocol.capnp Batch.imageIds ...)
+  PolygonCounts polygons;
 };
 struct EndOfEpoch {
   uint64_t stream_id = 0, epoch = 0;

@@ -579,6 +579,11 @@ void put(w::Batch::Builder b, const BatchHeader& m) {
   auto errors = b.initErrors(static_cast<unsigned>(m.errors.size()));
   for (size_t i = 0; i < m.errors.size(); ++i) put(errors[static_cast<unsigned>(i)], m.errors[i]);
   if (!m.samples.empty()) put_samples(b, m.samples);
+  if (m.polygons != PolygonCounts{}) {
+    const PolygonCounts& p = m.polygons;
+    const uint32_t counts[6] = {p.non_finite, p.degenerate, p.out_of_image, p.self_intersecting, p.repaired, p.ignored};
+    put_list(b.initPolygonCounts(6), counts);
+  }
 }
 Status get(w::Batch::Reader r, BatchHeader& m) {
   m.stream_id = r.getStreamId();
@@ -591,6 +596,11 @@ Status get(w::Batch::Reader r, BatchHeader& m) {
   TF_RETURN_IF_ERROR(bounded(errors, kMaxRows, "Batch.errors"));
   m.errors.resize(errors.size());
   for (unsigned i = 0; i < errors.size(); ++i) TF_RETURN_IF_ERROR(get(errors[i], m.errors[i]));
+  const auto counts = r.getPolygonCounts();
+  if (counts.size() != 0 && counts.size() != 6)
+    return Status::corrupt("Batch.polygonCounts has " + std::to_string(counts.size()) + " values; 0 or 6 are expected");
+  if (counts.size() == 6)
+    m.polygons = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
   return get_samples(r, m.indices.size(), m.samples);
 }
 

@@ -238,7 +238,13 @@ class PyFeed {
     py::list errors;
     for (const SampleError& e : b.errors)
       errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
-    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples));
+    const PolygonCounts& p = b.polygons;
+    py::dict polygons;
+    for (const auto& [name, n] : {std::pair{"non_finite", p.non_finite}, {"degenerate", p.degenerate},
+                                  {"out_of_image", p.out_of_image}, {"self_intersecting", p.self_intersecting},
+                                  {"repaired", p.repaired}, {"ignored", p.ignored}})
+      polygons[name] = n;
+    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples), polygons);
   }
 
   // Waits without the GIL, but Ctrl-C still ends the wait (a remote feed's seek lasts as long as a

@@ -63,8 +63,8 @@ class Batch(tuple):
 
     Also carries where it came from: ``epoch``, ``batch`` (index within the epoch), ``indices``
     (index of each row over all sources, end to end), ``sources`` (which source of the Loader's
-    list each row came from), ``source_indices`` (its index in that source) and ``errors`` (bad
-    samples replaced in this batch). An eval batch (``mode="eval"``) is ``(img,)`` alone and
+    list each row came from), ``source_indices`` (its index in that source), ``errors`` (bad
+    samples replaced in this batch) and ``invalid_polygons`` (the invalid_polygon policy's counts). An eval batch (``mode="eval"``) is ``(img,)`` alone and
     carries per sample ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``
     (also set in training with ``return_polygons=True``; None otherwise).
     """
@@ -76,6 +76,9 @@ class Batch(tuple):
     sources: List[int]
     source_indices: List[int]
     errors: List[SampleError]
+    # Words the invalid_polygon policy found defective in this batch, by defect ("non_finite",
+    # "degenerate", "out_of_image", "self_intersecting"), and what it did ("repaired", "ignored").
+    invalid_polygons: Dict[str, int]
     # Per sample, in eval mode (and with return_polygons in training; else None):
     image_ids: Optional[List[str]]                    # the image's path below the dataset root
     original_sizes: Optional[List[Tuple[int, int]]]   # (h, w) of the original image (training: the crop)
@@ -675,7 +678,7 @@ class Loader:
         got = None
         while got is None:
             got = feed.next(_WAIT_SLICE_MS)
-        lease, epoch, index, indices, errs, samples = got
+        lease, epoch, index, indices, errs, samples, polygons = got
         del got  # the lease alone holds the slot now
         rows = len(indices)
         try:
@@ -692,6 +695,7 @@ class Loader:
         batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
         batch.source_indices = [i - starts[s] for i, s in zip(batch.indices, batch.sources)]
         batch.errors = [SampleError(*e) for e in errs]
+        batch.invalid_polygons = polygons
         batch.image_ids = batch.original_sizes = batch.scales = batch.polygons = batch.ignore = None
         if samples is not None:
             batch.image_ids = [s[0] for s in samples]

@@ -114,6 +114,7 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   h.indices = std::move(r->info.indices);
   for (auto& e : r->info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
   h.samples = std::move(r->info.samples);
+  h.polygons = r->info.polygons;
   out.payload = slots_->deliver(r->slot.id, h);
   out.end_of_epoch = h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
   ++batches_sent_;
