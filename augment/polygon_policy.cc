@@ -38,11 +38,15 @@ bool finite_and_bounded(std::span<const double> xy) {
   return true;
 }
 
-double shoelace(std::span<const double> xy) {
-  const size_t n = xy.size() / 2;
-  double twice = 0;
-  for (size_t i = 0, j = n - 1; i < n; j = i++) twice += xy[2 * j] * xy[2 * i + 1] - xy[2 * i] * xy[2 * j + 1];
-  return twice / 2;
+// Whether every point lies on the line through the first point and the first point unlike it.
+bool collinear(std::span<const double> xy) {
+  size_t k = 2;
+  while (k + 1 < xy.size() && xy[k] == xy[0] && xy[k + 1] == xy[1]) k += 2;
+  if (k + 1 >= xy.size()) return true;
+  const double dx = xy[k] - xy[0], dy = xy[k + 1] - xy[1];
+  for (size_t i = k + 2; i + 1 < xy.size(); i += 2)
+    if (dx * (xy[i + 1] - xy[1]) - dy * (xy[i] - xy[0]) != 0) return false;
+  return true;
 }
 
 size_t distinct_points(std::span<const double> xy) {
@@ -60,6 +64,30 @@ bool misses_image(std::span<const double> xy, int w, int h) {
     y0 = std::min(y0, xy[i + 1]), y1 = std::max(y1, xy[i + 1]);
   }
   return x1 < 0 || y1 < 0 || x0 > w || y0 > h;
+}
+
+// Whether segments pq and rs cross at a point inside both (touching and collinear overlaps do not
+// count: they cost make-valid little).
+bool cross(const double* p, const double* q, const double* r, const double* s) {
+  auto side = [](const double* a, const double* b, const double* c) {
+    const double v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    return (v > 0) - (v < 0);
+  };
+  return side(p, q, r) * side(p, q, s) < 0 && side(r, s, p) * side(r, s, q) < 0;
+}
+
+// Whether the ring crosses itself more than `cap` times. make-valid's cost grows with the
+// arrangement it builds (points plus crossings, squared at worst): a ring of a hundred random
+// points takes it seconds, a word's bow-tie microseconds.
+bool crosses_more_than(std::span<const double> xy, size_t cap) {
+  const size_t n = xy.size() / 2;
+  size_t found = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 2; j < n; ++j) {
+      if (i == 0 && j == n - 1) continue;  // adjacent through the closing edge
+      if (cross(&xy[2 * i], &xy[2 * ((i + 1) % n)], &xy[2 * j], &xy[2 * ((j + 1) % n)]) && ++found > cap) return true;
+    }
+  return false;
 }
 
 // The polygon of largest area among `g`'s parts (recursing into collections), or null.
@@ -126,7 +154,8 @@ PolygonPolicy::~PolygonPolicy() = default;
 
 PolygonDefect PolygonPolicy::inspect(std::span<const double> xy, int image_w, int image_h) {
   if (xy.size() < 2 || !finite_and_bounded(xy)) return PolygonDefect::kNonFinite;
-  if (xy.size() < 6 || distinct_points(xy) < 3 || shoelace(xy) == 0) return PolygonDefect::kDegenerate;
+  if (xy.size() / 2 > kMaxPolygonPoints) return PolygonDefect::kSelfIntersecting;  // not worth GEOS's time
+  if (xy.size() < 6 || distinct_points(xy) < 3 || collinear(xy)) return PolygonDefect::kDegenerate;
   if (misses_image(xy, image_w, image_h)) return PolygonDefect::kOutOfImage;
   if (!geos_->ctx) return PolygonDefect::kNone;  // no GEOS context: the targets still cope (keep)
   GEOSGeometry* poly = geos_->polygon(xy);
@@ -137,6 +166,7 @@ PolygonDefect PolygonPolicy::inspect(std::span<const double> xy, int image_w, in
 
 bool PolygonPolicy::repair(std::span<const double> xy, std::vector<double>& out) {
   GEOSContextHandle_t ctx = geos_->ctx;
+  if (xy.size() / 2 > kMaxRepairPoints || crosses_more_than(xy, kMaxRepairCrossings)) return false;
   GEOSGeometry* poly = ctx ? geos_->polygon(xy) : nullptr;
   if (!poly) return false;
   GEOSGeometry* fixed = GEOSMakeValid_r(ctx, poly);

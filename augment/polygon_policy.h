@@ -21,7 +21,7 @@ namespace textfeed::augment {
 enum class PolygonDefect : unsigned char {
   kNone,
   kNonFinite,         // a NaN or infinite coordinate (or one beyond kMaxPolygonCoordinate)
-  kDegenerate,        // fewer than 3 distinct points, or zero area (every point on one line)
+  kDegenerate,        // fewer than 3 distinct points, or every point on one line
   kOutOfImage,        // no point of it is inside the image (its bounding box misses the image)
   kSelfIntersecting,  // edges cross or touch other than at shared corners (GEOS: not valid)
 };
@@ -29,6 +29,14 @@ enum class PolygonDefect : unsigned char {
 // Coordinates beyond this many px are treated as non-finite: no image is that large, and every
 // later integer conversion stays defined.
 inline constexpr double kMaxPolygonCoordinate = 1e6;
+
+// Bounds on GEOS's work per word, so that a hostile ring costs milliseconds, not minutes: a ring of
+// more points is judged self-intersecting without asking GEOS (the targets refuse such rings
+// anyway), and kRepair repairs only rings of at most kMaxRepairPoints points that cross themselves
+// at most kMaxRepairCrossings times (a word's bow-tie or twisted corner); others it ignores.
+inline constexpr size_t kMaxPolygonPoints = 1024;
+inline constexpr size_t kMaxRepairPoints = 256;
+inline constexpr size_t kMaxRepairCrossings = 16;
 
 // A sample's words as flat polygons: word k's points are xy[2 * first .. 2 * ends[k]), where first
 // is ends[k - 1] (0 for k = 0); labels: 0 = ignored, anything else = valid.
@@ -45,7 +53,8 @@ struct PolygonSet {
 //            to compute as the reference does.
 //   kIgnore: every defective word becomes an ignored word; non-finite ones are dropped.
 //   kRepair: a self-intersecting word becomes the exterior ring of the largest polygon of GEOS's
-//            make-valid (ignored if that leaves no area); other defective words as kIgnore.
+//            make-valid (ignored if that leaves no area, or if the ring is past the bounds
+//            above); other defective words as kIgnore.
 // A resource type holding a GEOS context; not thread-safe (one per worker thread).
 class PolygonPolicy {
  public:
