@@ -161,3 +161,21 @@ def test_paddle_ratio_list_becomes_weighted_sources(tmp_path):
         assert sorted(b.sources) == [0] * 4 + [1] * 5
     with pytest.raises(errors.InvalidArgumentError, match="ratio_list"):
         textfeed.paddle_sources([tmp_path / "a_label.txt"], [1.0, 0.5])
+
+
+@pytest.mark.parametrize("name", ["totaltext", "mmocr"])
+def test_a_cache_gives_the_polygons_the_dataset_gives(tmp_path, name):
+    path, polys = FORMATS[name](tmp_path / "ds")
+    out = tmp_path / "c.tfc"
+    proc = subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(path), "--out", str(out), "--image-size", "0"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    batches = []
+    for dataset in (path, out):
+        with textfeed.Loader(dataset=str(dataset), batch_size=1, image_size=256, mode="eval", threads=1, prefetch=2,
+                             pin_memory=False) as loader:
+            batches.append(next(iter(loader)))
+    from_dataset, from_cache = batches
+    assert [p.shape for p in from_cache.polygons[0]] == [(len(q), 2) for q in polys]
+    assert all(np.array_equal(p, q) for p, q in zip(from_cache.polygons[0], from_dataset.polygons[0]))
+    assert from_cache.ignore[0].tolist() == from_dataset.ignore[0].tolist() == [False, True]
