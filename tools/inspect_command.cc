@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +81,7 @@ struct Summary {
   size_t hist[kBins] = {};
   std::vector<size_t> points;  // Dataset::points_histogram
   size_t polygons = 0, max_points = 0;
+  size_t label_files = 0;  // distinct annotation files the samples' words came from
 };
 
 // The polygons an annotation marks ignored (Dataset::poly_labels).
@@ -103,8 +106,12 @@ Summary summarize(const loader::Dataset& ds) {
     s.polygons += s.points[k];
     if (s.points[k]) s.max_points = k;
   }
-  for (const loader::SampleRecord& rec : ds.samples)
+  std::set<std::string_view> files;
+  for (const loader::SampleRecord& rec : ds.samples) {
     for (uint32_t n : rec.poly_points) s.max_points = std::max<size_t>(s.max_points, n);
+    if (!rec.annotation.empty()) files.insert(rec.annotation);
+  }
+  s.label_files = files.size();
   for (const loader::SampleRecord& rec : ds.samples) {
     s.images_without_words += rec.quads.empty();
     for (const Quad& q : rec.quads) {
@@ -129,6 +136,7 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   j["files"] = nlohmann::ordered_json::array();
   for (const loader::AnnotationFile& f : ds.files)
     j["files"].push_back({{"file", f.file}, {"image_dir", f.image_dir}, {"images", f.samples}});
+  j["label_files"] = s.label_files;
   j["images"] = ds.samples.size();
   j["words"] = s.words;
   j["ignored_words"] = s.ignored;
@@ -162,6 +170,7 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("  valid               %zu\n", s.words - s.ignored);
   std::printf("  ignored             %zu\n", s.ignored);
   std::printf("images without words  %zu\n", s.images_without_words);
+  std::printf("label files           %zu\n", s.label_files);
   std::printf("word short side (px)  ");
   for (int b = 0; b < kBins; ++b) std::printf("%s%s: %zu", b ? ", " : "", kBinNames[b], s.hist[b]);
   std::printf("\npolygons              %zu (%zu ignored), at most %zu points\n", s.polygons, ignored_polygons(ds),

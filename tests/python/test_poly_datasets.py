@@ -95,6 +95,8 @@ def test_inspect_reports_the_format_and_its_points(tmp_path, name):
     j = json.loads(proc.stdout)
     assert j["format"] == name.split("-")[0]
     assert j["images"] == 1 and j["polygons"] == 2 and j["ignored_polygons"] == 1
+    # words: the EAST quads (poly_policy skip keeps the 4-point words only); polygons: every word.
+    assert j["label_files"] == 1 and j["words"] == sum(len(q) == 4 for q in polys)
     assert j["max_points"] == max(len(q) for q in polys)
     assert sum(j["points_per_word"].values()) == 2
     assert j["bad_records"] == []
