@@ -25,6 +25,12 @@ struct Sample {
   labels @8 :Data;         # n bytes: 1 = valid word, 0 = ignored
   texts @9 :Data;          # n transcriptions, each followed by one NUL byte (UTF-8)
   index @10 :UInt32;       # position of this sample in the cache (equals its index entry)
+  polyXy @11 :Data;        # every word's points, float32 little-endian x,y interleaved, in STORED
+                           # pixel coordinates (scaled as quads); empty in records written before
+                           # this field existed (the quads are then the words)
+  polyPoints @12 :Data;    # m uint32 little-endian: points of each polygon (>= 3); their sum * 2
+                           # floats make polyXy
+  polyLabels @13 :Data;    # m bytes: 1 = valid, 0 = ignored
 }
 
 struct QuarantineEntry {

@@ -47,6 +47,11 @@ struct SampleData {
   std::span<const Quad> quads;
   std::span<const unsigned char> labels;
   std::span<const std::string> texts;
+  // Every word with all its points (loader::SampleRecord::poly_*), in STORED px like `quads`;
+  // empty spans write no polygons (a reader then takes the quads as the words).
+  std::span<const float> poly_xy;
+  std::span<const uint32_t> poly_points;
+  std::span<const unsigned char> poly_labels;
 };
 
 struct QuarantineEntry {
@@ -120,6 +125,11 @@ struct SampleView {
   std::span<const Quad> quads;
   std::span<const unsigned char> labels;
   std::string_view texts_blob;  // NUL-terminated transcriptions, one per quad
+  // The polygons (cache.capnp polyXy, polyPoints, polyLabels); empty in a record written before
+  // they existed or without them. Checked on read: sizes agree, coordinates finite, labels 0/1.
+  std::span<const float> poly_xy;
+  std::span<const uint32_t> poly_points;
+  std::span<const unsigned char> poly_labels;
 
   // The transcriptions (allocates; not for the hot path).
   std::vector<std::string_view> texts() const;

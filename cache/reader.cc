@@ -226,6 +226,8 @@ Status CacheReader::Impl::check_content(size_t i, const SampleView& v) const {
     return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
   };
   if (std::string why = internal::check_words(v.quads, v.labels); !why.empty()) return bad(why);
+  if (std::string why = internal::check_polygons(v.poly_xy, v.poly_points, v.poly_labels); !why.empty())
+    return bad(why);
   if (v.codec == PixelCodec::kJpeg) {
     const auto size = jpeg_frame_size(v.pixels);
     if (!size) return bad("JPEG pixels have no frame header");

@@ -56,7 +56,8 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
     for (const std::string& t : s.texts) n += t.size() + 1;
     return n;
   }();
-  const size_t field_bytes = s.name.size() + s.quads.size_bytes() + s.labels.size() + text_bytes;
+  const size_t field_bytes = s.name.size() + s.quads.size_bytes() + s.labels.size() + text_bytes +
+                             s.poly_xy.size_bytes() + s.poly_points.size_bytes() + s.poly_labels.size();
   capnp::MallocMessageBuilder message(static_cast<unsigned>(64 + field_bytes / sizeof(capnp::word)),
                                       capnp::AllocationStrategy::FIXED_SIZE);
   auto orphanage = message.getOrphanage();
@@ -85,6 +86,12 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
     texts[pos++] = 0;
   }
   r.setIndex(index);
+  if (!s.poly_points.empty()) {  // little-endian hosts only (cache/format.h), as the quads
+    r.setPolyXy(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_xy.data()), s.poly_xy.size_bytes()));
+    r.setPolyPoints(
+        capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_points.data()), s.poly_points.size_bytes()));
+    r.setPolyLabels(capnp::Data::Reader(s.poly_labels.data(), s.poly_labels.size()));
+  }
   write_flat(out, message, external);
 }
 
@@ -136,6 +143,16 @@ Status read_sample(std::span<const capnp::word> words, SampleView& v) {
     auto texts = r.getTexts();
     v.texts_blob = std::string_view(reinterpret_cast<const char*>(texts.begin()), texts.size());
     v.index = r.getIndex();
+    auto poly_xy = r.getPolyXy();
+    auto poly_points = r.getPolyPoints();
+    auto poly_labels = r.getPolyLabels();
+    // The blobs are 8-byte aligned in the mapped record (Cap'n Proto data is word-aligned).
+    if (poly_xy.size() % sizeof(float) != 0 || poly_points.size() % sizeof(uint32_t) != 0)
+      return Status::corrupt("polygon fields of " + std::to_string(poly_xy.size()) + " and " +
+                             std::to_string(poly_points.size()) + " bytes are not whole numbers");
+    v.poly_xy = {reinterpret_cast<const float*>(poly_xy.begin()), poly_xy.size() / sizeof(float)};
+    v.poly_points = {reinterpret_cast<const uint32_t*>(poly_points.begin()), poly_points.size() / sizeof(uint32_t)};
+    v.poly_labels = {poly_labels.begin(), poly_labels.size()};
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed record: ") + e.getDescription().cStr());
   }
@@ -174,6 +191,24 @@ std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> la
     if (labels[q] != kLabelValid && labels[q] != kLabelIgnored)
       return "word " + std::to_string(q + 1) + " has label " + std::to_string(labels[q]) + " (1 = valid, 0 = ignored)";
   }
+  return std::string();
+}
+
+std::string check_polygons(std::span<const float> xy, std::span<const uint32_t> points,
+                           std::span<const uint8_t> labels) {
+  if (labels.size() != points.size())
+    return std::to_string(points.size()) + " polygons have " + std::to_string(labels.size()) + " labels";
+  uint64_t total = 0;
+  for (size_t p = 0; p < points.size(); ++p) {
+    if (points[p] < 3) return "polygon " + std::to_string(p + 1) + " has " + std::to_string(points[p]) + " points";
+    total += points[p];
+    if (labels[p] != kLabelValid && labels[p] != kLabelIgnored)
+      return "polygon " + std::to_string(p + 1) + " has label " + std::to_string(labels[p]);
+  }
+  if (total * 2 != xy.size())
+    return "polygons of " + std::to_string(total) + " points hold " + std::to_string(xy.size()) + " coordinates";
+  for (float c : xy)
+    if (!std::isfinite(c)) return "a polygon coordinate is not finite";
   return std::string();
 }
 

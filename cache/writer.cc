@@ -198,7 +198,8 @@ Status CacheWriter::add(const SampleData& s) {
                                       "' has a transcription with a NUL byte");
   uint64_t text_bytes = 0;
   for (const std::string& t : s.texts) text_bytes += t.size() + 1;
-  const uint64_t record = record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes);
+  const uint64_t record = record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes) +
+                          s.poly_xy.size_bytes() + s.poly_points.size_bytes() + s.poly_labels.size();
   if (s.pixels.size() > kMaxBlobBytes || text_bytes > kMaxBlobBytes || s.quads.size_bytes() > kMaxBlobBytes ||
       record > kMaxRecordBytes)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' would be a record of up to " +
@@ -209,6 +210,8 @@ Status CacheWriter::add(const SampleData& s) {
   // What the reader refuses is never written.
   if (std::string why = internal::check_words(s.quads, s.labels); !why.empty())
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' " + why);
+  if (std::string why = internal::check_polygons(s.poly_xy, s.poly_points, s.poly_labels); !why.empty())
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "': " + why);
   if (s.width <= 0 || s.height <= 0)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
                                     std::to_string(s.width) + "x" + std::to_string(s.height) + ")");

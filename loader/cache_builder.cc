@@ -29,6 +29,7 @@ struct Item {
   Image stored;
   std::vector<uint8_t> jpeg;
   std::vector<Quad> quads;
+  std::vector<float> poly_xy;  // the record's polygons, scaled as the quads
   int orig_width = 0, orig_height = 0;
 };
 
@@ -130,6 +131,13 @@ Status scale_quads(Item& it, const SampleRecord& rec, float quad_scale, const st
         return Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
                                         " has a coordinate that overflows float32 once resized");
     }
+  it.poly_xy.assign(rec.poly_xy.begin(), rec.poly_xy.end());
+  for (float& v : it.poly_xy) {
+    v *= quad_scale;
+    if (!std::isfinite(v))
+      return Status::invalid_argument(path + ": a polygon of " + rec.annotation +
+                                      " has a coordinate that overflows float32 once resized");
+  }
   return Status();
 }
 
@@ -229,6 +237,9 @@ class Collector {
     d.quads = it.quads;
     d.labels = rec.labels;
     d.texts = rec.texts;
+    d.poly_xy = it.poly_xy;
+    d.poly_points = rec.poly_points;
+    d.poly_labels = rec.poly_labels;
     return d;
   }
 
@@ -334,7 +345,7 @@ cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o, const
   meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
   meta.build_seconds = build_seconds;
   meta.dataset_root = ds.root;
-  meta.dataset_format = ds.format == DatasetFormat::kUfo ? "ufo" : "icdar15";
+  meta.dataset_format = std::string(dataset_format_name(ds.format));
   meta.quarantine = report.quarantine;
   return meta;
 }

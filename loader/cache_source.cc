@@ -39,6 +39,9 @@ Status CacheSource::read(size_t i, SampleRead& out) const {
   out.pre_resized = reader_->meta().image_size > 0;
   out.quads = view.quads;
   out.labels = view.labels;
+  out.poly_xy = view.poly_xy;  // empty in a cache written before polygons were kept
+  out.poly_points = view.poly_points;
+  out.poly_labels = view.poly_labels;
   if (view.codec == cache::PixelCodec::kRaw) {
     out.pixels = view.image();
     out.encoded = {};

@@ -1,4 +1,5 @@
-// Dataset readers: ICDAR-2015 text files and UFO json (docs/targets.md §1), into one index of
+// Dataset readers: ICDAR-2015 text files, UFO json (docs/targets.md §1), Total-Text, CTW1500,
+// PaddleOCR label files and mmocr OCRDataset json (docs/dataset_layouts.md), into one index of
 // SampleRecords. Reading the index touches annotation files only, never pixels.
 #pragma once
 
@@ -12,7 +13,9 @@
 
 namespace textfeed::loader {
 
-enum class DatasetFormat : unsigned char { kIcdar15, kUfo };
+enum class DatasetFormat : unsigned char { kIcdar15, kUfo, kTotalText, kCtw1500, kPaddle, kMmocr };
+// "icdar15", "ufo", "totaltext", "ctw1500", "paddle", "mmocr" (the names of ReaderFormat).
+std::string_view dataset_format_name(DatasetFormat format);
 
 // One image and its words. Words are in annotation order; the four vectors have equal length.
 struct SampleRecord {
@@ -24,10 +27,10 @@ struct SampleRecord {
   std::vector<int> lines;             // ICDAR: 1-based line number; UFO: 0-based word ordinal
   int width = 0;                      // from the annotation when it gives one (UFO), else 0
   int height = 0;
-  // UFO: every word as the annotation draws it, any number of points, what eval batches return
+  // Every word as the annotation draws it, any number (>= 3) of points, what eval batches return
   // (docs/design.md "Evaluation batches"): the words `quads` keeps, in the file's order, plus
   // those of more than 4 points that PolyPolicy kSkip leaves out of `quads`; not the words an
-  // ignore tag or a bad field removes. Empty for ICDAR, whose words are the quads.
+  // ignore tag or a bad field removes. Every reader fills it (ICDAR: the quads themselves).
   std::vector<float> poly_xy;            // x y interleaved, original px
   std::vector<uint32_t> poly_points;     // points per word
   std::vector<unsigned char> poly_labels;  // per word: kLabelValid or kLabelIgnored
@@ -36,12 +39,13 @@ struct SampleRecord {
 // A record or word the reader left out, with where and why.
 struct BadRecord {
   std::string file;  // annotation or image file
-  int line = 0;      // 1-based line of an ICDAR gt file; 0: none (the whole file, or a UFO record,
-                     // whose reason names its image and word)
+  int line = 0;      // 1-based line of a text label file (ICDAR, Total-Text, CTW1500 .txt,
+                     // PaddleOCR); 0: none (the whole file, or a json/xml record, whose reason
+                     // names its image and word)
   std::string reason;
 };
 
-// One UFO json a Dataset was read from, and the folder its image names were found in
+// One annotation file (UFO or mmocr json, PaddleOCR label file) a Dataset was read from, and the folder its image names were found in
 // (docs/dataset_layouts.md).
 struct AnnotationFile {
   std::string file;       // the json, relative to the root (absolute when it lies outside)
@@ -54,10 +58,16 @@ struct Dataset {
   DatasetFormat format = DatasetFormat::kIcdar15;
   std::vector<SampleRecord> samples;  // sorted by image path
   std::vector<BadRecord> bad;         // what was skipped, in reading order
-  std::vector<AnnotationFile> files;  // UFO: each json read, in reading order; ICDAR-2015: empty
+  std::vector<AnnotationFile> files;  // UFO, mmocr, PaddleOCR: each file read, in reading order;
+                                      // the folder layouts (ICDAR, Total-Text, CTW1500): empty
+  // Points per word over every sample's poly_points: hist[k] counts words of k points for k <
+  // kMaxPointsBin, hist[kMaxPointsBin] those of kMaxPointsBin or more.
+  static constexpr size_t kMaxPointsBin = 32;
 
   size_t num_words() const;
   size_t num_ignored() const;
+  // kMaxPointsBin + 1 counts (see kMaxPointsBin).
+  std::vector<size_t> points_histogram() const;
   // Absolute path of sample i's image.
   std::string image_path(size_t i) const;
 };
@@ -86,12 +96,42 @@ Result<Dataset> read_icdar15(const std::string& root, const ReaderOptions& optio
 Result<Dataset> read_ufo(const std::string& root, const std::string& json_path,
                          const ReaderOptions& options);
 
+// Total-Text: root/<images_dir>/<stem>.<ext> paired by name with root/<gt_dir>/poly_gt_<stem>.txt
+// (gt_<stem>.txt and <stem>.txt are accepted too). Each record is `x: [[...]], y: [[...]], ornt:
+// [...], transcriptions: [...]` (the legacy and the quoted/np.array forms), possibly over
+// several lines; transcription "#" is ignored. Quads: the polygon itself (4 points) or its
+// minimum-area rectangle under poly_policy, as UFO. Bad records: listed in `bad` with their
+// line. Errors: as read_icdar15.
+Result<Dataset> read_totaltext(const std::string& root, const ReaderOptions& options);
+
+// SCUT-CTW1500: root/<images_dir>/<stem>.<ext> paired with root/<gt_dir>/<stem>.txt or .xml (the
+// txt: 32 numbers, a box then 28 offsets from its top-left; or 28 absolute coordinates with an
+// optional ",####text"; the xml: <box> elements with <segs> of 28 numbers). Transcription "###"
+// is ignored. Errors: as read_icdar15.
+Result<Dataset> read_ctw1500(const std::string& root, const ReaderOptions& options);
+
+// PaddleOCR label files (SimpleDataSet/DetLabelEncode): lines `image_path<TAB>[{"transcription":
+// ..., "points": [[x, y], ...]}, ...]`; image paths relative to `data_dir` (the root), which must
+// stay below it. Transcriptions "###" and "*" are ignored. Errors: kNotFound, kInvalidArgument
+// (not a regular file, too large, UTF-16/32).
+Result<Dataset> read_paddle(const std::string& root, const std::vector<std::string>& label_files,
+                            const ReaderOptions& options);
+
+// mmocr OCRDataset json: {"metainfo": {...}, "data_list": [{"img_path", "height", "width",
+// "instances": [{"polygon": [x1, y1, ...], "bbox", "bbox_label", "ignore", "text"?}]}]}; image
+// paths relative to `root`; "ignore": true is ignored. Errors: kNotFound, kCorrupt (not valid json,
+// a wrong top-level structure), kInvalidArgument (the file is not regular, too large, UTF-16/32).
+Result<Dataset> read_mmocr(const std::string& root, const std::string& json_path, const ReaderOptions& options);
+
 // Auto-detects (docs/dataset_layouts.md): a .json file is UFO (root: the folder above ufo/ when
 // the file is in a ufo/ folder, else its own folder); a folder with <gt_dir>/ is ICDAR-2015; a
 // folder with ufo/ reads ufo/<split>.json; a folder with <x>_receipt/ufo/ folders reads every
 // <x>_receipt/ufo/<split>.json in sorted order, each with its images below <x>_receipt/, merged
-// into one Dataset. Errors: kNotFound, kInvalidArgument (not a dataset, no <split>.json, an image
-// name in two merged json files: naming both files and the image), those of read_ufo.
+// into one Dataset. A .json with "data_list" is mmocr's; a .txt file is a PaddleOCR label file
+// (root: its folder); a folder with <gt_dir>/ holding poly_gt_*.txt is Total-Text, one holding
+// .xml labels or 14-point .txt labels is CTW1500. options.format other than kAuto forces a reader
+// (docs/dataset_layouts.md). Errors: kNotFound, kInvalidArgument (not a dataset, no <split>.json,
+// an image name in two merged json files: naming both files and the image), those of the readers.
 Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& options);
 
 // Joins `name` under `root`, refusing absolute names and any ".." that escapes the root.

@@ -9,18 +9,12 @@
 #include <string>
 
 #include "loader/detail/text.h"
+#include "loader/detail/words.h"
 
 namespace textfeed::loader {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_image_extension(std::string ext) {
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp" || ext == ".webp" ||
-         ext == ".tif" || ext == ".tiff";
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -92,39 +86,15 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
     rec.labels.push_back(is_ignored_text(line, text, o.ignore_text) ? kLabelIgnored : kLabelValid);
     rec.texts.emplace_back(text);
     rec.lines.push_back(line_no);
+    rec.poly_xy.insert(rec.poly_xy.end(), q.xy.begin(), q.xy.end());  // the quad is the polygon
+    rec.poly_points.push_back(4);
+    rec.poly_labels.push_back(rec.labels.back());
   }
   return Status();
 }
 
-std::string rel(const std::string& dir, const std::string& name) {
-  return (fs::path(dir) / name).string();
-}
-
-using StemMap = std::map<std::string, std::string>;  // stem -> file name
-
-// Entries named like images that are not regular files: said, not silently passed.
-void report_odd_images(const std::vector<internal::NonRegularEntry>& odd_images, const ReaderOptions& o,
-                       std::vector<BadRecord>& bad) {
-  for (const internal::NonRegularEntry& e : odd_images)
-    if (is_image_extension(fs::path(e.name).extension().string()))
-      bad.push_back({rel(o.images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
-}
-
-// The image files by stem; of two with one stem the first (by name) is kept.
-StemMap index_images(const std::vector<std::string>& image_files, const ReaderOptions& o,
-                     std::vector<BadRecord>& bad) {
-  StemMap by_stem;
-  for (const std::string& name : image_files) {
-    const fs::path p(name);
-    if (!is_image_extension(p.extension().string())) continue;
-    auto [it, inserted] = by_stem.emplace(p.stem().string(), name);
-    if (!inserted)
-      bad.push_back(
-          {rel(o.images_dir, name), 0,
-           "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
-  }
-  return by_stem;
-}
+using internal::rel_path;
+using internal::StemMap;
 
 // The gt files by the stem of their image (gt_<stem>.txt). A gt "file" that is a folder or a FIFO
 // still pairs with its image, whose reading then fails naming it: the image is left out rather
@@ -139,7 +109,7 @@ StemMap index_gt_files(const std::vector<std::string>& gt_files,
     const fs::path p(name);
     if (p.extension() != ".txt") continue;
     if (name.rfind("gt_", 0) != 0) {
-      bad.push_back({rel(o.gt_dir, name), 0, "gt file name does not start with 'gt_'"});
+      bad.push_back({rel_path(o.gt_dir, name), 0, "gt file name does not start with 'gt_'"});
       continue;
     }
     by_stem.emplace(p.stem().string().substr(3), name);
@@ -151,7 +121,7 @@ void report_unpaired_gt(const StemMap& gt, const StemMap& images, const ReaderOp
                         std::vector<BadRecord>& bad) {
   for (const auto& [stem, gt_name] : gt)
     if (!images.count(stem))
-      bad.push_back({rel(o.gt_dir, gt_name), 0,
+      bad.push_back({rel_path(o.gt_dir, gt_name), 0,
                      "no image named '" + stem + ".*' in " + o.images_dir + "/; file not used"});
 }
 
@@ -161,14 +131,14 @@ void read_samples(const StemMap& images, const StemMap& gt, const fs::path& gt_d
                   Dataset& ds) {
   for (const auto& [stem, image_name] : images) {
     SampleRecord rec;
-    rec.image = rel(o.images_dir, image_name);
+    rec.image = rel_path(o.images_dir, image_name);
     const auto g = gt.find(stem);
     if (g == gt.end()) {
       ds.bad.push_back(
           {rec.image, 0,
            "no ground truth file " + o.gt_dir + "/gt_" + stem + ".txt; image kept with no words"});
     } else {
-      rec.annotation = rel(o.gt_dir, g->second);
+      rec.annotation = rel_path(o.gt_dir, g->second);
       const Status s = parse_gt_file((gt_dir / g->second).string(), rec.annotation, o, rec, ds.bad);
       if (!s.ok()) {
         ds.bad.push_back({rec.annotation, 0, s.message() + "; image left out"});
@@ -200,8 +170,8 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kIcdar15;
-  report_odd_images(odd_images, o, ds.bad);
-  const StemMap image_by_stem = index_images(image_files, o, ds.bad);
+  internal::report_odd_images(odd_images, o.images_dir, ds.bad);
+  const StemMap image_by_stem = internal::index_images(image_files, o.images_dir, ds.bad);
   const StemMap gt_by_stem = index_gt_files(gt_files, odd_gt, o, ds.bad);
   report_unpaired_gt(gt_by_stem, image_by_stem, o, ds.bad);
   read_samples(image_by_stem, gt_by_stem, gt, o, ds);

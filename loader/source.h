@@ -34,8 +34,8 @@ struct SampleRead {
   std::span<const Quad> quads;            // the words, in the pixels' frame. The readers reduce a
                                           //   polygon to its quad (PolyPolicy) before it gets here
   std::span<const unsigned char> labels;  // one per quad (base/quad.h)
-  // The words with all their points (SampleRecord::poly_*), when the source keeps them; empty
-  // spans mean the quads are the words (ICDAR, a cache).
+  // The words with all their points (SampleRecord::poly_*), in the pixels' frame as the quads;
+  // empty spans mean the quads are the words (a cache written before polygons were kept).
   std::span<const float> poly_xy;
   std::span<const uint32_t> poly_points;
   std::span<const unsigned char> poly_labels;

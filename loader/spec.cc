@@ -33,6 +33,10 @@ constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring",
                                                                   {"exact", IgnoreText::kExact}};
 constexpr std::pair<std::string_view, PolyPolicy> kPolyPolicy[] = {
     {"skip", PolyPolicy::kSkip}, {"minrect", PolyPolicy::kMinRect}, {"mask-ignore", PolyPolicy::kMaskIgnore}};
+constexpr std::pair<std::string_view, ReaderFormat> kReaderFormat[] = {
+    {"auto", ReaderFormat::kAuto},           {"icdar15", ReaderFormat::kIcdar15}, {"ufo", ReaderFormat::kUfo},
+    {"totaltext", ReaderFormat::kTotalText}, {"ctw1500", ReaderFormat::kCtw1500}, {"paddle", ReaderFormat::kPaddle},
+    {"mmocr", ReaderFormat::kMmocr}};
 constexpr std::pair<std::string_view, Illegibility> kIllegibility[] = {{"ignore", Illegibility::kIgnore},
                                                                       {"valid", Illegibility::kValid}};
 
@@ -104,6 +108,8 @@ Status validate(const ReaderOptions& o) {
   TF_RETURN_IF_ERROR(check_folder("gt_dir", o.gt_dir));
   if (o.illegibility != Illegibility::kIgnore && o.illegibility != Illegibility::kValid)
     return Status::invalid_argument("illegibility holds an unknown value");
+  if (static_cast<unsigned>(o.format) > static_cast<unsigned>(ReaderFormat::kMmocr))
+    return Status::invalid_argument("format holds an unknown value");
   return check_split(o.split);
 }
 
@@ -225,6 +231,8 @@ Result<Illegibility> parse_illegibility(std::string_view name) {
   return parse_name("illegibility", name, kIllegibility);
 }
 std::string_view illegibility_name(Illegibility v) { return name_of(v, kIllegibility); }
+Result<ReaderFormat> parse_reader_format(std::string_view name) { return parse_name("format", name, kReaderFormat); }
+std::string_view reader_format_name(ReaderFormat v) { return name_of(v, kReaderFormat); }
 
 std::string describe(const PipelineSpec& spec) {
   std::ostringstream s;
@@ -232,6 +240,7 @@ std::string describe(const PipelineSpec& spec) {
     s << "source=" << src.path << " ignore_text=" << ignore_text_name(src.reader.ignore_text)
       << " poly_policy=" << poly_policy_name(src.reader.poly_policy)
       << " illegibility=" << illegibility_name(src.reader.illegibility) << " split=" << src.reader.split
+      << " format=" << reader_format_name(src.reader.format)
       << " weight=" << src.weight << " ";
   s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
     << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle

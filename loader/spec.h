@@ -38,6 +38,18 @@ enum class Illegibility : unsigned char {
   kValid,   // the flag is not read at all: every word is valid, as the 7th-generation baseline
 };
 
+// Which reader a dataset path is read with (docs/dataset_layouts.md). kAuto detects it from the
+// path (open_dataset); the others force one reader.
+enum class ReaderFormat : unsigned char {
+  kAuto,
+  kIcdar15,    // images/ + gt/gt_<stem>.txt
+  kUfo,        // UFO json
+  kTotalText,  // Total-Text gt files: x: [[..]], y: [[..]], ornt, transcriptions
+  kCtw1500,    // SCUT-CTW1500 14-point .txt or .xml labels
+  kPaddle,     // PaddleOCR label file: image_path<TAB>json list of words
+  kMmocr,      // mmocr OCRDataset json (metainfo + data_list)
+};
+
 // Options of the dataset readers. Bounds: ignore_tags at most kMaxIgnoreTags names of at most
 // kMaxTextBytes each; the areas finite and in [0, 1e12]; the folder names relative, without "..";
 // split a plain file-name stem (no '/', not "." or "..", at most kMaxSplitBytes).
@@ -58,6 +70,8 @@ struct ReaderOptions {
   // UFO: which annotation file a dataset folder reads: ufo/<split>.json, or every
   // <x>_receipt/ufo/<split>.json (docs/dataset_layouts.md). Also the image folder img/<split>/.
   std::string split = "train";
+  // Which reader reads the dataset; kAuto: detected from the path (open_dataset).
+  ReaderFormat format = ReaderFormat::kAuto;
 
   friend bool operator==(const ReaderOptions&, const ReaderOptions&) = default;
 };
@@ -206,6 +220,9 @@ std::string_view poly_policy_name(PolyPolicy v);
 // "ignore" | "valid".
 Result<Illegibility> parse_illegibility(std::string_view name);
 std::string_view illegibility_name(Illegibility v);
+// "auto" | "icdar15" | "ufo" | "totaltext" | "ctw1500" | "paddle" | "mmocr".
+Result<ReaderFormat> parse_reader_format(std::string_view name);
+std::string_view reader_format_name(ReaderFormat v);
 
 // One line naming every field, for logs.
 std::string describe(const PipelineSpec& spec);

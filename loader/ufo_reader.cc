@@ -19,46 +19,16 @@
 
 #include "augment/polygon.h"
 #include "base/file.h"
-#include "loader/detail/json_syntax.h"
+#include "loader/detail/json_file.h"
 #include "loader/detail/text.h"
 #include "loader/detail/ufo_layout.h"
+#include "loader/detail/words.h"
 
 namespace textfeed::loader {
 namespace {
 
 namespace fs = std::filesystem;
 using simdjson::dom::element;
-
-// The minimum-area rectangle of `pts`, clockwise on screen (y down), starting from the corner
-// nearest the top-left: the ICDAR order.
-Quad min_area_rect_quad(const std::vector<cv::Point2f>& pts) {
-  cv::Point2f c[4];
-  cv::minAreaRect(pts).points(c);
-  double area2 = 0;
-  for (int i = 0; i < 4; ++i) area2 += c[i].x * c[(i + 1) % 4].y - c[(i + 1) % 4].x * c[i].y;
-  if (area2 < 0) std::reverse(c, c + 4);  // y-down clockwise has a positive shoelace sum
-  int first = 0;
-  for (int i = 1; i < 4; ++i)
-    if (c[i].x + c[i].y < c[first].x + c[first].y) first = i;
-  Quad q;
-  for (int i = 0; i < 4; ++i) {
-    q.xy[2 * i] = c[(first + i) % 4].x;
-    q.xy[2 * i + 1] = c[(first + i) % 4].y;
-  }
-  return q;
-}
-
-// The first of `keys` that `obj` holds more than once, or an empty view. simdjson's lookup takes
-// the first of duplicate keys and Python's json the last: such a record means two things, and is
-// refused rather than read one way.
-std::string_view duplicate_key(simdjson::dom::object obj, std::initializer_list<std::string_view> keys) {
-  for (std::string_view key : keys) {
-    int seen = 0;
-    for (auto field : obj)
-      if (field.key == key && ++seen == 2) return key;
-  }
-  return {};
-}
 
 bool has_ignore_tag(simdjson::dom::object word, const std::vector<std::string>& ignore_tags) {
   simdjson::dom::array tags;
@@ -127,7 +97,7 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
     *why = "is not an object";
     return WordOutcome::kBad;
   }
-  if (const std::string_view key = duplicate_key(word, {"points", "transcription", "illegibility", "tags"});
+  if (const std::string_view key = internal::duplicate_key(word, {"points", "transcription", "illegibility", "tags"});
       !key.empty()) {
     *why = "has the key '" + std::string(key) + "' twice";
     return WordOutcome::kBad;
@@ -147,7 +117,11 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
       *why = std::to_string(pts.size()) + " points (> 4): skipped as background (poly policy skip)";
       return WordOutcome::kBackground;
     }
-    q = min_area_rect_quad(pts);
+    {
+      std::vector<float> xy;
+      for (const cv::Point2f& p : pts) xy.insert(xy.end(), {p.x, p.y});
+      q = internal::min_area_rect_quad(xy);
+    }
     if (o.poly_policy == PolyPolicy::kMaskIgnore) label = kLabelIgnored;
   } else {
     for (int i = 0; i < 4; ++i) {
@@ -266,7 +240,7 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     cx.ds.bad.push_back({cx.shown, 0, what + " is not an object; left out"});
     return;
   }
-  if (const std::string_view key = duplicate_key(info, {"words", "img_w", "img_h"}); !key.empty()) {
+  if (const std::string_view key = internal::duplicate_key(info, {"words", "img_w", "img_h"}); !key.empty()) {
     cx.ds.bad.push_back({cx.shown, 0, what + " has the key '" + std::string(key) + "' twice; left out"});
     return;
   }
@@ -286,65 +260,30 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
   cx.ds.samples.push_back(std::move(rec));
 }
 
-// kCorrupt for a document simdjson refused, located by the syntax scanner where it can.
-Status json_error(const std::string& path, std::string_view body, size_t bom, simdjson::error_code err,
-                  size_t max_depth) {
-  std::string msg = path + ": not valid JSON (" + simdjson::error_message(err) + ")";
-  if (auto e = internal::find_json_syntax_error(body.substr(bom), max_depth))
-    msg += " at byte " + std::to_string(e->offset + bom) + " (line " + std::to_string(e->line) +
-           ", column " + std::to_string(e->column) + "): " + e->what;
-  return Status::corrupt(std::move(msg));
-}
-
-// The json path as messages show it: relative to the root when it lies inside, else absolute.
-std::string shown_path(const fs::path& root, const std::string& json_path) {
-  std::error_code ec;
-  const fs::path abs = fs::absolute(json_path, ec).lexically_normal();
-  const fs::path rel = abs.lexically_relative(root);
-  if (rel.empty() || *rel.begin() == "..") return abs.string();
-  return rel.string();
-}
-
-// The file whole, padded for simdjson: only a regular file (a FIFO named x.json must not block).
-Result<simdjson::padded_string> load_json(const std::string& path) {
-  Result<ReadableFile> f = open_regular_file(path);
-  if (!f.has_value()) return f.error().with_context("UFO file");
-  // The parsed document costs a few times the file: past 1 GiB a file is refused before it is read.
-  constexpr uint64_t kMaxUfoFileBytes = uint64_t{1} << 30;
-  static_assert(kMaxUfoFileBytes <= simdjson::SIMDJSON_MAXSIZE_BYTES);
-  if (f->size > kMaxUfoFileBytes)
-    return Status::invalid_argument(path + ": a UFO file of " + std::to_string(f->size) + " bytes is over the limit of " +
-                                    std::to_string(kMaxUfoFileBytes) + " bytes");
-  simdjson::padded_string json(static_cast<size_t>(f->size));
-  if (json.data() == nullptr) return Status::io(path + ": cannot allocate " + std::to_string(f->size) + " bytes");
-  TF_RETURN_IF_ERROR(read_exactly(*f, path, json.data(), json.size()));
-  return json;
-}
-
 }  // namespace
 
 namespace internal {
 
 Status read_ufo_part(const fs::path& root, const std::string& json_path, const std::string& image_dir,
                      const ReaderOptions& o, Dataset& ds) {
-  TF_ASSIGN_OR_RETURN(simdjson::padded_string json, load_json(json_path));
+  TF_ASSIGN_OR_RETURN(simdjson::padded_string json, internal::load_json(json_path, "UFO file"));
   const std::string_view body(json.data(), json.size());
   TF_RETURN_IF_ERROR(internal::refuse_utf16_or_32(body, json_path));
   const size_t bom = internal::strip_bom(body).size() == body.size() ? 0 : 3;  // UP: utf-8-sig
   simdjson::dom::parser parser;
   element doc;
   if (auto err = parser.parse(json.data() + bom, json.size() - bom, false).get(doc))
-    return json_error(json_path, body, bom, err, parser.max_depth());
+    return internal::json_error(json_path, body, bom, err, parser.max_depth());
   simdjson::dom::object top, images;
   if (doc.get_object().get(top))
     return Status::corrupt(json_path + ": the top level is not an object");
   if (top["images"].get_object().get(images))
     return Status::corrupt(json_path + ": key 'images' is missing or is not an object");
-  if (!duplicate_key(top, {"images"}).empty())
+  if (!internal::duplicate_key(top, {"images"}).empty())
     return Status::corrupt(json_path + ": key 'images' appears twice at the top level");
 
   const size_t before = ds.samples.size();
-  UfoContext cx{o, root, fs::path(image_dir), shown_path(root, json_path), ds, {}, {}, {}, {}};
+  UfoContext cx{o, root, fs::path(image_dir), internal::shown_path(root, json_path), ds, {}, {}, {}, {}};
   for (auto [name, info] : images) read_image(name, info, cx);
   ds.files.push_back({cx.shown, image_dir, ds.samples.size() - before});
   return Status();

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,7 +26,6 @@ namespace fs = std::filesystem;
 
 struct InspectArgs {
   std::string path;
-  std::string format = "auto";
   std::string ufo;
   SpecFlags reader;
   bool json = false;
@@ -60,33 +61,57 @@ Result<std::string> find_ufo_file(const fs::path& dir, const std::string& split)
 }
 
 Result<loader::Dataset> read(const InspectArgs& a, const loader::ReaderOptions& o) {
+  using loader::ReaderFormat;
   if (!a.ufo.empty()) {
-    if (a.format == "icdar15")
-      return Status::invalid_argument(
-          "--ufo names a UFO file; it does not go with --format icdar15");
+    if (o.format != ReaderFormat::kAuto && o.format != ReaderFormat::kUfo)
+      return Status::invalid_argument("--ufo names a UFO file; it does not go with --format " +
+                                      std::string(loader::reader_format_name(o.format)));
     return loader::read_ufo(a.path, a.ufo, o);
   }
-  if (a.format == "icdar15") return loader::read_icdar15(a.path, o);
   std::error_code ec;
-  if (a.format == "ufo" && fs::is_directory(fs::path(a.path) / "ufo", ec)) {
+  if (o.format == ReaderFormat::kUfo && fs::is_directory(fs::path(a.path) / "ufo", ec)) {
     TF_ASSIGN_OR_RETURN(const std::string file, find_ufo_file(a.path, o.split));
     return loader::read_ufo(a.path, file, o);
   }
-  TF_ASSIGN_OR_RETURN(loader::Dataset ds, loader::open_dataset(a.path, o));
-  if (a.format == "ufo" && ds.format != loader::DatasetFormat::kUfo)
-    return Status::invalid_argument(a.path + ": not a UFO dataset");
-  return ds;
+  return loader::open_dataset(a.path, o);
 }
 
 struct Summary {
   size_t words = 0, ignored = 0, images_without_words = 0;
   size_t hist[kBins] = {};
+  std::vector<size_t> points;  // Dataset::points_histogram
+  size_t polygons = 0, max_points = 0;
+  size_t label_files = 0;  // distinct annotation files the samples' words came from
 };
+
+// The polygons an annotation marks ignored (Dataset::poly_labels).
+size_t ignored_polygons(const loader::Dataset& ds) {
+  size_t n = 0;
+  for (const loader::SampleRecord& rec : ds.samples)
+    for (unsigned char l : rec.poly_labels) n += l == kLabelIgnored;
+  return n;
+}
+
+// "4", or ">=32" for the last bin.
+std::string points_bin_name(size_t k) {
+  return k == loader::Dataset::kMaxPointsBin ? ">=" + std::to_string(k) : std::to_string(k);
+}
 
 Summary summarize(const loader::Dataset& ds) {
   Summary s;
   s.words = ds.num_words();
   s.ignored = ds.num_ignored();
+  s.points = ds.points_histogram();
+  for (size_t k = 0; k < s.points.size(); ++k) {
+    s.polygons += s.points[k];
+    if (s.points[k]) s.max_points = k;
+  }
+  std::set<std::string_view> files;
+  for (const loader::SampleRecord& rec : ds.samples) {
+    for (uint32_t n : rec.poly_points) s.max_points = std::max<size_t>(s.max_points, n);
+    if (!rec.annotation.empty()) files.insert(rec.annotation);
+  }
+  s.label_files = files.size();
   for (const loader::SampleRecord& rec : ds.samples) {
     s.images_without_words += rec.quads.empty();
     for (const Quad& q : rec.quads) {
@@ -101,15 +126,17 @@ Summary summarize(const loader::Dataset& ds) {
 
 void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& s) {
   nlohmann::ordered_json j;
-  j["format"] = ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15";
+  j["format"] = std::string(loader::dataset_format_name(ds.format));
   j["root"] = ds.root;
   j["ignore_text"] = a.reader.ignore_text;
   j["poly_policy"] = a.reader.poly_policy;
   j["illegibility"] = std::string(loader::illegibility_name(reader_options("inspect", a.reader).illegibility));
   j["split"] = a.reader.split;
+  j["reader_format"] = a.reader.format;
   j["files"] = nlohmann::ordered_json::array();
   for (const loader::AnnotationFile& f : ds.files)
     j["files"].push_back({{"file", f.file}, {"image_dir", f.image_dir}, {"images", f.samples}});
+  j["label_files"] = s.label_files;
   j["images"] = ds.samples.size();
   j["words"] = s.words;
   j["ignored_words"] = s.ignored;
@@ -118,6 +145,13 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   nlohmann::ordered_json h = nlohmann::ordered_json::object();
   for (int b = 0; b < kBins; ++b) h[kBinNames[b]] = s.hist[b];
   j["word_short_side_px"] = h;
+  j["polygons"] = s.polygons;
+  j["ignored_polygons"] = ignored_polygons(ds);
+  j["max_points"] = s.max_points;
+  nlohmann::ordered_json pts = nlohmann::ordered_json::object();
+  for (size_t k = 0; k < s.points.size(); ++k)
+    if (s.points[k]) pts[points_bin_name(k)] = s.points[k];
+  j["points_per_word"] = pts;
   j["bad_records"] = nlohmann::ordered_json::array();
   for (const loader::BadRecord& b : ds.bad)
     j["bad_records"].push_back({{"file", b.file}, {"line", b.line}, {"reason", b.reason}});
@@ -125,8 +159,7 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
 }
 
 void print_text(const loader::Dataset& ds, const Summary& s) {
-  std::printf("format                %s\n",
-              ds.format == loader::DatasetFormat::kUfo ? "ufo" : "icdar15");
+  std::printf("format                %s\n", std::string(loader::dataset_format_name(ds.format)).c_str());
   std::printf("root                  %s\n", printable(ds.root).c_str());
   if (!ds.files.empty()) std::printf("annotation files      %zu\n", ds.files.size());
   for (const loader::AnnotationFile& f : ds.files)
@@ -137,8 +170,18 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("  valid               %zu\n", s.words - s.ignored);
   std::printf("  ignored             %zu\n", s.ignored);
   std::printf("images without words  %zu\n", s.images_without_words);
+  std::printf("label files           %zu\n", s.label_files);
   std::printf("word short side (px)  ");
   for (int b = 0; b < kBins; ++b) std::printf("%s%s: %zu", b ? ", " : "", kBinNames[b], s.hist[b]);
+  std::printf("\npolygons              %zu (%zu ignored), at most %zu points\n", s.polygons, ignored_polygons(ds),
+              s.max_points);
+  std::printf("points per word       ");
+  bool first = true;
+  for (size_t k = 0; k < s.points.size(); ++k)
+    if (s.points[k]) {
+      std::printf("%s%s: %zu", first ? "" : ", ", points_bin_name(k).c_str(), s.points[k]);
+      first = false;
+    }
   std::printf("\nbad records           %zu\n", ds.bad.size());
   for (const loader::BadRecord& b : ds.bad) {
     // File names and reasons (which quote gt text) come from files: escaped, they cannot move
@@ -169,15 +212,11 @@ void add_inspect_command(CLI::App& app) {
       "histogram of word sizes, and every bad record with its file, line and reason. Exits 0 when "
       "the dataset reads (bad records included), 2 when it cannot be read.");
   cmd->add_option("path", args->path,
-                  "Dataset: an ICDAR-2015 folder (images/ + gt/), a folder with ufo/<split>.json or "
-                  "<x>_receipt/ufo/<split>.json folders (merged), or a UFO .json file (root = the folder "
-                  "above ufo/); images in img/<split>/, images/ or the root, first found")
+                  "Dataset: an ICDAR-2015, Total-Text or CTW1500 folder (images/ + gt/), a folder with "
+                  "ufo/<split>.json or <x>_receipt/ufo/<split>.json folders (merged), a UFO .json file (root "
+                  "= the folder above ufo/), an mmocr .json or a PaddleOCR label file (root = its folder); "
+                  "docs/dataset_layouts.md")
       ->required();
-  cmd->add_option("--format", args->format,
-                  "auto | icdar15 | ufo. auto: a .json file or a folder with ufo/ and no gt/ is "
-                  "UFO, a folder with gt/ is ICDAR-2015")
-      ->check(CLI::IsMember({"auto", "icdar15", "ufo"}))
-      ->capture_default_str();
   cmd->add_option("--ufo", args->ufo,
                   "UFO .json file to read; its image names are relative to the first folder of "
                   "PATH/img/<its stem>, PATH/images and PATH that exists");

@@ -10,38 +10,51 @@
 
 namespace textfeed::tools {
 
+namespace {
+
+// The reader's flags (kReaderFlags).
+void add_reader_flags(CLI::App* cmd, SpecFlags& f) {
+  cmd->add_option("--ignore-text", f.ignore_text,
+                  "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere in its line "
+                  "(the reference); exact: when its transcription is exactly ### or *")
+      ->check(CLI::IsMember({"substring", "exact"}))
+      ->capture_default_str();
+  cmd->add_option("--ignore-tags", f.ignore_tags,
+                  "UFO: comma-separated word tags whose words are skipped (background); '' for none. Default: "
+                  "the profile's (upstage, sakura: masked,excluded-region,maintable,stamp; bc7: none)");
+  cmd->add_option("--poly-policy", f.poly_policy,
+                  "EAST quads of words with other than 4 points (UFO: more than 4). skip: background, as the "
+                  "reference (UFO: listed as bad records); minrect: their minimum-area rectangle; mask-ignore: that "
+                  "rectangle, marked ignored. Every point is kept for eval polygons whatever the policy")
+      ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
+      ->capture_default_str();
+  cmd->add_option("--ignore-under-area", f.ignore_under_area,
+                  "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, as the reference")
+      ->check(finite_in(0.0, 1e12))
+      ->capture_default_str();
+  cmd->add_option("--images-dir", f.images_dir,
+                  "the images folder below the dataset's root (ICDAR-2015; UFO: after img/<split>/)")
+      ->capture_default_str();
+  cmd->add_option("--illegibility", f.illegibility,
+                  "UFO 'illegibility': true. ignore: the word is ignored (label 0, the Upstage baseline); "
+                  "valid: the flag is not read, every word is valid (the 7th-generation baseline). Default: the "
+                  "profile's (bc7: valid; upstage, sakura: ignore)")
+      ->check(CLI::IsMember({"ignore", "valid"}));
+  cmd->add_option("--split", f.split,
+                  "UFO: the annotation file a dataset folder reads: ufo/<split>.json, or every "
+                  "<x>_receipt/ufo/<split>.json merged (e.g. train, val, test)")
+      ->capture_default_str();
+  cmd->add_option("--format", f.format,
+                  "the dataset's annotation format: auto (detected, docs/dataset_layouts.md) | icdar15 | ufo | "
+                  "totaltext | ctw1500 | paddle (PaddleOCR label file) | mmocr (mmocr OCRDataset json)")
+      ->check(CLI::IsMember({"auto", "icdar15", "ufo", "totaltext", "ctw1500", "paddle", "mmocr"}))
+      ->capture_default_str();
+}
+
+}  // namespace
+
 void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
-  if (groups & kReaderFlags) {
-    cmd->add_option("--ignore-text", f.ignore_text,
-                    "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere in its line "
-                    "(the reference); exact: when its transcription is exactly ### or *")
-        ->check(CLI::IsMember({"substring", "exact"}))
-        ->capture_default_str();
-    cmd->add_option("--ignore-tags", f.ignore_tags,
-                    "UFO: comma-separated word tags whose words are skipped (background); '' for none. Default: "
-                    "the profile's (upstage, sakura: masked,excluded-region,maintable,stamp; bc7: none)");
-    cmd->add_option("--poly-policy", f.poly_policy,
-                    "UFO words with more than 4 points. skip: background, as the reference (listed as bad "
-                    "records); minrect: their minimum-area rectangle; mask-ignore: that rectangle, marked ignored")
-        ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
-        ->capture_default_str();
-    cmd->add_option("--ignore-under-area", f.ignore_under_area,
-                    "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, as the reference")
-        ->check(finite_in(0.0, 1e12))
-        ->capture_default_str();
-    cmd->add_option("--images-dir", f.images_dir,
-                    "the images folder below the dataset's root (ICDAR-2015; UFO: after img/<split>/)")
-        ->capture_default_str();
-    cmd->add_option("--illegibility", f.illegibility,
-                    "UFO 'illegibility': true. ignore: the word is ignored (label 0, the Upstage baseline); "
-                    "valid: the flag is not read, every word is valid (the 7th-generation baseline). Default: the "
-                    "profile's (bc7: valid; upstage, sakura: ignore)")
-        ->check(CLI::IsMember({"ignore", "valid"}));
-    cmd->add_option("--split", f.split,
-                    "UFO: the annotation file a dataset folder reads: ufo/<split>.json, or every "
-                    "<x>_receipt/ufo/<split>.json merged (e.g. train, val, test)")
-        ->capture_default_str();
-  }
+  if (groups & kReaderFlags) add_reader_flags(cmd, f);
   if (groups & kRecipeFlags) {
     cmd->add_option("--profile", f.profile,
                     "upstage (Upstage/boostcamp 6th generation) | sakura (SakuraRiven/EAST) | bc7 (boostcamp 7th "
@@ -103,6 +116,7 @@ loader::ReaderOptions reader_options(const std::string& command, const SpecFlags
   o.images_dir = f.images_dir;
   if (f.illegibility) o.illegibility = or_fail(command, loader::parse_illegibility(*f.illegibility));
   o.split = f.split;
+  o.format = or_fail(command, loader::parse_reader_format(f.format));
   if (Status s = loader::validate(o); !s.ok()) fail(command, s.message(), 2);
   return o;
 }

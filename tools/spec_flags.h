@@ -25,6 +25,7 @@ struct SpecFlags {
   std::string images_dir = "images";
   std::optional<std::string> illegibility;  // unset: the profile's
   std::string split = "train";
+  std::string format = "auto";
   // Recipe.
   std::string profile = "upstage";
   std::vector<std::string> sets;  // NAME=VALUE
@@ -40,7 +41,7 @@ struct SpecFlags {
 
 enum SpecFlagGroup : unsigned {
   kReaderFlags = 1,   // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
-                      // --illegibility --split
+                      // --illegibility --split --format
   kRecipeFlags = 2,   // --profile --set --dtype
   kSamplerFlags = 4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
                       // --mode --return-polygons

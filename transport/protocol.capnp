@@ -279,6 +279,15 @@ enum Illegibility {
   ignore @0;                    # an illegible UFO word is ignored (label 0): the default
   valid @1;                     # the flag is not read: every word is valid
 }
+enum ReaderFormat {
+  auto @0;                      # detected from the path (docs/dataset_layouts.md)
+  icdar15 @1;
+  ufo @2;
+  totaltext @3;
+  ctw1500 @4;
+  paddle @5;                    # PaddleOCR label file(s)
+  mmocr @6;                     # mmocr OCRDataset json
+}
 enum CropFallback {
   keepLast @0;
   ignoreCut @1;
@@ -339,6 +348,7 @@ struct ReaderOptions {
   illegibility @7 :Illegibility;  # what a UFO word's "illegibility": true makes of it
   split @8 :Text = "train";     # the json stem a dataset folder reads (ufo/<split>.json); a file
                                 # name stem of at most 255 bytes; a sender that predates it means "train"
+  format @9 :ReaderFormat;      # which reader reads the dataset; a sender that predates it means auto
 }
 
 struct Source {

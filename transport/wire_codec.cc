@@ -53,6 +53,7 @@ template <> constexpr w::ColorMath kLast<w::ColorMath> = w::ColorMath::ALBUMENTA
 template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
 template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
 template <> constexpr w::Illegibility kLast<w::Illegibility> = w::Illegibility::VALID;
+template <> constexpr w::ReaderFormat kLast<w::ReaderFormat> = w::ReaderFormat::MMOCR;
 template <> constexpr w::CropFallback kLast<w::CropFallback> = w::CropFallback::IGNORE_CUT;
 template <> constexpr w::MaskKind kLast<w::MaskKind> = w::MaskKind::IGNORED;
 template <> constexpr w::AngleError kLast<w::AngleError> = w::AngleError::UP;
@@ -77,6 +78,8 @@ static_assert(same_last<w::IgnoreText>(loader::IgnoreText::kExact));
 static_assert(same_last<w::PolyPolicy>(loader::PolyPolicy::kMaskIgnore));
 static_assert(same_last<w::Illegibility>(loader::Illegibility::kValid) &&
               static_cast<unsigned>(loader::Illegibility::kIgnore) == 0);
+static_assert(same_last<w::ReaderFormat>(loader::ReaderFormat::kMmocr) &&
+              static_cast<unsigned>(loader::ReaderFormat::kAuto) == 0);
 static_assert(same_last<w::CropFallback>(augment::CropFallback::kIgnoreCut));
 static_assert(same_last<w::MaskKind>(augment::MaskKind::kIgnored));
 static_assert(same_last<w::AngleError>(augment::AngleError::kUp));
@@ -197,6 +200,7 @@ void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
   b.setGtDir(text(o.gt_dir));
   b.setIllegibility(to_wire<w::Illegibility>(o.illegibility));
   b.setSplit(text(o.split));
+  b.setFormat(to_wire<w::ReaderFormat>(o.format));
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
@@ -208,6 +212,7 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   o.gt_dir = text(r.getGtDir());
   TF_RETURN_IF_ERROR(from_wire(r.getIllegibility(), "ReaderOptions.illegibility", o.illegibility));
   o.split = text(r.getSplit());
+  TF_RETURN_IF_ERROR(from_wire(r.getFormat(), "ReaderOptions.format", o.format));
   return Status();
 }
 

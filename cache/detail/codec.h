@@ -24,5 +24,9 @@ Status read_meta(std::span<const capnp::word> words, CacheMeta& out);
 // What a record's words must be, for the writer and the reader alike: finite coordinates and
 // labels kLabelValid or kLabelIgnored. Empty when they are; else "word N has ..." (1-based).
 std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> labels);
+// The same of a record's polygons: one label per polygon, every polygon of >= 3 points, their
+// points summing to xy.size() / 2, finite coordinates, labels 0 or 1. Empty spans pass.
+std::string check_polygons(std::span<const float> xy, std::span<const uint32_t> points,
+                           std::span<const uint8_t> labels);
 
 }  // namespace textfeed::cache::internal

@@ -80,6 +80,15 @@ void bind_enums(py::module_& m) {
                                   loader::illegibility_name)
       .value("IGNORE", loader::Illegibility::kIgnore)
       .value("VALID", loader::Illegibility::kValid);
+  bind_enum<loader::ReaderFormat>(m, "ReaderFormat", "Which reader reads a dataset (auto: detected from the path).",
+                                  loader::reader_format_name)
+      .value("AUTO", loader::ReaderFormat::kAuto)
+      .value("ICDAR15", loader::ReaderFormat::kIcdar15)
+      .value("UFO", loader::ReaderFormat::kUfo)
+      .value("TOTALTEXT", loader::ReaderFormat::kTotalText)
+      .value("CTW1500", loader::ReaderFormat::kCtw1500)
+      .value("PADDLE", loader::ReaderFormat::kPaddle)
+      .value("MMOCR", loader::ReaderFormat::kMmocr);
 }
 
 void bind_reader_and_sampler(py::module_& m) {
@@ -95,6 +104,7 @@ void bind_reader_and_sampler(py::module_& m) {
       .def_readwrite("gt_dir", &ReaderOptions::gt_dir)
       .def_readwrite("illegibility", &ReaderOptions::illegibility)
       .def_readwrite("split", &ReaderOptions::split)
+      .def_readwrite("format", &ReaderOptions::format)
       .def("__eq__", [](const ReaderOptions& a, const ReaderOptions& b) { return a == b; }, py::arg("other"));
 
   using loader::SourceSpec;

@@ -1,13 +1,17 @@
-// One word into a SampleRecord under PolyPolicy, and the image pairing of the folder layouts.
+// One word into a SampleRecord under PolyPolicy, the image pairing of the folder layouts, and the
+// image-name checks of the list formats.
 #include "loader/detail/words.h"
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 #include <opencv2/imgproc.hpp>
 
+#include "loader/detail/ufo_layout.h"
+
 namespace textfeed::loader::internal {
+
+namespace fs = std::filesystem;
 
 Quad min_area_rect_quad(std::span<const float> xy) {
   std::vector<cv::Point2f> pts;
@@ -29,7 +33,7 @@ Quad min_area_rect_quad(std::span<const float> xy) {
   return q;
 }
 
-std::string add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsigned char label,
+bool add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsigned char label,
                              std::string_view text, int line, const ReaderOptions& o) {
   const size_t n = xy.size() / 2;
   rec.poly_xy.insert(rec.poly_xy.end(), xy.begin(), xy.end());
@@ -39,9 +43,7 @@ std::string add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsig
   if (n == 4) {
     std::copy(xy.begin(), xy.end(), q.xy.begin());
   } else {
-    if (o.poly_policy == PolyPolicy::kSkip)
-      return std::to_string(n) + " points (not 4): left out of the EAST quads as background (poly policy skip); "
-             "kept as a polygon";
+    if (o.poly_policy == PolyPolicy::kSkip) return false;
     q = min_area_rect_quad(xy);
     if (o.poly_policy == PolyPolicy::kMaskIgnore) label = kLabelIgnored;
   }
@@ -49,7 +51,7 @@ std::string add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsig
   rec.labels.push_back(label);
   rec.texts.emplace_back(text);
   rec.lines.push_back(line);
-  return {};
+  return true;
 }
 
 bool is_image_extension(std::string ext) {
@@ -59,14 +61,12 @@ bool is_image_extension(std::string ext) {
          ext == ".tif" || ext == ".tiff";
 }
 
-std::string rel_path(const std::string& dir, const std::string& name) {
-  return (std::filesystem::path(dir) / name).string();
-}
+std::string rel_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
 
 void report_odd_images(const std::vector<NonRegularEntry>& odd_images, const std::string& images_dir,
                        std::vector<BadRecord>& bad) {
   for (const NonRegularEntry& e : odd_images)
-    if (is_image_extension(std::filesystem::path(e.name).extension().string()))
+    if (is_image_extension(fs::path(e.name).extension().string()))
       bad.push_back({rel_path(images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
 }
 
@@ -74,7 +74,7 @@ StemMap index_images(const std::vector<std::string>& image_files, const std::str
                      std::vector<BadRecord>& bad) {
   StemMap by_stem;
   for (const std::string& name : image_files) {
-    const std::filesystem::path p(name);
+    const fs::path p(name);
     if (!is_image_extension(p.extension().string())) continue;
     auto [it, inserted] = by_stem.emplace(p.stem().string(), name);
     if (!inserted)
@@ -82,6 +82,22 @@ StemMap index_images(const std::vector<std::string>& image_files, const std::str
                      "another image has the stem '" + it->first + "' (kept " + it->second + ")"});
   }
   return by_stem;
+}
+
+Result<std::string> ImageNames::claim(const std::string& name) {
+  TF_RETURN_IF_ERROR(safe_join(root_.string(), name).status());
+  const fs::path normal = fs::path(name).lexically_normal();
+  if (!normal.has_filename() || normal.filename() == "." || normal.filename() == "..")
+    return Status::invalid_argument("image '" + name + "' names a folder, not an image file");
+  if (normal.has_parent_path()) {
+    auto [it, fresh] = folder_inside_.try_emplace(normal.parent_path().string(), true);
+    if (fresh) it->second = resolves_inside(root_, root_ / normal.parent_path());
+    if (!it->second)
+      return Status::invalid_argument("image '" + name + "' lies in a folder that leads outside the dataset root");
+  }
+  if (!seen_.insert(normal.string()).second)
+    return Status::invalid_argument("image '" + name + "' appears twice; the second is left out");
+  return normal.string();
 }
 
 }  // namespace textfeed::loader::internal

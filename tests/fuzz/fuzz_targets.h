@@ -20,6 +20,9 @@ using TargetFn = void (*)(std::span<const uint8_t> input);
 void icdar15_one_input(std::span<const uint8_t> input);
 // UFO: the input is the json file, read with read_ufo.
 void ufo_one_input(std::span<const uint8_t> input);
+// Polygon readers: the input is a Total-Text, CTW1500 (txt, xml), PaddleOCR and mmocr label file
+// in turn, each read beside one image.
+void poly_one_input(std::span<const uint8_t> input);
 // Image decode: kDecodeControlBytes bytes choose the scale and a window, the rest is the file.
 void decode_one_input(std::span<const uint8_t> input);
 // Cache: the input is a cache file, opened and read record by record; then again with every
@@ -38,7 +41,7 @@ struct Target {
 };
 inline constexpr Target kTargets[] = {
     {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},   {"decode", decode_one_input},
-    {"cache", cache_one_input},     {"wire", wire_one_input},
+    {"cache", cache_one_input},     {"wire", wire_one_input},     {"poly", poly_one_input},
 };
 
 // Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input

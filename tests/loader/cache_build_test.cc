@@ -4,6 +4,7 @@
 // stops; a failed build leaves nothing at or beside its output.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -12,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "loader/cache_builder.h"
+#include "loader/cache_source.h"
+#include "loader/dataset_source.h"
 #include "tests/loader/test_images.h"
 
 namespace textfeed::loader {
@@ -249,6 +252,37 @@ TEST_F(CacheBuildTest, ACancelledBuildStopsAndLeavesNothing) {
   EXPECT_EQ(r.error().code(), Code::kCancelled) << r.error().to_string();
   EXPECT_LT(seen, 20u);
   EXPECT_TRUE(leftovers().empty()) << leftovers()[0];
+}
+
+// The cache keeps every word's polygon (issue 14): a cache-fed sample reads the polygons the
+// dataset gives, scaled as the quads when the cache resized its pixels.
+TEST_F(CacheBuildTest, CacheKeepsEveryPolygon) {
+  add("poly.jpg", encoded_image(".jpg", 64, 48));
+  SampleRecord& rec = ds_.samples.back();
+  rec.poly_xy = {4, 4, 20, 4, 20, 12, 4, 12, 1, 1, 9, 1, 5, 7, 30, 30, 40, 30, 44, 36, 40, 42, 30, 42};
+  rec.poly_points = {4, 3, 5};
+  rec.poly_labels = {kLabelValid, kLabelIgnored, kLabelValid};
+  for (int image_size : {0, 128}) {
+    CacheBuildOptions o;
+    o.image_size = image_size;
+    o.force = true;
+    auto r = build(o);
+    ASSERT_TRUE(r.has_value()) << r.error().to_string();
+    auto cache = CacheSource::open(out());
+    ASSERT_TRUE(cache.has_value()) << cache.error().to_string();
+    SampleRead from_cache, from_dataset;
+    const DatasetSource dataset(ds_);
+    ASSERT_TRUE((*cache)->read(0, from_cache).ok());
+    ASSERT_TRUE(dataset.read(0, from_dataset).ok());
+    const float scale = image_size ? 2.0f : 1.0f;  // 64 -> 128
+    ASSERT_EQ(from_cache.poly_xy.size(), from_dataset.poly_xy.size());
+    for (size_t i = 0; i < from_cache.poly_xy.size(); ++i)
+      EXPECT_EQ(from_cache.poly_xy[i], from_dataset.poly_xy[i] * scale) << i;
+    EXPECT_TRUE(std::equal(from_cache.poly_points.begin(), from_cache.poly_points.end(),
+                           from_dataset.poly_points.begin(), from_dataset.poly_points.end()));
+    EXPECT_TRUE(std::equal(from_cache.poly_labels.begin(), from_cache.poly_labels.end(),
+                           from_dataset.poly_labels.begin(), from_dataset.poly_labels.end()));
+  }
 }
 
 }  // namespace

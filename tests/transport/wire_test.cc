@@ -286,6 +286,29 @@ TEST(WireTest, DbRecipeRoundTripsAndDefaultsWhenAbsent) {
   EXPECT_NE(unknown.error().message().find("Recipe.invalidPolygon"), std::string::npos);
 }
 
+// The reader format travels as sent (issue 14); a sender that predates it (field 9 unset) means
+// auto, and an ordinal this build does not know is refused naming the field.
+TEST(WireTest, ReaderFormatRoundTripsAndDefaultsToAuto) {
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kUpstage, "totaltext");
+  for (loader::ReaderFormat f : {loader::ReaderFormat::kTotalText, loader::ReaderFormat::kCtw1500,
+                                 loader::ReaderFormat::kPaddle, loader::ReaderFormat::kMmocr}) {
+    o.spec.sources[0].reader.format = f;
+    const auto back = std::get<OpenStream>(round_trip(o));
+    EXPECT_EQ(back.spec.sources[0].reader.format, f);
+  }
+  auto old_sender = decode(open_stream_frame([](wire::OpenStream::Builder w) {
+    w.getSpec().getSources()[0].initReader().setSplit("train");  // fields 0..8 only
+  }));
+  ASSERT_TRUE(old_sender.has_value()) << old_sender.error().to_string();
+  EXPECT_EQ(std::get<OpenStream>(*old_sender).spec.sources[0].reader.format, loader::ReaderFormat::kAuto);
+  auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder w) {
+    w.getSpec().getSources()[0].initReader().setFormat(static_cast<wire::ReaderFormat>(7));
+  }));
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().message().find("ReaderOptions.format"), std::string::npos) << unknown.error().message();
+}
+
 // Protocol 4: the colour jitter travels as ranges, with the profile bc7 and the colour arithmetic;
 // the scalar fields of protocol 3 are not read (a v3 peer is refused at Hello).
 TEST(WireTest, ColourRangesAndBc7RoundTrip) {

@@ -108,6 +108,9 @@ std::string reader_difference(const loader::ReaderOptions& asked, const loader::
     return differ("illegibility", std::string(loader::illegibility_name(asked.illegibility)),
                   std::string(loader::illegibility_name(read.illegibility)));
   if (asked.split != read.split) return differ("split", asked.split, read.split);
+  if (asked.format != read.format)
+    return differ("format", std::string(loader::reader_format_name(asked.format)),
+                  std::string(loader::reader_format_name(read.format)));
   return {};
 }
 

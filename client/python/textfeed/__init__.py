@@ -5,7 +5,7 @@
     for img, gt_score_map, gt_geo_map, roi_mask in loader: ...
 
 The enums of the Loader's keywords (each also taken by its name): Profile, DType, OnBadSample,
-Transport, IgnoreText, PolyPolicy, Illegibility, Mode. The pipeline's steps one at a time (east_targets,
+Transport, IgnoreText, PolyPolicy, Illegibility, ReaderFormat, Mode. The pipeline's steps one at a time (east_targets,
 replay_geometry, ...), to replay a sample or hold it against a reference, are in textfeed.reference.
 """
 
@@ -18,9 +18,9 @@ except ImportError as e:  # pragma: no cover - exercised only on a broken instal
     ) from e
 
 from . import _core, errors, reference
-from ._core import DType, IgnoreText, Illegibility, Mode, OnBadSample, PolyPolicy, Profile, Transport
+from ._core import DType, IgnoreText, Illegibility, Mode, OnBadSample, PolyPolicy, Profile, ReaderFormat, Transport
 from .loader import Batch, Loader, SampleError, gather_states
-from .sources import Source
+from .sources import Source, paddle_sources
 
 __version__ = _core.__version__
 __all__ = [
@@ -33,11 +33,13 @@ __all__ = [
     "OnBadSample",
     "PolyPolicy",
     "Profile",
+    "ReaderFormat",
     "SampleError",
     "Source",
     "Transport",
     "errors",
     "gather_states",
+    "paddle_sources",
     "reference",
     "__version__",
 ]

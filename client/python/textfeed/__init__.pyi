@@ -10,12 +10,14 @@ from ._core import Mode as Mode
 from ._core import OnBadSample as OnBadSample
 from ._core import PolyPolicy as PolyPolicy
 from ._core import Profile as Profile
+from ._core import ReaderFormat as ReaderFormat
 from ._core import Transport as Transport
 from .loader import Batch as Batch
 from .loader import Loader as Loader
 from .loader import SampleError as SampleError
 from .loader import gather_states as gather_states
 from .sources import Source as Source
+from .sources import paddle_sources as paddle_sources
 
 __version__: str
 __all__ = [
@@ -28,11 +30,13 @@ __all__ = [
     "OnBadSample",
     "PolyPolicy",
     "Profile",
+    "ReaderFormat",
     "SampleError",
     "Source",
     "Transport",
     "errors",
     "gather_states",
+    "paddle_sources",
     "reference",
     "__version__",
 ]

@@ -132,6 +132,17 @@ class Illegibility(enum.Enum):
     @property
     def text(self) -> str: ...
 
+class ReaderFormat(enum.Enum):
+    AUTO = 0
+    ICDAR15 = 1
+    UFO = 2
+    TOTALTEXT = 3
+    CTW1500 = 4
+    PADDLE = 5
+    MMOCR = 6
+    @property
+    def text(self) -> str: ...
+
 class ReaderOptions:
     ignore_text: IgnoreText
     ignore_tags: list[str]
@@ -142,6 +153,7 @@ class ReaderOptions:
     gt_dir: str
     illegibility: Illegibility
     split: str
+    format: ReaderFormat
     def __init__(self) -> None: ...
     def __eq__(self, other: ReaderOptions) -> bool: ...  # type: ignore[override]
 

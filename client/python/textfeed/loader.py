@@ -336,7 +336,7 @@ class Loader:
         image_size, crop_size, map_scale, **options: augmentation options changed from the profile
             (``textfeed._core.option_names()`` lists them; unknown names raise TypeError). The
             colour ranges take a ``(lo, hi)`` pair or one number: ``brightness=(0.8, 1.0)``.
-        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split:
+        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split, format:
             the dataset reader's options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
             ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
             ``"exact"``; ignore_tags: UFO words with any of these tags are background (default
@@ -349,7 +349,10 @@ class Loader:
             (:class:`textfeed.Illegibility`): a UFO word marked illegible is ``"ignore"``-d
             (label 0, the default) or the flag is not read and every word is ``"valid"``;
             split: the annotation file a dataset folder reads, ``ufo/<split>.json`` or every
-            ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``). A daemon
+            ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``); format
+            (:class:`textfeed.ReaderFormat`): the annotation format, ``"auto"`` (detected, the
+            default), ``"icdar15"``, ``"ufo"``, ``"totaltext"``, ``"ctw1500"``, ``"paddle"``
+            (PaddleOCR label file) or ``"mmocr"`` (docs/dataset_layouts.md). A daemon
             reads its datasets with the options it was started with and refuses others.
         mode: :class:`textfeed.Mode`: ``"train"`` (augmented crops and targets) or ``"eval"``: no
             random augmentation, the profile's inference preprocessing (upstage: long side resized
@@ -382,7 +385,8 @@ class Loader:
                  map_scale: Optional[float] = None, ignore_text: Any = None,
                  ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
-                 illegibility: Any = None, split: Optional[str] = None, epoch_size: Optional[int] = None,
+                 illegibility: Any = None, split: Optional[str] = None, format: Any = None,
+                 epoch_size: Optional[int] = None,
                  mode: Any = "train", return_polygons: bool = False, **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
@@ -397,7 +401,7 @@ class Loader:
         overrides = _augment_overrides(image_size, crop_size, map_scale, options)
         reader = dict(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
                       ignore_under_area=ignore_under_area, images_dir=images_dir, illegibility=illegibility,
-                      split=split)
+                      split=split, format=format)
         pin_memory = _args.boolean("pin_memory", pin_memory)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
         sources, weighted = source_specs(dataset, common["profile"], reader,

@@ -14,14 +14,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _args, _core, errors
 
-__all__ = ["Source"]
+__all__ = ["Source", "paddle_sources"]
 
 MAX_AREA = 1e12  # px², the reader's bound on an area (loader/spec.h ReaderOptions)
 MAX_WEIGHT = 1e9  # loader/spec.h kMaxWeight
 MAX_SOURCES = _core.MAX_SOURCES
 # The reader's keywords, as Loader and Source take them (None keeps the default).
 READER_KEYWORDS = ("ignore_text", "ignore_tags", "poly_policy", "ignore_under_area", "images_dir", "illegibility",
-                   "split")
+                   "split", "format")
 
 
 def reader_from(profile: Any = None, **given: Any) -> Any:
@@ -52,6 +52,8 @@ def reader_from(profile: Any = None, **given: Any) -> Any:
         reader.illegibility = _args.enum("illegibility", given["illegibility"], _core.Illegibility)
     if given.get("split") is not None:
         reader.split = _args.text("split", given["split"])  # C++ checks it is a file name stem
+    if given.get("format") is not None:
+        reader.format = _args.enum("format", given["format"], _core.ReaderFormat)
     return reader
 
 
@@ -63,7 +65,7 @@ class Source:
         weight: None (concatenate) or a finite number in (0, 1e9]: every source of a Loader has a
             weight or none has. Only the ratios count.
         **reader_options: this source's reader options (``ignore_text``, ``ignore_tags``,
-            ``poly_policy``, ``ignore_under_area``, ``images_dir``, ``illegibility``, ``split``), over
+            ``poly_policy``, ``ignore_under_area``, ``images_dir``, ``illegibility``, ``split``, ``format``), over
             the Loader's.
     """
 
@@ -120,3 +122,38 @@ def source_specs(dataset: Any, profile: Any, defaults: Dict[str, Any], check_pat
         raise errors.InvalidArgumentError(f"either every source has a weight or none has: {sum(weights)} of "
                                           f"{len(weights)} have one")
     return specs, all(weights)
+
+
+def paddle_sources(label_file_list: Any, ratio_list: Any = 1.0, **reader_options: Any) -> Tuple[List[Source], int]:
+    """PaddleOCR's ``SimpleDataSet`` ``label_file_list`` + ``ratio_list`` as weighted Sources:
+    ``(sources, epoch_size)`` for ``Loader(dataset=sources, epoch_size=epoch_size, ...)``.
+
+    Label file i of n_i images (its non-blank lines) with ratio r_i becomes
+    ``Source(file_i, weight=n_i * r_i, format="paddle")``, and epoch_size is the sum of
+    ``round(n_i * r_i)``: each epoch draws about n_i * r_i samples of file i (the sampler's
+    largest-remainder quotas), as SimpleDataSet's ``random.sample(lines, round(n_i * r_i))``. Unlike
+    SimpleDataSet, which draws its subset once when it is made, the subset changes every epoch;
+    and a ratio above 1 repeats samples where SimpleDataSet raises (docs/dataset_layouts.md).
+
+    Args:
+        label_file_list: the label files (str or os.PathLike), 1..MAX_SOURCES.
+        ratio_list: one ratio for every file, or one per file; each finite and > 0.
+        **reader_options: reader keywords for every source (as Source takes them).
+    """
+    files = source_list(label_file_list)
+    if isinstance(ratio_list, (int, float)):
+        ratios = [ratio_list] * len(files)
+    else:
+        ratios = list(itertools.islice(ratio_list, MAX_SOURCES + 1))
+    if len(ratios) != len(files):
+        raise errors.InvalidArgumentError(f"ratio_list has {len(ratios)} ratios for {len(files)} label files")
+    sources, epoch_size = [], 0
+    for i, (path, ratio) in enumerate(zip(files, ratios)):
+        ratio = _args.real(f"ratio_list[{i}]", ratio, 0, MAX_WEIGHT, lo_open=True)
+        with open(path, "rb") as f:  # the lines SimpleDataSet counts: one image per non-blank line
+            n = sum(1 for line in f if line.strip())
+        if n == 0:
+            raise errors.InvalidArgumentError(f"{os.fspath(path)}: the label file lists no image")
+        sources.append(Source(path, weight=n * ratio, format="paddle", **reader_options))
+        epoch_size += max(1, round(n * ratio))
+    return sources, epoch_size
