@@ -126,18 +126,36 @@ Status offset(ClipperLib::ClipperOffset& co, double delta, ClipperLib::Paths& ou
 
 // One edge's contribution to the band (MakeBorderMap._distance, clipped by the band width and
 // stored as float32, folded into the per-pixel min with NaN propagating as NumPy's min does).
-// Pixels farther than width + 2 px from the edge's bounding box get exactly 1 in the reference
-// (the computed distance is never below the distance to the segment by more than rounding), which
-// changes no min and makes no NaN, so only the box is visited. Coordinates: p1, p2 in the band
-// frame (polygon minus the padded bbox's integer corner); region [rx0, rx1] x [ry0, ry1] in that
-// frame; band holds the region row-major.
+// Coordinates: p1, p2 in the band frame (polygon minus the padded bbox's integer corner); region
+// [rx0, rx1] x [ry0, ry1] in that frame; band holds the region row-major.
 struct BandRegion {
   long rx0, ry0, rx1, ry1;
   float* band;
 };
 
+// The reference's value of one pixel for one edge, before the float32 store.
+inline double edge_value(double xs, double ys, double p1x, double p1y, double p2x, double p2y,
+                         double sd, double width) {
+  const double sd1 = (xs - p1x) * (xs - p1x) + (ys - p1y) * (ys - p1y);
+  const double sd2 = (xs - p2x) * (xs - p2x) + (ys - p2y) * (ys - p2y);
+  const double cosin = (sd - sd1 - sd2) / (2 * std::sqrt(sd1 * sd2));
+  double square_sin = 1 - cosin * cosin;
+  if (std::isnan(square_sin)) square_sin = 0;  // np.nan_to_num
+  else if (std::isinf(square_sin)) square_sin = square_sin > 0 ? DBL_MAX : -DBL_MAX;
+  double result = std::sqrt(sd1 * sd2 * square_sin / sd);
+  if (cosin < 0) result = std::sqrt(std::fmin(sd1, sd2));
+  const double v = result / width;  // np.clip(v, 0, 1): NaN stays NaN
+  return std::isnan(v) ? v : (v < 1 ? (v > 0 ? v : 0.0) : 1.0);
+}
+
+// Only the pixels where this edge can lower the min are computed. The reference's distance is
+// never below the true distance d to the segment by more than rounding (far under 1 px at these
+// coordinates), and it is NaN only on the segment itself (d < 1). So a pixel with
+// d > m * width + 1, where m is the min so far (not NaN), gets a value >= m from this edge and
+// changes nothing; d is found cheaply from the clamped projection.
 void edge_band(const BandRegion& r, double p1x, double p1y, double p2x, double p2y, double width) {
   const double sd = (p1x - p2x) * (p1x - p2x) + (p1y - p2y) * (p1y - p2y);
+  const double dx = p2x - p1x, dy = p2y - p1y, inv = sd > 0 ? 1 / sd : 0;
   const long x0 = std::max(r.rx0, static_cast<long>(std::floor(std::min(p1x, p2x) - width - 2)));
   const long x1 = std::min(r.rx1, static_cast<long>(std::ceil(std::max(p1x, p2x) + width + 2)));
   const long y0 = std::max(r.ry0, static_cast<long>(std::floor(std::min(p1y, p2y) - width - 2)));
@@ -148,18 +166,14 @@ void edge_band(const BandRegion& r, double p1x, double p1y, double p2x, double p
     float* row = r.band + (y - r.ry0) * stride - r.rx0;
     for (long x = x0; x <= x1; ++x) {
       const double xs = static_cast<double>(x);
-      const double sd1 = (xs - p1x) * (xs - p1x) + (ys - p1y) * (ys - p1y);
-      const double sd2 = (xs - p2x) * (xs - p2x) + (ys - p2y) * (ys - p2y);
-      const double cosin = (sd - sd1 - sd2) / (2 * std::sqrt(sd1 * sd2));
-      double square_sin = 1 - cosin * cosin;
-      if (std::isnan(square_sin)) square_sin = 0;  // np.nan_to_num
-      else if (std::isinf(square_sin)) square_sin = square_sin > 0 ? DBL_MAX : -DBL_MAX;
-      double result = std::sqrt(sd1 * sd2 * square_sin / sd);
-      if (cosin < 0) result = std::sqrt(std::fmin(sd1, sd2));
-      double v = result / width;  // np.clip(v, 0, 1): NaN stays NaN
-      if (!std::isnan(v)) v = v < 1 ? (v > 0 ? v : 0.0) : 1.0;
-      const float f = static_cast<float>(v);
       float& m = row[x];
+      if (!std::isnan(m)) {
+        const double t = std::clamp(((xs - p1x) * dx + (ys - p1y) * dy) * inv, 0.0, 1.0);
+        const double ex = xs - (p1x + t * dx), ey = ys - (p1y + t * dy);
+        const double reach = static_cast<double>(m) * width + 1;
+        if (ex * ex + ey * ey > reach * reach) continue;
+      }
+      const float f = static_cast<float>(edge_value(xs, ys, p1x, p1y, p2x, p2y, sd, width));
       if (std::isnan(f) || std::isnan(m)) m = std::numeric_limits<float>::quiet_NaN();
       else if (f < m) m = f;
     }
@@ -190,7 +204,10 @@ void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox
   for (long y = 0; y < rh; ++y) {
     float* out = reinterpret_cast<float*>(canvas.row(static_cast<int>(cy0 + y))) + cx0;
     const float* m = st.band.data() + y * rw;
-    for (long x = 0; x < rw; ++x) out[x] = std::fmax(1.0f - m[x], out[x]);
+    for (long x = 0; x < rw; ++x) {
+      const float t = 1.0f - m[x];  // np.fmax: a NaN band keeps the canvas (never NaN)
+      if (t > out[x]) out[x] = t;
+    }
   }
 }
 
