@@ -81,11 +81,12 @@ void fill_path(const MutableImageView& img, const ClipperLib::Path& path, double
 }
 
 // shapely.geometry.Polygon(xy).area and .length through GEOS: the ring is closed with the first
-// point unless the last already equals it (shapely 1.8's rule).
+// point unless it has 4 or more points and the last already equals the first (shapely 1.8's rule:
+// a 3-point ring is closed even when it closes on itself).
 Status ring_measure(DbScratch::State& st, std::span<const double> xy, size_t k, double& area,
                     double& length) {
   const size_t n = xy.size() / 2;
-  const bool closed = xy[0] == xy[2 * n - 2] && xy[1] == xy[2 * n - 1];
+  const bool closed = n >= 4 && xy[0] == xy[2 * n - 2] && xy[1] == xy[2 * n - 1];
   const size_t m = closed ? n : n + 1;
   GEOSCoordSequence* seq = GEOSCoordSeq_create_r(st.geos, static_cast<unsigned>(m), 2);
   if (seq == nullptr) return Status::internal(word_name(k) + ": GEOS: " + st.geos_error);

@@ -81,10 +81,9 @@ class DbScratch {
 // into `ignore_out` (1 = ignored: given, tiny, zero-area or unshrinkable).
 // Errors: kInvalidArgument (views not all float32 H x W with 1 <= H, W <= kMaxDbCanvasSide;
 // labels/ignore_out sizes != polygons.size(); inconsistent polygons; a polygon with < 3 or more
-// than kMaxDbPolygonPoints points; a NaN, infinite or |c| > kMaxDbCoordinate coordinate; a
-// polygon GEOS cannot make (3 points closing on themselves); a valid polygon whose border offset
-// is empty, where the reference raises), each naming the polygon and the reason; kInternal (GEOS
-// or Clipper failed). Nothing is written when the input is rejected up front; after a later error
+// than kMaxDbPolygonPoints points; a NaN, infinite or |c| > kMaxDbCoordinate coordinate; a ring
+// GEOS refuses; a valid polygon whose border offset is empty, where the reference raises), each
+// naming the polygon and the reason; kInternal (GEOS or Clipper failed). Nothing is written when the input is rejected up front; after a later error
 // the views are unspecified.
 // Thread-safety: reentrant; `scratch` must not be shared between concurrent calls.
 Status make_db_targets(const DbTargetViews& out, const PolygonsView& polygons,
