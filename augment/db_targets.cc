@@ -18,13 +18,17 @@
 
 #include <opencv2/imgproc.hpp>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace textfeed::augment {
 
 struct DbScratch::State {
   GEOSContextHandle_t geos = nullptr;
   std::string geos_error;
   std::vector<double> poly;      // one polygon (clipped for the shrink map)
-  std::vector<float> band;       // min over edges of the clipped distance, one band region
+  std::vector<double> band;      // min over edges of the float32 clipped distance, one region
   std::vector<cv::Point> points;  // int32 points for cv::fillPoly
   ClipperLib::Paths solution;
 
@@ -125,59 +129,144 @@ Status offset(ClipperLib::ClipperOffset& co, double delta, ClipperLib::Paths& ou
   return Status();
 }
 
-// One edge's contribution to the band (MakeBorderMap._distance, clipped by the band width and
-// stored as float32, folded into the per-pixel min with NaN propagating as NumPy's min does).
-// Coordinates: p1, p2 in the band frame (polygon minus the padded bbox's integer corner); region
-// [rx0, rx1] x [ry0, ry1] in that frame; band holds the region row-major.
+// The band of one polygon: coordinates in the band frame (polygon minus the padded bbox's
+// integer corner); region [rx0, rx1] x [ry0, ry1] in that frame; band holds the region row-major.
 struct BandRegion {
   long rx0, ry0, rx1, ry1;
-  float* band;
+  double* band;  // float32 values (the reference's storage), held as doubles
 };
 
-// The reference's value of one pixel for one edge, before the float32 store.
-inline double edge_value(double xs, double ys, double p1x, double p1y, double p2x, double p2y,
-                         double sd, double width) {
-  const double sd1 = (xs - p1x) * (xs - p1x) + (ys - p1y) * (ys - p1y);
-  const double sd2 = (xs - p2x) * (xs - p2x) + (ys - p2y) * (ys - p2y);
-  const double cosin = (sd - sd1 - sd2) / (2 * std::sqrt(sd1 * sd2));
-  double square_sin = 1 - cosin * cosin;
-  if (std::isnan(square_sin)) square_sin = 0;  // np.nan_to_num
-  else if (std::isinf(square_sin)) square_sin = square_sin > 0 ? DBL_MAX : -DBL_MAX;
-  double result = std::sqrt(sd1 * sd2 * square_sin / sd);
-  if (cosin < 0) result = std::sqrt(std::fmin(sd1, sd2));
-  const double v = result / width;  // np.clip(v, 0, 1): NaN stays NaN
-  return std::isnan(v) ? v : (v < 1 ? (v > 0 ? v : 0.0) : 1.0);
+// The x-range of row `ys` within `reach` of the segment p1 p2, widened by a pixel each side:
+// the hull of the row's cuts through the two end disks and the strip beside the segment (their
+// union, a stadium, is convex, so its cut is one interval). Empty when lo > hi.
+struct Span {
+  double lo = 1, hi = 0;
+  void add(double a, double b) {
+    if (a > b) return;
+    if (lo > hi) lo = a, hi = b;
+    else lo = std::min(lo, a), hi = std::max(hi, b);
+  }
+};
+
+// a * x + b within [lo, hi], as an x-interval (all x or none when a == 0).
+void linear_range(double a, double b, double lo, double hi, double& x0, double& x1) {
+  if (a == 0) {
+    if (b < lo || b > hi) x0 = 1, x1 = 0;
+    return;
+  }
+  double u = (lo - b) / a, v = (hi - b) / a;
+  if (u > v) std::swap(u, v);
+  x0 = std::max(x0, u), x1 = std::min(x1, v);
 }
 
-// Only the pixels where this edge can lower the min are computed. The reference's distance is
-// never below the true distance d to the segment by more than rounding (far under 1 px at these
-// coordinates), and it is NaN only on the segment itself (d < 1). So a pixel with
-// d > m * width + 1, where m is the min so far (not NaN), gets a value >= m from this edge and
-// changes nothing; d is found cheaply from the clamped projection.
-void edge_band(const BandRegion& r, double p1x, double p1y, double p2x, double p2y, double width) {
-  const double sd = (p1x - p2x) * (p1x - p2x) + (p1y - p2y) * (p1y - p2y);
-  const double dx = p2x - p1x, dy = p2y - p1y, inv = sd > 0 ? 1 / sd : 0;
-  const long x0 = std::max(r.rx0, static_cast<long>(std::floor(std::min(p1x, p2x) - width - 2)));
-  const long x1 = std::min(r.rx1, static_cast<long>(std::ceil(std::max(p1x, p2x) + width + 2)));
-  const long y0 = std::max(r.ry0, static_cast<long>(std::floor(std::min(p1y, p2y) - width - 2)));
-  const long y1 = std::min(r.ry1, static_cast<long>(std::ceil(std::max(p1y, p2y) + width + 2)));
+Span row_span(double ys, double p1x, double p1y, double p2x, double p2y, double reach) {
+  Span s;
+  for (const double* p : {&p1x, &p2x}) {
+    const double py = p == &p1x ? p1y : p2y, dy = ys - py;
+    if (std::fabs(dy) <= reach) {
+      const double half = std::sqrt(reach * reach - dy * dy);
+      s.add(*p - half, *p + half);
+    }
+  }
+  const double ex = p2x - p1x, ey = p2y - p1y, len2 = ex * ex + ey * ey;
+  if (len2 > 0) {
+    double x0 = -std::numeric_limits<double>::infinity(), x1 = -x0;
+    const double len = std::sqrt(len2);
+    linear_range(ey, -p1x * ey - (ys - p1y) * ex, -reach * len, reach * len, x0, x1);  // cross
+    linear_range(ex, -p1x * ex + (ys - p1y) * ey, 0, len2, x0, x1);                   // projection
+    s.add(x0, x1);
+  }
+  if (s.lo <= s.hi) s.lo -= 1, s.hi += 1;
+  return s;
+}
+
+// One edge in the band frame, and the band width.
+struct Edge {
+  double p1x, p1y, p2x, p2y, sd, width;
+};
+
+// MakeBorderMap._distance at one pixel (dy1, dy2: its squared row offsets from p1 and p2),
+// divided by the width, clipped to [0, 1] with NaN kept, and rounded to float32 (returned as a
+// double holding that float).
+inline double pixel_value(double xs, double dy1, double dy2, const Edge& e) {
+  const double sd1 = (xs - e.p1x) * (xs - e.p1x) + dy1;
+  const double sd2 = (xs - e.p2x) * (xs - e.p2x) + dy2;
+  const double cosin = (e.sd - sd1 - sd2) / (2 * std::sqrt(sd1 * sd2));
+  double ss = 1 - cosin * cosin;       // np.nan_to_num:
+  ss = ss > DBL_MAX ? DBL_MAX : ss;    //   +inf -> DBL_MAX
+  ss = ss < -DBL_MAX ? -DBL_MAX : ss;  //   -inf -> -DBL_MAX
+  ss = ss == ss ? ss : 0.0;            //   NaN -> 0
+  const double line = std::sqrt(sd1 * sd2 * ss / e.sd);
+  const double end = std::sqrt(sd1 < sd2 ? sd1 : sd2);  // np.fmin (no NaN here)
+  double v = (cosin < 0 ? end : line) / e.width;
+  v = v < 0 ? 0.0 : v;  // np.clip(v, 0, 1): NaN stays NaN
+  v = v > 1 ? 1.0 : v;
+  return static_cast<double>(static_cast<float>(v));
+}
+
+// NumPy's min of two: NaN if either is NaN.
+inline double nan_min(double f, double old) {
+  return (f != f || old != old) ? std::numeric_limits<double>::quiet_NaN() : (f < old ? f : old);
+}
+
+#if defined(__SSE2__)
+// pixel_value and nan_min on two adjacent pixels (xs, xs + 1) at once: the same IEEE operations
+// lane by lane, selects written as masks.
+inline __m128d select(__m128d mask, __m128d a, __m128d b) {
+  return _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b));
+}
+
+inline void pixel_pair(double xs, double dy1, double dy2, const Edge& e, double* m) {
+  const __m128d x = _mm_set_pd(xs + 1, xs), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+  const __m128d a = _mm_sub_pd(x, _mm_set1_pd(e.p1x)), b = _mm_sub_pd(x, _mm_set1_pd(e.p2x));
+  const __m128d sd1 = _mm_add_pd(_mm_mul_pd(a, a), _mm_set1_pd(dy1));
+  const __m128d sd2 = _mm_add_pd(_mm_mul_pd(b, b), _mm_set1_pd(dy2));
+  const __m128d sd = _mm_set1_pd(e.sd), prod = _mm_mul_pd(sd1, sd2);
+  const __m128d cosin = _mm_div_pd(_mm_sub_pd(_mm_sub_pd(sd, sd1), sd2),
+                                   _mm_mul_pd(_mm_set1_pd(2.0), _mm_sqrt_pd(prod)));
+  __m128d ss = _mm_sub_pd(one, _mm_mul_pd(cosin, cosin));
+  const __m128d big = _mm_set1_pd(DBL_MAX), nbig = _mm_set1_pd(-DBL_MAX);
+  ss = select(_mm_cmpgt_pd(ss, big), big, ss);
+  ss = select(_mm_cmplt_pd(ss, nbig), nbig, ss);
+  ss = _mm_andnot_pd(_mm_cmpunord_pd(ss, ss), ss);
+  const __m128d line = _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(prod, ss), sd));
+  const __m128d end = _mm_sqrt_pd(_mm_min_pd(sd1, sd2));  // sd1 < sd2 ? sd1 : sd2
+  __m128d v = _mm_div_pd(select(_mm_cmplt_pd(cosin, zero), end, line), _mm_set1_pd(e.width));
+  v = select(_mm_cmplt_pd(v, zero), zero, v);
+  v = select(_mm_cmpgt_pd(v, one), one, v);
+  const __m128d f = _mm_cvtps_pd(_mm_cvtpd_ps(v));  // the float32 store
+  const __m128d old = _mm_loadu_pd(m);
+  const __m128d nan = _mm_or_pd(_mm_cmpunord_pd(f, f), _mm_cmpunord_pd(old, old));
+  const __m128d lower = _mm_min_pd(f, old);  // f < old ? f : old
+  _mm_storeu_pd(m, select(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN()), lower));
+}
+#endif
+
+// One edge's contribution to the band (MakeBorderMap._distance, clipped by the band width,
+// stored as float32 and folded into the per-pixel min with NaN propagating as NumPy's min does).
+// The reference's distance is never below the true distance to the segment by more than
+// rounding (far under 1 px here) and is NaN only on the segment itself, so a pixel farther than
+// width + 1 px from the segment gets exactly 1 and changes nothing: only each row's cut through
+// that neighbourhood is computed, two pixels at a time where SSE2 is there.
+void edge_band(const BandRegion& r, const Edge& e) {
+  const double reach = e.width + 2;
+  const long y0 = std::max(r.ry0, static_cast<long>(std::floor(std::min(e.p1y, e.p2y) - reach)));
+  const long y1 = std::min(r.ry1, static_cast<long>(std::ceil(std::max(e.p1y, e.p2y) + reach)));
   const long stride = r.rx1 - r.rx0 + 1;
   for (long y = y0; y <= y1; ++y) {
     const double ys = static_cast<double>(y);
-    float* row = r.band + (y - r.ry0) * stride - r.rx0;
-    for (long x = x0; x <= x1; ++x) {
-      const double xs = static_cast<double>(x);
-      float& m = row[x];
-      if (!std::isnan(m)) {
-        const double t = std::clamp(((xs - p1x) * dx + (ys - p1y) * dy) * inv, 0.0, 1.0);
-        const double ex = xs - (p1x + t * dx), ey = ys - (p1y + t * dy);
-        const double reach = static_cast<double>(m) * width + 1;
-        if (ex * ex + ey * ey > reach * reach) continue;
-      }
-      const float f = static_cast<float>(edge_value(xs, ys, p1x, p1y, p2x, p2y, sd, width));
-      if (std::isnan(f) || std::isnan(m)) m = std::numeric_limits<float>::quiet_NaN();
-      else if (f < m) m = f;
-    }
+    const Span s = row_span(ys, e.p1x, e.p1y, e.p2x, e.p2y, reach);
+    if (s.lo > s.hi) continue;
+    const long xa = std::max(r.rx0, static_cast<long>(std::floor(s.lo)));
+    const long xb = std::min(r.rx1, static_cast<long>(std::ceil(s.hi)));
+    double* m = r.band + (y - r.ry0) * stride + (xa - r.rx0);
+    const double dy1 = (ys - e.p1y) * (ys - e.p1y), dy2 = (ys - e.p2y) * (ys - e.p2y);
+    const long n = xb - xa + 1;
+    long i = 0;
+#if defined(__SSE2__)
+    for (; i + 1 < n; i += 2) pixel_pair(static_cast<double>(xa + i), dy1, dy2, e, m + i);
+#endif
+    for (; i < n; ++i) m[i] = nan_min(pixel_value(static_cast<double>(xa + i), dy1, dy2, e), m[i]);
   }
 }
 
@@ -194,19 +283,22 @@ void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox
   const long cx0 = std::max(0L, b.xmin), cx1 = std::min(w - 1, b.xmax);
   const long cy0 = std::max(0L, b.ymin), cy1 = std::min(h - 1, b.ymax);
   const long rw = cx1 - cx0 + 1, rh = cy1 - cy0 + 1;
-  st.band.assign(static_cast<size_t>(rw * rh), 1.0f);
+  st.band.assign(static_cast<size_t>(rw * rh), 1.0);
   const BandRegion r{cx0 - b.xmin, cy0 - b.ymin, cx1 - b.xmin, cy1 - b.ymin, st.band.data()};
   const double fx = static_cast<double>(b.xmin), fy = static_cast<double>(b.ymin);
   const size_t n = xy.size() / 2;
   for (size_t i = 0; i < n; ++i) {
     const size_t j = (i + 1) % n;
-    edge_band(r, xy[2 * i] - fx, xy[2 * i + 1] - fy, xy[2 * j] - fx, xy[2 * j + 1] - fy, width);
+    const double p1x = xy[2 * i] - fx, p1y = xy[2 * i + 1] - fy;
+    const double p2x = xy[2 * j] - fx, p2y = xy[2 * j + 1] - fy;
+    const double sd = (p1x - p2x) * (p1x - p2x) + (p1y - p2y) * (p1y - p2y);
+    edge_band(r, Edge{p1x, p1y, p2x, p2y, sd, width});
   }
   for (long y = 0; y < rh; ++y) {
     float* out = reinterpret_cast<float*>(canvas.row(static_cast<int>(cy0 + y))) + cx0;
-    const float* m = st.band.data() + y * rw;
+    const double* m = st.band.data() + y * rw;
     for (long x = 0; x < rw; ++x) {
-      const float t = 1.0f - m[x];  // np.fmax: a NaN band keeps the canvas (never NaN)
+      const float t = 1.0f - static_cast<float>(m[x]);  // np.fmax: a NaN band keeps the canvas (never NaN)
       if (t > out[x]) out[x] = t;
     }
   }

@@ -2,7 +2,7 @@
 // a 512 crop at map 0.25 (sakura), about a tenth of them ignored, preallocated outputs and scratch
 // reused as in a worker; and make_db_targets on a 640 crop with 15 words (quads and curved 20-point
 // polygons, PaddleOCR's defaults). Prints min and median microseconds per call over the repeats.
-//   textfeed_targets_bench [--reps N]
+//   textfeed_targets_bench [--reps N] [--only east|db]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -135,11 +135,16 @@ void run_db_case(int words, int crop, int reps) {
 
 int main(int argc, char** argv) {
   int reps = 200;
+  const char* only = "";
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
       reps = std::max(8, std::atoi(argv[++i]));
-  run_case("upstage", Profile::kUpstage, 150, reps);
-  run_case("sakura", Profile::kSakura, 15, reps);
-  run_db_case(15, 640, reps);
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+  if (std::strcmp(only, "db") != 0) {
+    run_case("upstage", Profile::kUpstage, 150, reps);
+    run_case("sakura", Profile::kSakura, 15, reps);
+  }
+  if (std::strcmp(only, "east") != 0) run_db_case(15, 640, reps);
   return 0;
 }
