@@ -436,11 +436,15 @@ Status check_polygons(const PolygonsView& polys, size_t labels, size_t ignore_ou
   return Status();
 }
 
+void fill_view(const MutableImageView& v, float value) {
+  for (int y = 0; y < v.height; ++y) std::fill_n(reinterpret_cast<float*>(v.row(y)), v.width, value);
+}
+
 void clear_views(const DbTargetViews& out) {
-  mat_of(out.threshold_map).setTo(0.0);
-  mat_of(out.threshold_mask).setTo(0.0);
-  mat_of(out.shrink_map).setTo(0.0);
-  mat_of(out.shrink_mask).setTo(1.0);
+  fill_view(out.threshold_map, 0.f);
+  fill_view(out.threshold_mask, 0.f);
+  fill_view(out.shrink_map, 0.f);
+  fill_view(out.shrink_mask, 1.f);
 }
 
 // canvas * (thresh_max - thresh_min) + thresh_min in float32 (NumPy casts the Python scalars to
