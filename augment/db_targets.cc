@@ -1,7 +1,9 @@
 // DB targets: MakeBorderMap then MakeShrinkMap (docs/targets.md, "DB targets"). Every float step
 // keeps NumPy's operation order and precision (float64 distances, float32 storage); this file is
 // built with -ffp-contract=off so that no multiply-add is fused. Clipper and GEOS are the
-// reference's engines; Clipper's exceptions are caught here and become Status.
+// reference's engines; Clipper's exceptions are caught here and become Status. Past the 500-line
+// soft cap because the band kernel comes twice (scalar and SSE2 lanes, which must stay in step)
+// beside the two steps it serves; splitting them would scatter one reference function.
 #include "augment/db_targets.h"
 
 #include <geos_c.h>
