@@ -138,9 +138,9 @@ struct BandRegion {
   double* band;  // float32 values (the reference's storage), held as doubles
 };
 
-// The x-range of row `ys` within `reach` of the segment p1 p2, widened by a pixel each side:
-// the hull of the row's cuts through the two end disks and the strip beside the segment (their
-// union, a stadium, is convex, so its cut is one interval). Empty when lo > hi.
+// The x-range of row `ys` within `reach` of the segment p1 p2: the hull of the row's cuts
+// through the two end disks and the strip beside the segment (their union, a stadium, is convex,
+// so its cut is one interval). Empty when lo > hi.
 struct Span {
   double lo = 1, hi = 0;
   void add(double a, double b) {
@@ -178,7 +178,6 @@ Span row_span(double ys, double p1x, double p1y, double p2x, double p2y, double 
     linear_range(ex, -p1x * ex + (ys - p1y) * ey, 0, len2, x0, x1);                   // projection
     s.add(x0, x1);
   }
-  if (s.lo <= s.hi) s.lo -= 1, s.hi += 1;
   return s;
 }
 
@@ -249,9 +248,10 @@ inline void pixel_pair(double xs, double dy1, double dy2, const Edge& e, double*
 // The reference's distance is never below the true distance to the segment by more than
 // rounding (far under 1 px here) and is NaN only on the segment itself, so a pixel farther than
 // width + 1 px from the segment gets exactly 1 and changes nothing: only each row's cut through
-// that neighbourhood is computed, two pixels at a time where SSE2 is there.
+// that neighbourhood is computed (floor and ceil of the cut's ends), two pixels at a time where
+// SSE2 is there.
 void edge_band(const BandRegion& r, const Edge& e) {
-  const double reach = e.width + 2;
+  const double reach = e.width + 1;
   const long y0 = std::max(r.ry0, static_cast<long>(std::floor(std::min(e.p1y, e.p2y) - reach)));
   const long y1 = std::min(r.ry1, static_cast<long>(std::ceil(std::max(e.p1y, e.p2y) + reach)));
   const long stride = r.rx1 - r.rx0 + 1;
