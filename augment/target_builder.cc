@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "augment/db_targets.h"
 #include "augment/targets.h"
 
 namespace textfeed::augment {
@@ -13,6 +14,8 @@ std::unique_ptr<TargetBuilder> make_target_builder(TargetKind kind, const Augmen
   switch (kind) {
     case TargetKind::kEast:
       break;
+    case TargetKind::kDb:  // no profile trains DB yet: PaddleOCR's defaults
+      return std::make_unique<DbTargetBuilder>(DbTargetOptions{});
   }
   return std::make_unique<EastTargetBuilder>(options);
 }

@@ -19,8 +19,9 @@
 
 namespace textfeed::augment {
 
-// The detector family whose targets a profile trains. Both profiles are EAST today.
-enum class TargetKind : unsigned char { kEast };
+// The detector family whose targets a profile trains. Every profile is EAST today; kDb
+// (augment/db_targets.h) has its builder but no profile yet.
+enum class TargetKind : unsigned char { kEast, kDb };
 
 // The target kind `profile` trains.
 TargetKind target_kind(Profile profile);
@@ -84,7 +85,8 @@ class TargetBuilder {
                        std::span<const unsigned char> labels, int crop_size) = 0;
 };
 
-// A builder of `kind` configured by `options` (each builder's header says which fields it reads).
+// A builder of `kind` configured by `options` (each builder's header says which fields it reads;
+// kDb reads none and uses DbTargetOptions' defaults).
 std::unique_ptr<TargetBuilder> make_target_builder(TargetKind kind, const AugmentOptions& options);
 
 }  // namespace textfeed::augment

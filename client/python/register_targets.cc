@@ -1,4 +1,5 @@
-// Python bindings of the EAST targets: east_targets, shrink_poly, find_min_rect_angle.
+// Python bindings of the targets: east_targets, db_targets_flat (textfeed.reference.db_targets
+// wraps it), shrink_poly, find_min_rect_angle.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -6,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "augment/db_targets.h"
 #include "augment/shrink.h"
 #include "augment/targets.h"
 #include "client/python/register.h"
@@ -89,6 +91,55 @@ py::dict east_targets(const DArray& vertices, const LArray& labels, int crop_siz
   return d;
 }
 
+using U32Array = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
+using BArray = py::array_t<bool, py::array::c_style | py::array::forcecast>;
+
+MutableImageView f32_view(py::array_t<float>& a, int h, int w) {
+  return MutableImageView{reinterpret_cast<uint8_t*>(a.mutable_data()), h, w, 1,
+                          static_cast<ptrdiff_t>(w * sizeof(float)), DType::kF32};
+}
+
+// xy: (T, 2) points of every polygon in turn; ends: (N,) each polygon's end in points.
+py::dict db_targets_flat(const DArray& xy, const U32Array& ends, const BArray& ignore_tags,
+                         std::pair<int, int> canvas_hw, double shrink_ratio, double min_text_size,
+                         double thresh_min, double thresh_max) {
+  const size_t n = static_cast<size_t>(ends.size());
+  if (ends.ndim() != 1 || ignore_tags.ndim() != 1 || static_cast<size_t>(ignore_tags.size()) != n ||
+      (xy.size() != 0 && (xy.ndim() != 2 || xy.shape(1) != 2)))
+    throw_status(Status::invalid_argument(
+        "db_targets: xy must be (T, 2), ends (N,) and ignore_tags (N,)"));
+  if (n == 0 && xy.size() != 0)
+    throw_status(Status::invalid_argument("db_targets: points given for no polygon"));
+  const auto [h, w] = canvas_hw;
+  if (h < 1 || w < 1 || h > augment::kMaxDbCanvasSide || w > augment::kMaxDbCanvasSide)
+    throw_status(Status::invalid_argument("db_targets: canvas_hw = (" + std::to_string(h) + ", " +
+                                          std::to_string(w) + "), expected 1..16384 per side"));
+  std::vector<unsigned char> labels(n), ignore_out(n);
+  for (size_t i = 0; i < n; ++i) labels[i] = ignore_tags.data()[i] ? 0 : 1;
+  py::array_t<float> tmap({h, w}), tmask({h, w}), smap({h, w}), smask({h, w});
+  const augment::DbTargetViews views{f32_view(tmap, h, w), f32_view(tmask, h, w),
+                                     f32_view(smap, h, w), f32_view(smask, h, w)};
+  const augment::DbTargetOptions o{shrink_ratio, thresh_min, thresh_max, min_text_size};
+  const augment::PolygonsView polys{std::span<const double>(xy.data(), xy.size()),
+                                    std::span<const uint32_t>(ends.data(), n)};
+  Status s;
+  {
+    py::gil_scoped_release release;
+    augment::DbScratch scratch;
+    s = augment::make_db_targets(views, polys, labels, o, scratch, ignore_out);
+  }
+  if (!s.ok()) throw_status(s);
+  py::array_t<bool> tags(static_cast<py::ssize_t>(n));
+  for (size_t i = 0; i < n; ++i) tags.mutable_data()[i] = ignore_out[i] != 0;
+  py::dict d;
+  d["threshold_map"] = tmap;
+  d["threshold_mask"] = tmask;
+  d["shrink_map"] = smap;
+  d["shrink_mask"] = smask;
+  d["ignore_tags"] = tags;
+  return d;
+}
+
 }  // namespace
 
 void register_targets(py::module_& m) {
@@ -104,6 +155,14 @@ void register_targets(py::module_& m) {
         "valid) or "
         "'ignored' (sakura, 1 = ignore); M = int(crop_size * map_scale). Flags left None take the "
         "profile's value.");
+  m.def("db_targets_flat", &db_targets_flat, py::arg("xy"), py::arg("ends"), py::arg("ignore_tags"),
+        py::arg("canvas_hw"), py::kw_only(), py::arg("shrink_ratio") = 0.4,
+        py::arg("min_text_size") = 8.0, py::arg("thresh_min") = 0.3, py::arg("thresh_max") = 0.7,
+        "PaddleOCR's DB targets (MakeBorderMap then MakeShrinkMap) of polygons given flat: xy "
+        "(T, 2) float64 points, ends (N,) each polygon's end in points, ignore_tags (N,) bool. "
+        "Returns float32 (H, W) 'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask' "
+        "and bool (N,) 'ignore_tags' after MakeShrinkMap. textfeed.reference.db_targets takes "
+        "(N, P, 2) arrays or lists of polygons.");
   m.def(
       "shrink_poly",
       [](const DArray& q) {

@@ -30,6 +30,8 @@ void decode_one_input(std::span<const uint8_t> input);
 void cache_one_input(std::span<const uint8_t> input);
 // Wire: the input is one Envelope frame given to transport::decode.
 void wire_one_input(std::span<const uint8_t> input);
+// DB targets: the input encodes a canvas, options and polygons for augment::make_db_targets.
+void db_one_input(std::span<const uint8_t> input);
 
 // Bytes in front of a decode input: eighths, then the window's x0, y0, x1, y1 as fractions
 // (of 255) of the scaled image.
@@ -42,6 +44,7 @@ struct Target {
 inline constexpr Target kTargets[] = {
     {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},   {"decode", decode_one_input},
     {"cache", cache_one_input},     {"wire", wire_one_input},     {"poly", poly_one_input},
+    {"db", db_one_input},
 };
 
 // Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input

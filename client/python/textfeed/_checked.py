@@ -1,6 +1,6 @@
 """The per-sample functions of textfeed._core with their arguments checked first.
 
-east_targets, shrink_poly and find_min_rect_angle check every argument here and name the one that
+east_targets, db_targets, shrink_poly and find_min_rect_angle check every argument here and name the one that
 is wrong (ArgumentTypeError for a type, InvalidArgumentError for a value: non-finite coordinates,
 bad shapes). The geometry functions keep the checks of their bindings; a call with arguments of the
 wrong types raises ArgumentTypeError (a TypeError, as before) instead of a bare TypeError.
@@ -55,6 +55,64 @@ def east_targets(vertices: Any, labels: Any, crop_size: int, map_scale: float, p
 
 
 east_targets.__doc__ = _core.east_targets.__doc__
+
+
+def _db_polygons(polys: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(N, P, 2) array or sequence of (Pi, 2) arrays -> flat (T, 2) float64 points and (N,) ends."""
+    if not isinstance(polys, (np.ndarray, list, tuple)):
+        raise errors.ArgumentTypeError(f"polys must be an (N, P, 2) array or a list of (P, 2) arrays, got {type(polys).__name__}")
+    if isinstance(polys, np.ndarray) and polys.size == 0:
+        return np.zeros((0, 2)), np.zeros(0, np.uint32)
+    items = list(polys) if not isinstance(polys, np.ndarray) or polys.ndim == 3 else None
+    if items is None:
+        raise errors.InvalidArgumentError(f"polys must be (N, P, 2), got shape {polys.shape}")
+    flat, ends = [], []
+    for k, item in enumerate(items):
+        try:
+            poly = np.asarray(item)
+            if poly.dtype.kind not in "iuf":
+                raise TypeError(f"dtype {poly.dtype}")
+            poly = np.ascontiguousarray(poly, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise errors.ArgumentTypeError(f"polys[{k}] must be an array of numbers: {e}") from None
+        if poly.ndim != 2 or poly.shape[1] != 2:
+            raise errors.InvalidArgumentError(f"polys[{k}] must be (P, 2), got shape {poly.shape}")
+        flat.append(poly)
+        ends.append((ends[-1] if ends else 0) + poly.shape[0])
+    if not flat:
+        return np.zeros((0, 2)), np.zeros(0, np.uint32)
+    if ends[-1] >= 2**32:
+        raise errors.InvalidArgumentError(f"polys hold {ends[-1]} points")
+    return np.concatenate(flat), np.asarray(ends, dtype=np.uint32)
+
+
+def db_targets(polys: Any, ignore_tags: Any, canvas_hw: Any, shrink_ratio: float = 0.4, min_text_size: float = 8,
+               thresh_min: float = 0.3, thresh_max: float = 0.7) -> dict:
+    """PaddleOCR's DB targets (MakeBorderMap, then MakeShrinkMap) of one canvas, bit for bit.
+
+    polys: (N, P, 2) array (shorter polygons padded by repeating their last point, as
+    DetLabelEncode does) or a list of (Pi, 2) arrays; ignore_tags: (N,) bool (True = ignored);
+    canvas_hw: (H, W). Returns 'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask'
+    ((H, W) float32) and 'ignore_tags' ((N,) bool, as after MakeShrinkMap: tiny, zero-area and
+    unshrinkable polygons are marked). docs/targets.md, "DB targets", has every rule.
+    """
+    xy, ends = _db_polygons(polys)
+    tags = np.asarray(ignore_tags)
+    if tags.size == 0:
+        tags = np.zeros(0, bool)
+    if tags.dtype.kind not in "biu":
+        raise errors.ArgumentTypeError(f"ignore_tags must be booleans, got dtype {tags.dtype}")
+    if tags.ndim != 1 or tags.shape[0] != ends.shape[0]:
+        raise errors.InvalidArgumentError(f"ignore_tags must be ({ends.shape[0]},), got shape {tags.shape}")
+    hw = np.asarray(canvas_hw)
+    if hw.shape != (2,) or hw.dtype.kind not in "iu":
+        raise errors.ArgumentTypeError(f"canvas_hw must be two integers (H, W), got {canvas_hw!r}")
+    return _core.db_targets_flat(
+        xy, ends, tags.astype(bool), (_args.integer("canvas_hw[0]", int(hw[0]), 1, 16384),
+                                      _args.integer("canvas_hw[1]", int(hw[1]), 1, 16384)),
+        shrink_ratio=_args.real("shrink_ratio", shrink_ratio, 0, 1, lo_open=True),
+        min_text_size=_args.real("min_text_size", min_text_size, 0, 16384),
+        thresh_min=_args.real("thresh_min", thresh_min, 0, 1), thresh_max=_args.real("thresh_max", thresh_max, 0, 1))
 
 
 def _quad(value: Any) -> np.ndarray:

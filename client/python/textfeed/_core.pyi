@@ -31,6 +31,19 @@ def east_targets(
 ) -> dict[str, NDArray[np.float32]]:
     """'score' (M, M), 'geo' (5, M, M) and 'roi' (upstage) or 'ignored' (sakura)."""
 
+def db_targets_flat(
+    xy: ArrayLike,
+    ends: ArrayLike,
+    ignore_tags: ArrayLike,
+    canvas_hw: tuple[int, int],
+    *,
+    shrink_ratio: float = 0.4,
+    min_text_size: float = 8.0,
+    thresh_min: float = 0.3,
+    thresh_max: float = 0.7,
+) -> dict[str, NDArray[Any]]:
+    """'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask' (H, W) and 'ignore_tags' (N,)."""
+
 def shrink_poly(quad: ArrayLike) -> NDArray[np.float64]: ...
 def find_min_rect_angle(quad: ArrayLike, metric: str = "sr") -> float: ...
 

@@ -2,6 +2,7 @@
 pipelines (tests/golden, examples/) and to replay what happened to one sample.
 
   east_targets(vertices, labels, crop_size, map_scale, profile="upstage", ...) -> dict of maps
+  db_targets(polys, ignore_tags, canvas_hw, shrink_ratio=0.4, ...)            -> DB maps and tags
   replay_geometry(profile, image_w, image_h, vertices, labels, seed, ...)    -> the geometric chain
   shrink_poly(quad), find_min_rect_angle(quad, metric)                       -> per-quad units
   sample_params(...), warp_crop(...), photometric(...)                       -> per-sample steps
@@ -11,7 +12,7 @@ function runs. A training loop needs none of them: textfeed.Loader runs the whol
 """
 
 from . import _core
-from ._checked import east_targets, find_min_rect_angle, shrink_poly, typed
+from ._checked import db_targets, east_targets, find_min_rect_angle, shrink_poly, typed
 
 photometric = typed(_core.photometric)
 replay_geometry = typed(_core.replay_geometry)
@@ -20,6 +21,7 @@ warp_crop = typed(_core.warp_crop)
 del typed
 
 __all__ = [
+    "db_targets",
     "east_targets",
     "find_min_rect_angle",
     "photometric",
