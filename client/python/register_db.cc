@@ -56,15 +56,10 @@ py::dict crop_dict(const augment::DbCrop& c) {
   return d;
 }
 
-// The reference's pixels: the crop box of `image` resized (INTER_LINEAR) into the top-left of a
-// zero size x size canvas, as a (flip-free, rotation-free) plan renders it.
-py::array_t<uint8_t> crop_canvas(const U8Array& image, const augment::DbCrop& c, int size) {
+// The canvas of `plan` made from `image` (render_db_canvas): size x size x 3 uint8.
+py::array_t<uint8_t> render(const U8Array& image, const augment::DbGeometryPlan& plan, int size) {
   const int h = static_cast<int>(image.shape(0)), w = static_cast<int>(image.shape(1));
   py::array_t<uint8_t> out({size, size, 3});
-  augment::DbGeometryPlan plan;
-  plan.src_w = plan.resized_w = w;
-  plan.src_h = plan.resized_h = h;
-  plan.crop = c;
   const ImageView src{image.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
   const MutableImageView dst{out.mutable_data(), size, size, 3, static_cast<ptrdiff_t>(size) * 3, DType::kU8};
   Status s;
@@ -74,6 +69,16 @@ py::array_t<uint8_t> crop_canvas(const U8Array& image, const augment::DbCrop& c,
   }
   if (!s.ok()) throw_status(s);
   return out;
+}
+
+// The reference's pixels of a bare crop: the crop box of `image` resized (INTER_LINEAR) into the
+// top-left of a zero size x size canvas, as a plan without flip, rotation or resize renders it.
+py::array_t<uint8_t> crop_canvas(const U8Array& image, const augment::DbCrop& c, int size) {
+  augment::DbGeometryPlan plan;
+  plan.src_w = plan.resized_w = static_cast<int>(image.shape(1));
+  plan.src_h = plan.resized_h = static_cast<int>(image.shape(0));
+  plan.crop = c;
+  return render(image, plan, size);
 }
 
 py::dict replay_db_crop(int image_h, int image_w, const DArray& xy, const IArray& ends, const U8Array& tags,
@@ -112,7 +117,11 @@ py::tuple db_map_keypoints(const DArray& xy, int image_w, int image_h, bool flip
 
 // One sample's plan as the pipeline draws it from Rng(seed, epoch, index).
 py::dict db_sample_params(int image_w, int image_h, const DArray& xy, const IArray& ends, const U8Array& tags,
-                          uint64_t seed, uint64_t epoch, uint64_t index, int size) {
+                          uint64_t seed, uint64_t epoch, uint64_t index, int size, std::optional<U8Array> image) {
+  if (image && (image->ndim() != 3 || image->shape(2) != 3 || image->shape(0) != image_h ||
+                image->shape(1) != image_w))
+    throw_status(Status::invalid_argument("db_sample_params: image must be (" + std::to_string(image_h) + ", " +
+                                          std::to_string(image_w) + ", 3) uint8"));
   augment::DbGeometryOptions o;
   o.crop.size = size;
   const std::vector<unsigned char> ignore = tags_of(tags);
@@ -133,6 +142,7 @@ py::dict db_sample_params(int image_w, int image_h, const DArray& xy, const IArr
   py::array_t<double> m({2, 3});
   std::copy(p.matrix, p.matrix + 6, m.mutable_data());
   d["matrix"] = m;
+  if (image) d["image"] = render(*image, p, size);
   return d;
 }
 
@@ -150,9 +160,9 @@ void register_db(py::module_& m) {
         "(mapped xy, (new_w, new_h)).");
   m.def("db_sample_params", &db_sample_params, py::arg("image_w"), py::arg("image_h"), py::arg("xy"),
         py::arg("ends"), py::arg("ignore_tags"), py::arg("seed"), py::arg("epoch"), py::arg("index"),
-        py::arg("size") = 640,
+        py::arg("size") = 640, py::arg("image") = py::none(),
         "The DB geometry plan of one sample drawn from Rng(seed, epoch, index): draws, sizes, crop, kept "
-        "polygons in canvas px and the source->canvas pixel matrix.");
+        "polygons in canvas px and the source->canvas pixel matrix; with `image`, the canvas made from it.");
 }
 
 }  // namespace textfeed::python

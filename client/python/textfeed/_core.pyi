@@ -107,6 +107,7 @@ def db_sample_params(
     epoch: int,
     index: int,
     size: int = 640,
+    image: Optional[ArrayLike] = None,
 ) -> dict[str, Any]: ...
 
 # register_spec.cc: the typed spec (loader/spec.h). Each enum member's `text` is the name the text

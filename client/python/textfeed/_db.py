@@ -94,16 +94,12 @@ def replay_db_crop(image_hw: Any, polys: Any, ignore_tags: Any, seed: int, size:
     h, w = _image_hw(image_hw)
     xy, ends = flat_polygons(polys)
     tags = _tags(ignore_tags, len(ends))
-    if image is not None:
-        if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
-            raise errors.ArgumentTypeError(f"image must be a uint8 numpy array, got {type(image).__name__}")
-        if image.shape != (h, w, 3):
-            raise errors.InvalidArgumentError(f"image must have shape ({h}, {w}, 3) as image_hw says, got {image.shape}")
+    pixels = _image(image, h, w)
     out = _core.replay_db_crop(
         h, w, xy, ends, tags, _args.integer("seed", seed, 0, 2**32 - 1), _args.integer("size", size, 1, 16384),
         _args.integer("max_tries", max_tries, 0, 100000),
         _args.real("min_crop_side_ratio", min_crop_side_ratio, 0, 1, lo_open=True),
-        None if image is None else np.ascontiguousarray(image))
+        pixels)
     result = {
         "crop_xywh": out["crop_xywh"],
         "scale": out["scale"],
@@ -118,18 +114,33 @@ def replay_db_crop(image_hw: Any, polys: Any, ignore_tags: Any, seed: int, size:
     return result
 
 
+def _image(value: Any, h: int, w: int) -> Optional[np.ndarray]:
+    if value is None:
+        return None
+    if not isinstance(value, np.ndarray) or value.dtype != np.uint8:
+        raise errors.ArgumentTypeError(f"image must be a uint8 numpy array, got {type(value).__name__}")
+    if value.shape != (h, w, 3):
+        raise errors.InvalidArgumentError(f"image must have shape ({h}, {w}, 3), got {value.shape}")
+    return np.ascontiguousarray(value)
+
+
 def db_sample_params(image_w: int, image_h: int, polys: Any, ignore_tags: Any, seed: int, epoch: int, index: int,
-                     size: int = 640) -> dict:
+                     size: int = 640, *, image: Optional[Any] = None) -> dict:
     """The DB geometry plan of sample ``index`` in ``epoch`` as the pipeline draws it from
-    Rng(seed, epoch, index): ``flip``, ``angle_deg``, ``resize``, ``resized_wh``, ``rotate_image``,
-    the crop (as replay_db_crop returns it, in the resized frame) and ``matrix``, the (2, 3) map of
-    source pixel indices to canvas pixel indices."""
+    Rng(seed, epoch, index) (a copy c of a sample uses index | c << 32): ``flip``, ``angle_deg``,
+    ``resize``, ``resized_wh``, ``rotate_image``, the crop (as replay_db_crop returns it, in the
+    resized frame; ``polys`` in canvas px) and ``matrix``, the (2, 3) map of source pixel indices to
+    canvas pixel indices. With ``image`` ((image_h, image_w, 3) uint8) also ``image``, the canvas
+    made from it by one warp (docs/targets.md §8.4)."""
     xy, ends = flat_polygons(polys)
     tags = _tags(ignore_tags, len(ends))
+    image_w = _args.integer("image_w", image_w, 1, 65536)
+    image_h = _args.integer("image_h", image_h, 1, 65536)
+    pixels = _image(image, image_h, image_w)
     out = _core.db_sample_params(
-        _args.integer("image_w", image_w, 1, 65536), _args.integer("image_h", image_h, 1, 65536), xy, ends, tags,
-        _args.integer("seed", seed, 0, 2**64 - 1), _args.integer("epoch", epoch, 0, 2**64 - 1),
-        _args.integer("index", index, 0, 2**64 - 1), _args.integer("size", size, 1, 16384))
+        image_w, image_h, xy, ends, tags, _args.integer("seed", seed, 0, 2**64 - 1),
+        _args.integer("epoch", epoch, 0, 2**64 - 1), _args.integer("index", index, 0, 2**64 - 1),
+        _args.integer("size", size, 1, 16384), pixels)
     out["polys"] = _unflatten(out.pop("xy"), out.pop("ends"))
     return out
 
