@@ -115,19 +115,21 @@ Status validate_polygons(PolygonsView p) {
   int32_t prev = 0;
   for (size_t i = 0; i < p.ends.size(); ++i) {
     if (p.ends[i] <= prev)
-      return Status::invalid_argument("polygon " + std::to_string(i) + ": no points (ends must increase)");
+      return Status::invalid_argument("polygon " + std::to_string(i) +
+                                      ": no points (ends must increase)");
     prev = p.ends[i];
   }
   if (p.xy.size() != 2 * static_cast<size_t>(prev))
-    return Status::invalid_argument("polygons: " + std::to_string(p.xy.size()) + " coordinates for " +
-                                    std::to_string(prev) + " points");
+    return Status::invalid_argument("polygons: " + std::to_string(p.xy.size()) +
+                                    " coordinates for " + std::to_string(prev) + " points");
   for (size_t i = 0, k = 0; i < p.ends.size(); ++i) {
     for (; k < static_cast<size_t>(p.ends[i]); ++k) {
       for (int c = 0; c < 2; ++c) {
         const double v = p.xy[2 * k + c];
         if (!(std::abs(v) <= kMaxCoord))
-          return Status::invalid_argument("polygon " + std::to_string(i) + " point " + std::to_string(k) +
-                                          ": coordinate " + std::to_string(v) + " is not finite or beyond 1e9 px");
+          return Status::invalid_argument("polygon " + std::to_string(i) + " point " +
+                                          std::to_string(k) + ": coordinate " + std::to_string(v) +
+                                          " is not finite or beyond 1e9 px");
       }
     }
   }
@@ -136,26 +138,29 @@ Status validate_polygons(PolygonsView p) {
 
 Status validate(const DbCropOptions& o) {
   if (o.size < 1 || o.size > 16384)
-    return Status::invalid_argument("db crop: size must be in 1..16384, got " + std::to_string(o.size));
+    return Status::invalid_argument("db crop: size must be in 1..16384, got " +
+                                    std::to_string(o.size));
   if (o.max_tries < 0 || o.max_tries > 100000)
-    return Status::invalid_argument("db crop: max_tries must be in 0..100000, got " + std::to_string(o.max_tries));
+    return Status::invalid_argument("db crop: max_tries must be in 0..100000, got " +
+                                    std::to_string(o.max_tries));
   if (!(o.min_crop_side_ratio > 0 && o.min_crop_side_ratio <= 1))
     return Status::invalid_argument("db crop: min_crop_side_ratio must be in (0, 1], got " +
                                     std::to_string(o.min_crop_side_ratio));
   return Status();
 }
 
-Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h, PolygonsView care,
-                    const DbCropOptions& o, Rng& rng, CropDraws mode) {
+Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h,
+                    PolygonsView care, const DbCropOptions& o, Rng& rng, CropDraws mode) {
   if (img_w < 1 || img_h < 1 || img_w > (1 << 20) || img_h > (1 << 20))
-    return Status::invalid_argument("db crop: image size " + std::to_string(img_w) + "x" + std::to_string(img_h) +
-                                    " is not in 1..2^20");
+    return Status::invalid_argument("db crop: image size " + std::to_string(img_w) + "x" +
+                                    std::to_string(img_h) + " is not in 1..2^20");
   TF_RETURN_IF_ERROR(validate(o));
   TF_RETURN_IF_ERROR(validate_polygons(care));
   out = CropBox{0, 0, img_w, img_h};
   fallback = true;
   tries = 0;
-  std::vector<int32_t> w_cover(static_cast<size_t>(img_w), 0), h_cover(static_cast<size_t>(img_h), 0);
+  std::vector<int32_t> w_cover(static_cast<size_t>(img_w), 0),
+      h_cover(static_cast<size_t>(img_h), 0);
   std::vector<Extent> extents(care.ends.size());
   for (size_t i = 0; i < care.ends.size(); ++i) {
     extents[i] = extent(care, i);
@@ -171,7 +176,8 @@ Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img
     tries = t + 1;
     const auto [xmin, xmax] = select_pair(ax_w, img_w, rng, mode);
     const auto [ymin, ymax] = select_pair(ax_h, img_h, rng, mode);
-    if (xmax - xmin < o.min_crop_side_ratio * img_w || ymax - ymin < o.min_crop_side_ratio * img_h) continue;
+    if (xmax - xmin < o.min_crop_side_ratio * img_w || ymax - ymin < o.min_crop_side_ratio * img_h)
+      continue;
     const bool any_inside = std::any_of(extents.begin(), extents.end(), [&](const Extent& e) {
       return !outside(e, xmin, ymin, xmax - xmin, ymax - ymin);
     });
@@ -184,12 +190,16 @@ Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img
   return Status();
 }
 
-Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys, std::span<const unsigned char> ignore,
-               const DbCropOptions& o, Rng& rng, CropDraws mode) {
+Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys,
+               std::span<const unsigned char> ignore, const DbCropOptions& o, Rng& rng,
+               CropDraws mode) {
   TF_RETURN_IF_ERROR(validate_polygons(polys));
   if (ignore.size() != polys.ends.size())
-    return Status::invalid_argument("db crop: " + std::to_string(ignore.size()) + " ignore tags for " +
-                                    std::to_string(polys.ends.size()) + " polygons");
+    return Status::invalid_argument("db crop: " + std::to_string(ignore.size()) +
+                                    " ignore tags for " + std::to_string(polys.ends.size()) +
+                                    " polygons");
+  // TODO(perf): the care copy and crop_area's axis vectors are per-call allocations; a scratch
+  // object reused across samples would remove them once the producer runs this per sample.
   std::vector<double> care_xy;
   std::vector<int32_t> care_ends;
   for (size_t i = 0; i < polys.ends.size(); ++i) {
@@ -198,7 +208,8 @@ Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys, std::span<
     care_xy.insert(care_xy.end(), polys.xy.begin() + 2 * b, polys.xy.begin() + 2 * polys.ends[i]);
     care_ends.push_back(static_cast<int32_t>(care_xy.size() / 2));
   }
-  TF_RETURN_IF_ERROR(db_crop_area(out.crop, out.fallback, out.tries, img_w, img_h, {care_xy, care_ends}, o, rng, mode));
+  TF_RETURN_IF_ERROR(db_crop_area(out.crop, out.fallback, out.tries, img_w, img_h,
+                                  {care_xy, care_ends}, o, rng, mode));
   const CropBox& c = out.crop;
   out.scale = std::min(static_cast<double>(o.size) / c.w, static_cast<double>(o.size) / c.h);
   out.out_w = static_cast<int>(c.w * out.scale);
@@ -214,7 +225,8 @@ Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys, std::span<
       out.xy.push_back((polys.xy[2 * k] - c.x) * out.scale);
       out.xy.push_back((polys.xy[2 * k + 1] - c.y) * out.scale);
     }
-    const PolygonsView moved{std::span<const double>(out.xy).subspan(start), std::span<const int32_t>()};
+    const PolygonsView moved{std::span<const double>(out.xy).subspan(start),
+                             std::span<const int32_t>()};
     Extent e{moved.xy[0], moved.xy[0], moved.xy[1], moved.xy[1]};
     for (size_t k = 2; k < moved.xy.size(); k += 2) {
       e.min_x = std::min(e.min_x, moved.xy[k]);

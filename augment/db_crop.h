@@ -43,8 +43,8 @@ enum class CropDraws {
 };
 
 // NumPy 1.24's legacy randint(0, n) (n >= 1) as RandomState.choice(a, size) draws each index: the
-// smallest all-ones mask covering n - 1, 32-bit outputs masked and redrawn while above n - 1; n == 1
-// consumes nothing.
+// smallest all-ones mask covering n - 1, 32-bit outputs masked and redrawn while above n - 1; n ==
+// 1 consumes nothing.
 uint32_t numpy_legacy_index(Rng& rng, uint32_t n);
 
 // EastRandomCropData's arguments (PaddleOCR's DB configs: 640, 50, 0.1, keep_ratio true).
@@ -71,13 +71,14 @@ struct DbCrop {
 
 // crop_area(): the box only. `polys` are the care polygons (ignored ones left out by the caller),
 // in the frame of an img_w x img_h image. Errors: kInvalidArgument (bad size, options, polygons).
-Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h, PolygonsView care,
-                    const DbCropOptions& o, Rng& rng, CropDraws mode);
+Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h,
+                    PolygonsView care, const DbCropOptions& o, Rng& rng, CropDraws mode);
 
 // EastRandomCropData.__call__ minus the pixels: the box from the care polygons (ignore[i] == 0),
 // then every polygon moved into canvas px and kept unless wholly outside [0, out_w] x [0, out_h].
 // `ignore` has one tag per polygon. Errors: kInvalidArgument.
-Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys, std::span<const unsigned char> ignore,
-               const DbCropOptions& o, Rng& rng, CropDraws mode);
+Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys,
+               std::span<const unsigned char> ignore, const DbCropOptions& o, Rng& rng,
+               CropDraws mode);
 
 }  // namespace textfeed::augment

@@ -2,10 +2,9 @@
 // (see db_geometry.h; the formulas are derived in docs/targets.md "DB crop and imgaug geometry").
 #include "augment/db_geometry.h"
 
+#include <cmath>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
-
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -30,8 +29,9 @@ bool rotation_is_identity(double rad, double cx, double cy) {
 
 // out = a ∘ b (apply b first), 2x3 affine matrices.
 void compose(double out[6], const double a[6], const double b[6]) {
-  const double r[6] = {a[0] * b[0] + a[1] * b[3], a[0] * b[1] + a[1] * b[4], a[0] * b[2] + a[1] * b[5] + a[2],
-                       a[3] * b[0] + a[4] * b[3], a[3] * b[1] + a[4] * b[4], a[3] * b[2] + a[4] * b[5] + a[5]};
+  const double r[6] = {a[0] * b[0] + a[1] * b[3],        a[0] * b[1] + a[1] * b[4],
+                       a[0] * b[2] + a[1] * b[5] + a[2], a[3] * b[0] + a[4] * b[3],
+                       a[3] * b[1] + a[4] * b[4],        a[3] * b[2] + a[4] * b[5] + a[5]};
   std::copy(r, r + 6, out);
 }
 
@@ -53,13 +53,15 @@ void resize_map(double m[6], double kx, double ky) {
 
 Status validate(const DbGeometryOptions& o) {
   if (!(o.flip_p >= 0 && o.flip_p <= 1))
-    return Status::invalid_argument("db geometry: flip_p must be in [0, 1], got " + std::to_string(o.flip_p));
+    return Status::invalid_argument("db geometry: flip_p must be in [0, 1], got " +
+                                    std::to_string(o.flip_p));
   if (!(o.max_rotate_deg >= 0 && o.max_rotate_deg <= 180))
     return Status::invalid_argument("db geometry: max_rotate_deg must be in [0, 180], got " +
                                     std::to_string(o.max_rotate_deg));
   if (!(o.min_resize > 0 && o.min_resize <= o.max_resize && o.max_resize <= 16))
-    return Status::invalid_argument("db geometry: resize range must satisfy 0 < min <= max <= 16, got [" +
-                                    std::to_string(o.min_resize) + ", " + std::to_string(o.max_resize) + "]");
+    return Status::invalid_argument(
+        "db geometry: resize range must satisfy 0 < min <= max <= 16, got [" +
+        std::to_string(o.min_resize) + ", " + std::to_string(o.max_resize) + "]");
   return validate(o.crop);
 }
 
@@ -76,7 +78,8 @@ int db_resized_side(int side, double factor) {
   return v > 0 ? static_cast<int>(v) : 1;
 }
 
-void map_db_keypoints(std::span<double> xy, int src_w, int src_h, const DbDraws& d, int& out_w, int& out_h) {
+void map_db_keypoints(std::span<double> xy, int src_w, int src_h, const DbDraws& d, int& out_w,
+                      int& out_h) {
   const double w = src_w, h = src_h;
   const double rad = radians_f32(d.angle_deg);
   const bool rotate = !rotation_is_identity(rad, w / 2, h / 2);
@@ -102,8 +105,8 @@ void map_db_keypoints(std::span<double> xy, int src_w, int src_h, const DbDraws&
   }
 }
 
-void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool rotate_image, int resized_w,
-                     int resized_h, const DbCrop& crop) {
+void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool rotate_image,
+                     int resized_w, int resized_h, const DbCrop& crop) {
   const double w = src_w, h = src_h;
   const double flip[6] = {d.flip ? -1.0 : 1.0, 0, d.flip ? w - 1 : 0, 0, 1, 0};
   std::copy(flip, flip + 6, m);
@@ -115,13 +118,16 @@ void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool r
   double step[6];
   resize_map(step, resized_w / w, resized_h / h);
   compose(m, step, m);
-  const double kx = static_cast<double>(crop.out_w) / crop.crop.w, ky = static_cast<double>(crop.out_h) / crop.crop.h;
-  const double place[6] = {kx, 0, (0.5 - crop.crop.x) * kx - 0.5, 0, ky, (0.5 - crop.crop.y) * ky - 0.5};
+  const double kx = static_cast<double>(crop.out_w) / crop.crop.w,
+               ky = static_cast<double>(crop.out_h) / crop.crop.h;
+  const double place[6] = {kx, 0,  (0.5 - crop.crop.x) * kx - 0.5,
+                           0,  ky, (0.5 - crop.crop.y) * ky - 0.5};
   compose(m, place, m);
 }
 
 Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, PolygonsView polys,
-                        std::span<const unsigned char> ignore, const DbGeometryOptions& o, Rng& rng) {
+                        std::span<const unsigned char> ignore, const DbGeometryOptions& o,
+                        Rng& rng) {
   TF_RETURN_IF_ERROR(validate(o));
   TF_RETURN_IF_ERROR(validate_polygons(polys));
   if (src_w < 1 || src_h < 1 || src_w > (1 << 16) || src_h > (1 << 16))
@@ -130,32 +136,38 @@ Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, PolygonsView 
   out.src_w = src_w;
   out.src_h = src_h;
   out.draws = draw_db_geometry(o, rng);
-  out.rotate_image = !rotation_is_identity(radians_f32(out.draws.angle_deg), src_w / 2.0 - 0.5, src_h / 2.0 - 0.5);
+  out.rotate_image =
+      !rotation_is_identity(radians_f32(out.draws.angle_deg), src_w / 2.0 - 0.5, src_h / 2.0 - 0.5);
   std::vector<double> moved(polys.xy.begin(), polys.xy.end());
   map_db_keypoints(moved, src_w, src_h, out.draws, out.resized_w, out.resized_h);
-  TF_RETURN_IF_ERROR(db_crop(out.crop, out.resized_w, out.resized_h, {moved, polys.ends}, ignore, o.crop, rng,
-                             CropDraws::kPipeline));
-  db_image_matrix(out.matrix, src_w, src_h, out.draws, out.rotate_image, out.resized_w, out.resized_h, out.crop);
+  TF_RETURN_IF_ERROR(db_crop(out.crop, out.resized_w, out.resized_h, {moved, polys.ends}, ignore,
+                             o.crop, rng, CropDraws::kPipeline));
+  db_image_matrix(out.matrix, src_w, src_h, out.draws, out.rotate_image, out.resized_w,
+                  out.resized_h, out.crop);
   return Status();
 }
 
-Status render_db_canvas(const MutableImageView& dst, const ImageView& src, const DbGeometryPlan& plan) {
+Status render_db_canvas(const MutableImageView& dst, const ImageView& src,
+                        const DbGeometryPlan& plan) {
   const int size = std::max(plan.crop.out_w, plan.crop.out_h);
   if (src.dtype != DType::kU8 || dst.dtype != DType::kU8 || src.channels < 1 || src.channels > 4 ||
-      dst.channels != src.channels || src.width != plan.src_w || src.height != plan.src_h || dst.width < size ||
-      dst.height < size || src.empty())
+      dst.channels != src.channels || src.width != plan.src_w || src.height != plan.src_h ||
+      dst.width < size || dst.height < size || src.empty())
     return Status::invalid_argument("db canvas: source " + std::to_string(src.width) + "x" +
-                                    std::to_string(src.height) + " or canvas " + std::to_string(dst.width) + "x" +
-                                    std::to_string(dst.height) + " does not match the plan (u8, same channels)");
+                                    std::to_string(src.height) + " or canvas " +
+                                    std::to_string(dst.width) + "x" + std::to_string(dst.height) +
+                                    " does not match the plan (u8, same channels)");
   const int type = CV_8UC(src.channels);
-  const cv::Mat in(src.height, src.width, type, const_cast<uint8_t*>(src.data), static_cast<size_t>(src.stride_bytes));
+  const cv::Mat in(src.height, src.width, type, const_cast<uint8_t*>(src.data),
+                   static_cast<size_t>(src.stride_bytes));
   cv::Mat canvas(dst.height, dst.width, type, dst.data, static_cast<size_t>(dst.stride_bytes));
   canvas.setTo(cv::Scalar::all(0));
   const DbCrop& c = plan.crop;
   cv::Mat region = canvas(cv::Rect(0, 0, c.out_w, c.out_h));
   if (plan.rotate_image) {
     const cv::Mat m(2, 3, CV_64F, const_cast<double*>(plan.matrix));
-    cv::warpAffine(in, region, m, region.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+    cv::warpAffine(in, region, m, region.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT,
+                   cv::Scalar::all(0));
     return Status();
   }
   cv::Mat flipped = in;

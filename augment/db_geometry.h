@@ -43,7 +43,8 @@ int db_resized_side(int side, double factor);
 // imgaug's keypoint mapping of the three steps, in place on xy (x, y pairs, source px), for an
 // src_w x src_h image. Returns the image size after the resize through out_w/out_h. A rotation so
 // small that imgaug takes its matrix for the identity (mean |I - M| <= 1e-4) moves nothing.
-void map_db_keypoints(std::span<double> xy, int src_w, int src_h, const DbDraws& d, int& out_w, int& out_h);
+void map_db_keypoints(std::span<double> xy, int src_w, int src_h, const DbDraws& d, int& out_w,
+                      int& out_h);
 
 // A value type; reused across samples (the crop's vectors keep their capacity).
 struct DbGeometryPlan {
@@ -61,17 +62,19 @@ struct DbGeometryPlan {
 // Plans one sample: draws, keypoint mapping, crop search (CropDraws::kPipeline) and the image map.
 // Errors: kInvalidArgument (source size, polygons, tags, options).
 Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, PolygonsView polys,
-                        std::span<const unsigned char> ignore, const DbGeometryOptions& o, Rng& rng);
+                        std::span<const unsigned char> ignore, const DbGeometryOptions& o,
+                        Rng& rng);
 
 // The image map of given draws and crop (what plan_db_geometry stores in matrix).
-void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool rotate_image, int resized_w,
-                     int resized_h, const DbCrop& crop);
+void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool rotate_image,
+                     int resized_w, int resized_h, const DbCrop& crop);
 
 // Makes the canvas of a plan from the source pixels (u8, 1..4 channels): zero everywhere, then
 // the crop region [0, out_w) x [0, out_h). With a rotation: one bilinear warp by plan.matrix.
 // Without one: the reference's own ops on the (flipped) source, a cubic resize to the resized
 // size and a linear resize of the crop box, so the pixels equal the reference's. `dst` is
 // size x size with src's channels. Errors: kInvalidArgument (views that do not match the plan).
-Status render_db_canvas(const MutableImageView& dst, const ImageView& src, const DbGeometryPlan& plan);
+Status render_db_canvas(const MutableImageView& dst, const ImageView& src,
+                        const DbGeometryPlan& plan);
 
 }  // namespace textfeed::augment

@@ -61,7 +61,8 @@ py::array_t<uint8_t> render(const U8Array& image, const augment::DbGeometryPlan&
   const int h = static_cast<int>(image.shape(0)), w = static_cast<int>(image.shape(1));
   py::array_t<uint8_t> out({size, size, 3});
   const ImageView src{image.data(), h, w, 3, static_cast<ptrdiff_t>(w) * 3, DType::kU8};
-  const MutableImageView dst{out.mutable_data(), size, size, 3, static_cast<ptrdiff_t>(size) * 3, DType::kU8};
+  const MutableImageView dst{out.mutable_data(), size, size, 3, static_cast<ptrdiff_t>(size) * 3,
+                             DType::kU8};
   Status s;
   {
     py::gil_scoped_release release;
@@ -81,13 +82,14 @@ py::array_t<uint8_t> crop_canvas(const U8Array& image, const augment::DbCrop& c,
   return render(image, plan, size);
 }
 
-py::dict replay_db_crop(int image_h, int image_w, const DArray& xy, const IArray& ends, const U8Array& tags,
-                        uint32_t seed, int size, int max_tries, double min_crop_side_ratio,
-                        std::optional<U8Array> image) {
+py::dict replay_db_crop(int image_h, int image_w, const DArray& xy, const IArray& ends,
+                        const U8Array& tags, uint32_t seed, int size, int max_tries,
+                        double min_crop_side_ratio, std::optional<U8Array> image) {
   if (image && (image->ndim() != 3 || image->shape(2) != 3 || image->shape(0) != image_h ||
                 image->shape(1) != image_w))
-    throw_status(Status::invalid_argument("replay_db_crop: image must be (" + std::to_string(image_h) + ", " +
-                                          std::to_string(image_w) + ", 3) uint8, as image_hw says"));
+    throw_status(Status::invalid_argument("replay_db_crop: image must be (" +
+                                          std::to_string(image_h) + ", " + std::to_string(image_w) +
+                                          ", 3) uint8, as image_hw says"));
   const augment::DbCropOptions o{size, max_tries, min_crop_side_ratio};
   const std::vector<unsigned char> ignore = tags_of(tags);
   Rng rng = Rng::numpy_legacy(seed);
@@ -95,7 +97,8 @@ py::dict replay_db_crop(int image_h, int image_w, const DArray& xy, const IArray
   Status s;
   {
     py::gil_scoped_release release;
-    s = augment::db_crop(c, image_w, image_h, view_of(xy, ends), ignore, o, rng, augment::CropDraws::kNumpyLegacy);
+    s = augment::db_crop(c, image_w, image_h, view_of(xy, ends), ignore, o, rng,
+                         augment::CropDraws::kNumpyLegacy);
   }
   if (!s.ok()) throw_status(s);
   py::dict d = crop_dict(c);
@@ -104,24 +107,28 @@ py::dict replay_db_crop(int image_h, int image_w, const DArray& xy, const IArray
 }
 
 // imgaug's keypoint mapping of known draws: (xy mapped, (new_w, new_h)).
-py::tuple db_map_keypoints(const DArray& xy, int image_w, int image_h, bool flip, double angle_deg, double resize) {
+py::tuple db_map_keypoints(const DArray& xy, int image_w, int image_h, bool flip, double angle_deg,
+                           double resize) {
   if (image_w < 1 || image_h < 1 || !(resize > 0 && resize <= 16) || !(std::abs(angle_deg) <= 360))
-    throw_status(Status::invalid_argument("db_map_keypoints: image size >= 1, resize in (0, 16], |angle| <= 360"));
+    throw_status(Status::invalid_argument(
+        "db_map_keypoints: image size >= 1, resize in (0, 16], |angle| <= 360"));
   py::array_t<double> out(xy.size());
   std::copy(xy.data(), xy.data() + xy.size(), out.mutable_data());
   int w = 0, h = 0;
-  augment::map_db_keypoints(std::span<double>(out.mutable_data(), static_cast<size_t>(out.size())), image_w,
-                            image_h, augment::DbDraws{flip, angle_deg, resize}, w, h);
+  augment::map_db_keypoints(std::span<double>(out.mutable_data(), static_cast<size_t>(out.size())),
+                            image_w, image_h, augment::DbDraws{flip, angle_deg, resize}, w, h);
   return py::make_tuple(out, py::make_tuple(w, h));
 }
 
 // One sample's plan as the pipeline draws it from Rng(seed, epoch, index).
-py::dict db_sample_params(int image_w, int image_h, const DArray& xy, const IArray& ends, const U8Array& tags,
-                          uint64_t seed, uint64_t epoch, uint64_t index, int size, std::optional<U8Array> image) {
+py::dict db_sample_params(int image_w, int image_h, const DArray& xy, const IArray& ends,
+                          const U8Array& tags, uint64_t seed, uint64_t epoch, uint64_t index,
+                          int size, std::optional<U8Array> image) {
   if (image && (image->ndim() != 3 || image->shape(2) != 3 || image->shape(0) != image_h ||
                 image->shape(1) != image_w))
-    throw_status(Status::invalid_argument("db_sample_params: image must be (" + std::to_string(image_h) + ", " +
-                                          std::to_string(image_w) + ", 3) uint8"));
+    throw_status(Status::invalid_argument("db_sample_params: image must be (" +
+                                          std::to_string(image_h) + ", " + std::to_string(image_w) +
+                                          ", 3) uint8"));
   augment::DbGeometryOptions o;
   o.crop.size = size;
   const std::vector<unsigned char> ignore = tags_of(tags);
@@ -149,20 +156,24 @@ py::dict db_sample_params(int image_w, int image_h, const DArray& xy, const IArr
 }  // namespace
 
 void register_db(py::module_& m) {
-  m.def("replay_db_crop", &replay_db_crop, py::arg("image_h"), py::arg("image_w"), py::arg("xy"), py::arg("ends"),
-        py::arg("ignore_tags"), py::arg("seed"), py::arg("size"), py::arg("max_tries"),
-        py::arg("min_crop_side_ratio"), py::arg("image") = py::none(),
-        "EastRandomCropData after np.random.seed(seed) on flat polygons (xy, ends): crop box, scale, kept "
+  m.def("replay_db_crop", &replay_db_crop, py::arg("image_h"), py::arg("image_w"), py::arg("xy"),
+        py::arg("ends"), py::arg("ignore_tags"), py::arg("seed"), py::arg("size"),
+        py::arg("max_tries"), py::arg("min_crop_side_ratio"), py::arg("image") = py::none(),
+        "EastRandomCropData after np.random.seed(seed) on flat polygons (xy, ends): crop box, "
+        "scale, kept "
         "polygons in canvas px (flat), their tags, the kept mask; with `image`, the canvas.");
-  m.def("db_map_keypoints", &db_map_keypoints, py::arg("xy"), py::arg("image_w"), py::arg("image_h"),
-        py::arg("flip"), py::arg("angle_deg"), py::arg("resize"),
-        "imgaug 0.4.0's keypoint mapping of Fliplr, Affine(rotate) and Resize with known parameters: "
-        "(mapped xy, (new_w, new_h)).");
-  m.def("db_sample_params", &db_sample_params, py::arg("image_w"), py::arg("image_h"), py::arg("xy"),
-        py::arg("ends"), py::arg("ignore_tags"), py::arg("seed"), py::arg("epoch"), py::arg("index"),
-        py::arg("size") = 640, py::arg("image") = py::none(),
-        "The DB geometry plan of one sample drawn from Rng(seed, epoch, index): draws, sizes, crop, kept "
-        "polygons in canvas px and the source->canvas pixel matrix; with `image`, the canvas made from it.");
+  m.def(
+      "db_map_keypoints", &db_map_keypoints, py::arg("xy"), py::arg("image_w"), py::arg("image_h"),
+      py::arg("flip"), py::arg("angle_deg"), py::arg("resize"),
+      "imgaug 0.4.0's keypoint mapping of Fliplr, Affine(rotate) and Resize with known parameters: "
+      "(mapped xy, (new_w, new_h)).");
+  m.def("db_sample_params", &db_sample_params, py::arg("image_w"), py::arg("image_h"),
+        py::arg("xy"), py::arg("ends"), py::arg("ignore_tags"), py::arg("seed"), py::arg("epoch"),
+        py::arg("index"), py::arg("size") = 640, py::arg("image") = py::none(),
+        "The DB geometry plan of one sample drawn from Rng(seed, epoch, index): draws, sizes, "
+        "crop, kept "
+        "polygons in canvas px and the source->canvas pixel matrix; with `image`, the canvas made "
+        "from it.");
 }
 
 }  // namespace textfeed::python

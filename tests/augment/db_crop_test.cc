@@ -9,7 +9,8 @@ namespace textfeed::augment {
 namespace {
 
 // A rectangle polygon [x0, x1] x [y0, y1] as 4 points.
-void add_rect(std::vector<double>& xy, std::vector<int32_t>& ends, double x0, double y0, double x1, double y1) {
+void add_rect(std::vector<double>& xy, std::vector<int32_t>& ends, double x0, double y0, double x1,
+              double y1) {
   xy.insert(xy.end(), {x0, y0, x1, y0, x1, y1, x0, y1});
   ends.push_back(static_cast<int32_t>(xy.size() / 2));
 }
@@ -37,7 +38,8 @@ TEST(DbCropTest, OnlyIgnoredWordsFallBackToTheWholeImageAfterEveryTry) {
   const std::vector<unsigned char> ignore{1};
   DbCrop out;
   Rng rng(1, 0, 0);
-  ASSERT_TRUE(db_crop(out, 200, 100, {xy, ends}, ignore, DbCropOptions{}, rng, CropDraws::kPipeline).ok());
+  ASSERT_TRUE(
+      db_crop(out, 200, 100, {xy, ends}, ignore, DbCropOptions{}, rng, CropDraws::kPipeline).ok());
   EXPECT_TRUE(out.fallback);
   EXPECT_EQ(out.tries, 50);
   EXPECT_EQ(out.crop.w, 200);
@@ -57,8 +59,9 @@ TEST(DbCropTest, AWordOverEveryRowFallsBackWithoutATry) {
   add_rect(xy, ends, 60, 0, 70, 100);   // rows [0:100]: every row covered
   DbCrop out;
   Rng rng(1, 0, 0);
-  ASSERT_TRUE(db_crop(out, 200, 100, {xy, ends}, std::vector<unsigned char>{0, 0}, DbCropOptions{}, rng,
-                      CropDraws::kPipeline).ok());
+  ASSERT_TRUE(db_crop(out, 200, 100, {xy, ends}, std::vector<unsigned char>{0, 0}, DbCropOptions{},
+                      rng, CropDraws::kPipeline)
+                  .ok());
   EXPECT_TRUE(out.fallback);
   EXPECT_EQ(out.tries, 0);
 }
@@ -76,8 +79,9 @@ TEST(DbCropTest, ANegativeSliceStartCountsFromTheEndAndTheLastGapIsDropped) {
   for (uint64_t s = 0; s < 400; ++s) {
     Rng rng(s, 0, 0);
     DbCrop out;
-    ASSERT_TRUE(db_crop(out, 100, 100, {xy, ends}, std::vector<unsigned char>{0, 0}, DbCropOptions{}, rng,
-                        CropDraws::kPipeline).ok());
+    ASSERT_TRUE(db_crop(out, 100, 100, {xy, ends}, std::vector<unsigned char>{0, 0},
+                        DbCropOptions{}, rng, CropDraws::kPipeline)
+                    .ok());
     if (out.fallback) continue;
     ++crops;
     const int x0 = out.crop.x, x1 = out.crop.x + out.crop.w;
@@ -98,8 +102,9 @@ TEST(DbCropTest, AStartLeftOfTheImageWithAPositiveStopCoversNothing) {
   for (uint64_t s = 0; s < 200; ++s) {
     Rng rng(s, 0, 0);
     DbCrop out;
-    ASSERT_TRUE(db_crop(out, 100, 100, {xy, ends}, std::vector<unsigned char>{0}, DbCropOptions{}, rng,
-                        CropDraws::kPipeline).ok());
+    ASSERT_TRUE(db_crop(out, 100, 100, {xy, ends}, std::vector<unsigned char>{0}, DbCropOptions{},
+                        rng, CropDraws::kPipeline)
+                    .ok());
     starts_left += !out.fallback && out.crop.x > 0 && out.crop.x < 50;
   }
   EXPECT_GT(starts_left, 0);
@@ -112,8 +117,9 @@ TEST(DbCropTest, PolygonsWhollyOutsideTheCropAreDropped) {
   add_rect(xy, ends, 300, 10, 320, 20);  // beyond the image: outside any crop
   DbCrop out;
   Rng rng(3, 0, 0);
-  ASSERT_TRUE(db_crop(out, 200, 100, {xy, ends}, std::vector<unsigned char>{0, 0}, DbCropOptions{}, rng,
-                      CropDraws::kPipeline).ok());
+  ASSERT_TRUE(db_crop(out, 200, 100, {xy, ends}, std::vector<unsigned char>{0, 0}, DbCropOptions{},
+                      rng, CropDraws::kPipeline)
+                  .ok());
   EXPECT_EQ(out.kept[1], 0);
   EXPECT_EQ(out.ends.size(), static_cast<size_t>(out.kept[0]));
 }
@@ -125,9 +131,15 @@ TEST(DbCropTest, BadArgumentsAreErrors) {
   DbCrop out;
   Rng rng(1, 0, 0);
   EXPECT_FALSE(db_crop(out, 0, 10, {xy, ends}, one, {}, rng, CropDraws::kPipeline).ok());
-  EXPECT_FALSE(db_crop(out, 10, 10, {xy, ends}, std::vector<unsigned char>{}, {}, rng, CropDraws::kPipeline).ok());
-  EXPECT_FALSE(db_crop(out, 10, 10, {xy, ends}, one, DbCropOptions{640, 50, 0.0}, rng, CropDraws::kPipeline).ok());
-  EXPECT_FALSE(db_crop(out, 10, 10, {xy, ends}, one, DbCropOptions{0, 50, 0.1}, rng, CropDraws::kPipeline).ok());
+  EXPECT_FALSE(
+      db_crop(out, 10, 10, {xy, ends}, std::vector<unsigned char>{}, {}, rng, CropDraws::kPipeline)
+          .ok());
+  EXPECT_FALSE(
+      db_crop(out, 10, 10, {xy, ends}, one, DbCropOptions{640, 50, 0.0}, rng, CropDraws::kPipeline)
+          .ok());
+  EXPECT_FALSE(
+      db_crop(out, 10, 10, {xy, ends}, one, DbCropOptions{0, 50, 0.1}, rng, CropDraws::kPipeline)
+          .ok());
   const std::vector<int32_t> bad_ends{3};
   EXPECT_FALSE(db_crop(out, 10, 10, {xy, bad_ends}, one, {}, rng, CropDraws::kPipeline).ok());
   std::vector<double> nan_xy{1, 2, std::nan(""), 4};

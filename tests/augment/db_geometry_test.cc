@@ -10,7 +10,8 @@
 namespace textfeed::augment {
 namespace {
 
-std::vector<double> mapped(std::vector<double> xy, int w, int h, DbDraws d, int* ow = nullptr, int* oh = nullptr) {
+std::vector<double> mapped(std::vector<double> xy, int w, int h, DbDraws d, int* ow = nullptr,
+                           int* oh = nullptr) {
   int a = 0, b = 0;
   map_db_keypoints(xy, w, h, d, a, b);
   if (ow) *ow = a;
@@ -18,7 +19,8 @@ std::vector<double> mapped(std::vector<double> xy, int w, int h, DbDraws d, int*
   return xy;
 }
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
+void expect_near(const std::vector<double>& got, const std::vector<double>& want,
+                 double tol = 1e-5) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << i;
 }
@@ -32,7 +34,8 @@ TEST(DbGeometryTest, RotationTurnsAboutTheImageCentreClockwiseOnScreen) {
   expect_near(mapped({60, 25, 0, 0, 50, 25}, 100, 50, {false, 90, 1}), {50, 35, 75, -25, 50, 25});
   // 30 degrees: x' = c dx - s dy + cx, y' = s dx + c dy + cy.
   const double c = std::cos(M_PI / 6), s = std::sin(M_PI / 6);
-  expect_near(mapped({70, 5}, 100, 50, {false, 30, 1}), {c * 20 - s * -20 + 50, s * 20 + c * -20 + 25});
+  expect_near(mapped({70, 5}, 100, 50, {false, 30, 1}),
+              {c * 20 - s * -20 + 50, s * 20 + c * -20 + 25});
 }
 
 TEST(DbGeometryTest, ResizeRoundsHalfToEvenAndScalesByTheSizeRatio) {
@@ -107,7 +110,8 @@ TEST(DbGeometryTest, ThePlanKeepsPolygonsInsideTheCanvasAndFollowsTheKeypointMap
       if (!p.crop.kept[i]) continue;
       for (int32_t k = i == 0 ? 0 : ends[i - 1]; k < ends[i]; ++k, ++k_out) {
         EXPECT_NEAR(p.crop.xy[2 * k_out], (moved[2 * k] - p.crop.crop.x) * p.crop.scale, 1e-9);
-        EXPECT_NEAR(p.crop.xy[2 * k_out + 1], (moved[2 * k + 1] - p.crop.crop.y) * p.crop.scale, 1e-9);
+        EXPECT_NEAR(p.crop.xy[2 * k_out + 1], (moved[2 * k + 1] - p.crop.crop.y) * p.crop.scale,
+                    1e-9);
       }
     }
     EXPECT_EQ(2 * k_out, p.crop.xy.size());
@@ -120,12 +124,15 @@ TEST(DbGeometryTest, TheCanvasIsOneWarpOfTheSource) {
   std::vector<uint8_t> src(static_cast<size_t>(w) * h * 3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
-      for (int ch = 0; ch < 3; ++ch) src[(static_cast<size_t>(y) * w + x) * 3 + ch] = static_cast<uint8_t>(x + ch);
+      for (int ch = 0; ch < 3; ++ch)
+        src[(static_cast<size_t>(y) * w + x) * 3 + ch] = static_cast<uint8_t>(x + ch);
   std::vector<double> xy{20, 20, 180, 20, 180, 100, 20, 100};
   std::vector<int32_t> ends{4};
   DbGeometryPlan p;
   Rng rng(11, 0, 3);
-  ASSERT_TRUE(plan_db_geometry(p, w, h, {xy, ends}, std::vector<unsigned char>{0}, DbGeometryOptions{}, rng).ok());
+  ASSERT_TRUE(
+      plan_db_geometry(p, w, h, {xy, ends}, std::vector<unsigned char>{0}, DbGeometryOptions{}, rng)
+          .ok());
   ASSERT_TRUE(p.rotate_image);
   std::vector<uint8_t> canvas(640 * 640 * 3, 77);
   const MutableImageView dst{canvas.data(), 640, 640, 3, 640 * 3, DType::kU8};

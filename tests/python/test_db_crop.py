@@ -282,4 +282,4 @@ def test_the_one_warp_canvas_is_close_to_the_three_resamplings():
         assert not p["image"][oh:].any() and not p["image"][:, ow:].any()
         diff = p["image"][:oh, :ow].astype(np.float64) - want[:oh, :ow]
         psnr = 10 * np.log10(255.0**2 / max(np.mean(diff**2), 1e-12))
-        assert psnr > 30, (index, psnr)
+        assert psnr > 38, (index, psnr)  # measured 41-51 dB
