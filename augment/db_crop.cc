@@ -2,15 +2,12 @@
 #include "augment/db_crop.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <string>
 
 namespace textfeed::augment {
-namespace {
-
-constexpr double kMaxCoord = 1e9;
-
-}  // namespace
+namespace {}  // namespace
 
 uint32_t numpy_legacy_index(Rng& rng, uint32_t n) {
   const uint32_t top = n - 1;
@@ -106,8 +103,31 @@ bool outside(const Extent& e, double x, double y, double w, double h) {
   return e.max_x < x || e.min_x > x + w || e.max_y < y || e.min_y > y + h;
 }
 
-// np.round(v).astype(np.int32): half to even (the default FE_TONEAREST mode of nearbyint).
-int64_t round_i32(double v) { return static_cast<int32_t>(std::nearbyint(v)); }
+// np.round(v).astype(np.int32): half to even (the default FE_TONEAREST mode of nearbyint); a
+// value outside int32 becomes INT32_MIN, as NumPy's cast gives on x86-64 (cvttsd2si's "integer
+// indefinite"), so a huge coordinate behaves as it does in the reference instead of being UB here.
+int64_t round_i32(double v) {
+  const double r = std::nearbyint(v);
+  if (!(r >= -2147483648.0 && r <= 2147483647.0)) return INT32_MIN;
+  return static_cast<int32_t>(r);
+}
+
+// The slices crop_area marks for polygon i: the min and max of its points rounded to int32 (not
+// the rounded min and max: a value beyond int32 becomes -2^31 and may turn into the minimum).
+void mark_rounded_extent(std::vector<int32_t>& w_cover, std::vector<int32_t>& h_cover,
+                         PolygonsView p, size_t i) {
+  const int32_t b = i == 0 ? 0 : p.ends[i - 1], e = p.ends[i];
+  int64_t min_x = INT64_MAX, max_x = INT64_MIN, min_y = INT64_MAX, max_y = INT64_MIN;
+  for (int32_t k = b; k < e; ++k) {
+    const int64_t x = round_i32(p.xy[2 * k]), y = round_i32(p.xy[2 * k + 1]);
+    min_x = std::min(min_x, x);
+    max_x = std::max(max_x, x);
+    min_y = std::min(min_y, y);
+    max_y = std::max(max_y, y);
+  }
+  python_slice_fill(w_cover, min_x, max_x);
+  python_slice_fill(h_cover, min_y, max_y);
+}
 
 }  // namespace
 
@@ -126,10 +146,10 @@ Status validate_polygons(PolygonsView p) {
     for (; k < static_cast<size_t>(p.ends[i]); ++k) {
       for (int c = 0; c < 2; ++c) {
         const double v = p.xy[2 * k + c];
-        if (!(std::abs(v) <= kMaxCoord))
+        if (!std::isfinite(v))
           return Status::invalid_argument("polygon " + std::to_string(i) + " point " +
                                           std::to_string(k) + ": coordinate " + std::to_string(v) +
-                                          " is not finite or beyond 1e9 px");
+                                          " is not finite");
       }
     }
   }
@@ -164,9 +184,7 @@ Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img
   std::vector<Extent> extents(care.ends.size());
   for (size_t i = 0; i < care.ends.size(); ++i) {
     extents[i] = extent(care, i);
-    // min/max of the rounded points == rounded min/max (rounding is monotone).
-    python_slice_fill(w_cover, round_i32(extents[i].min_x), round_i32(extents[i].max_x));
-    python_slice_fill(h_cover, round_i32(extents[i].min_y), round_i32(extents[i].max_y));
+    mark_rounded_extent(w_cover, h_cover, care, i);
   }
   Axis ax_w, ax_h;
   build_axis(ax_w, w_cover);

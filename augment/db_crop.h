@@ -26,8 +26,7 @@ struct PolygonsView {
 };
 
 // Checks a polygon set: ends increasing, every polygon >= 1 point, xy.size() == 2 * ends.back(),
-// every coordinate finite and within +-1e9 px (what NumPy's int32 cast of a rounded value keeps
-// well defined). kInvalidArgument names the polygon and point.
+// every coordinate finite. kInvalidArgument names the polygon and point.
 Status validate_polygons(PolygonsView polys);
 
 struct CropBox {

@@ -110,6 +110,27 @@ TEST(DbCropTest, AStartLeftOfTheImageWithAPositiveStopCoversNothing) {
   EXPECT_GT(starts_left, 0);
 }
 
+TEST(DbCropTest, ARoundedValueBeyondInt32StartsTheSliceAtZero) {
+  // NumPy casts round(-3e9) to int32 as -2^31; w_array[-2^31:50] then covers columns 0..49 (a
+  // start of -3 would have covered nothing), so every crop starts at column 50 or later.
+  std::vector<double> xy;
+  std::vector<int32_t> ends;
+  add_rect(xy, ends, -3e9, 40, 50, 60);
+  add_rect(xy, ends, 60, 40, 70, 60);
+  int crops = 0;
+  for (uint64_t s = 0; s < 200; ++s) {
+    Rng rng(s, 0, 0);
+    DbCrop out;
+    ASSERT_TRUE(db_crop(out, 100, 100, {xy, ends}, std::vector<unsigned char>{0, 0},
+                        DbCropOptions{}, rng, CropDraws::kPipeline)
+                    .ok());
+    if (out.fallback) continue;
+    ++crops;
+    EXPECT_GE(out.crop.x, 50) << s;
+  }
+  EXPECT_GT(crops, 20);
+}
+
 TEST(DbCropTest, PolygonsWhollyOutsideTheCropAreDropped) {
   std::vector<double> xy;
   std::vector<int32_t> ends;

@@ -71,7 +71,8 @@ def _outside(p, x, y, w, h):
 def _crop_area(rs, h, w, care, ratio=0.1, tries=50):
     h_arr, w_arr = np.zeros(h, np.int32), np.zeros(w, np.int32)
     for p in care:
-        r = np.round(p, decimals=0).astype(np.int32)
+        with np.errstate(invalid="ignore"):  # beyond int32 the cast gives -2**31, as in the reference
+            r = np.round(p, decimals=0).astype(np.int32)
         w_arr[r[:, 0].min() : r[:, 0].max()] = 1
         h_arr[r[:, 1].min() : r[:, 1].max()] = 1
     h_axis, w_axis = np.where(h_arr == 0)[0], np.where(w_arr == 0)[0]
@@ -99,6 +100,8 @@ def _random_case(rng):
         pts = np.stack([cx + rx * np.cos(t), cy + ry * np.sin(t)], 1)
         if rng.uniform() < 0.5:
             pts = np.round(pts) + rng.choice([0.0, 0.5], size=pts.shape)  # exact halves: half-to-even
+        if rng.uniform() < 0.08:
+            pts[0, int(rng.integers(0, 2))] = rng.choice([-1, 1]) * rng.uniform(3e9, 1e12)  # beyond int32
         polys.append(pts)
         tags.append(bool(rng.uniform() < 0.2))
     return h, w, polys, np.array(tags, bool)
@@ -283,3 +286,20 @@ def test_the_one_warp_canvas_is_close_to_the_three_resamplings():
         diff = p["image"][:oh, :ow].astype(np.float64) - want[:oh, :ow]
         psnr = 10 * np.log10(255.0**2 / max(np.mean(diff**2), 1e-12))
         assert psnr > 38, (index, psnr)  # measured 41-51 dB
+
+
+def test_extreme_inputs_give_a_box_inside_the_image():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        h, w = int(rng.integers(1, 30)), int(rng.integers(1, 30))
+        polys = [rng.uniform(-1e12, 1e12, (int(rng.integers(1, 5)), 2)) * rng.choice([1e-12, 1e-6, 1.0])
+                 for _ in range(int(rng.integers(0, 5)))]
+        tags = rng.uniform(size=len(polys)) < 0.3
+        out = reference.replay_db_crop((h, w), polys, tags, int(rng.integers(0, 2**32)))
+        x, y, cw, ch = out["crop_xywh"]
+        assert 0 <= x and 0 <= y and cw >= 1 and ch >= 1 and x + cw <= w and y + ch <= h
+        assert len(out["polys"]) == int(out["kept"].sum()) == len(out["ignore_tags"])
+        p = reference.db_sample_params(w, h, polys, tags, 1, 0, int(rng.integers(0, 2**40)))
+        x, y, cw, ch = p["crop_xywh"]
+        assert x + cw <= p["resized_wh"][0] and y + ch <= p["resized_wh"][1]
+        assert np.isfinite(p["matrix"]).all()

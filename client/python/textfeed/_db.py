@@ -13,8 +13,6 @@ import numpy as np
 
 from . import _args, _core, errors
 
-_COORD_LIMIT = 1e9  # what the crop search's int32 rounding keeps well defined (augment/db_crop.h)
-
 
 def _points(name: str, value: Any) -> np.ndarray:
     if value is None or isinstance(value, (str, bytes)) or np.ndim(value) == 0:
@@ -25,8 +23,8 @@ def _points(name: str, value: Any) -> np.ndarray:
         raise errors.ArgumentTypeError(f"{name} must be an array of (x, y) points: {e}") from None
     if array.ndim != 2 or array.shape[1] != 2 or array.shape[0] < 1:
         raise errors.InvalidArgumentError(f"{name} must have shape (P, 2) with P >= 1, got {array.shape}")
-    if not (np.abs(array) <= _COORD_LIMIT).all():
-        raise errors.InvalidArgumentError(f"{name} holds a NaN, infinite or beyond 1e9 px coordinate")
+    if not np.isfinite(array).all():
+        raise errors.InvalidArgumentError(f"{name} holds a NaN or infinite coordinate")
     return array
 
 
