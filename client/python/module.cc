@@ -14,6 +14,7 @@ PYBIND11_MODULE(_core, m) {
   textfeed::python::register_errors(m);
   textfeed::python::register_targets(m);
   textfeed::python::register_geometry(m);
+  textfeed::python::register_db(m);
   textfeed::python::register_spec(m);
   textfeed::python::register_loader(m);
 }

@@ -10,6 +10,7 @@ namespace textfeed::python {
 void register_errors(pybind11::module_& m);
 void register_targets(pybind11::module_& m);   // east_targets, shrink, angle search
 void register_geometry(pybind11::module_& m);  // replay_geometry, warp
+void register_db(pybind11::module_& m);        // the DB crop replay and geometry plan
 void register_spec(pybind11::module_& m);      // PipelineSpec, its enums and options, the bounds
 void register_loader(pybind11::module_& m);    // Feed, SlotLease: what textfeed.Loader drives
 

@@ -90,6 +90,39 @@ def color_jitter(
     color_jitter_p: Optional[float] = None,
 ) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
 
+# register_db.cc: polygons travel flat (xy float64, ends int32; textfeed._db flattens them). The
+# dicts hold 'crop_xywh', 'scale', 'out_wh', 'fallback', 'tries', 'xy', 'ends', 'ignore_tags',
+# 'kept' (and 'image', or the plan's 'flip', 'angle_deg', 'resize', 'rotate_image', 'resized_wh',
+# 'matrix').
+
+def replay_db_crop(
+    image_h: int,
+    image_w: int,
+    xy: ArrayLike,
+    ends: ArrayLike,
+    ignore_tags: ArrayLike,
+    seed: int,
+    size: int,
+    max_tries: int,
+    min_crop_side_ratio: float,
+    image: Optional[ArrayLike] = None,
+) -> dict[str, Any]: ...
+def db_map_keypoints(
+    xy: ArrayLike, image_w: int, image_h: int, flip: bool, angle_deg: float, resize: float
+) -> tuple[NDArray[np.float64], tuple[int, int]]: ...
+def db_sample_params(
+    image_w: int,
+    image_h: int,
+    xy: ArrayLike,
+    ends: ArrayLike,
+    ignore_tags: ArrayLike,
+    seed: int,
+    epoch: int,
+    index: int,
+    size: int = 640,
+    image: Optional[ArrayLike] = None,
+) -> dict[str, Any]: ...
+
 # register_spec.cc: the typed spec (loader/spec.h). Each enum member's `text` is the name the text
 # edges take ("upstage", "shm", "mask-ignore").
 

@@ -5,6 +5,9 @@ pipelines (tests/golden, examples/) and to replay what happened to one sample.
   db_targets(polys, ignore_tags, canvas_hw, shrink_ratio=0.4, ...)            -> DB maps and tags
   replay_geometry(profile, image_w, image_h, vertices, labels, seed, ...)    -> the geometric chain
   shrink_poly(quad), find_min_rect_angle(quad, metric)                       -> per-quad units
+  replay_db_crop(image_hw, polys, ignore_tags, seed, ...)                    -> PaddleOCR's DB crop replay
+  db_map_keypoints(points, w, h, flip=, angle_deg=, resize=)                 -> imgaug's keypoint mapping
+  db_sample_params(image_w, image_h, polys, ignore_tags, seed, epoch, index) -> the DB geometry plan
   sample_params(...), warp_crop(...), photometric(...)                       -> per-sample steps
 
 Every argument is checked (a wrong type raises errors.ArgumentTypeError), then the extension's
@@ -13,6 +16,7 @@ function runs. A training loop needs none of them: textfeed.Loader runs the whol
 
 from . import _core
 from ._checked import db_targets, east_targets, find_min_rect_angle, shrink_poly, typed
+from ._db import db_map_keypoints, db_sample_params, replay_db_crop
 
 photometric = typed(_core.photometric)
 replay_geometry = typed(_core.replay_geometry)
@@ -21,10 +25,13 @@ warp_crop = typed(_core.warp_crop)
 del typed
 
 __all__ = [
+    "db_map_keypoints",
+    "db_sample_params",
     "db_targets",
     "east_targets",
     "find_min_rect_angle",
     "photometric",
+    "replay_db_crop",
     "replay_geometry",
     "sample_params",
     "shrink_poly",
