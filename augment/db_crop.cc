@@ -86,7 +86,7 @@ struct Extent {
   double min_x, max_x, min_y, max_y;
 };
 
-Extent extent(PolygonsView p, size_t i) {
+Extent extent(DbPolygons p, size_t i) {
   const int32_t b = i == 0 ? 0 : p.ends[i - 1], e = p.ends[i];
   Extent x{p.xy[2 * b], p.xy[2 * b], p.xy[2 * b + 1], p.xy[2 * b + 1]};
   for (int32_t k = b + 1; k < e; ++k) {
@@ -115,7 +115,7 @@ int64_t round_i32(double v) {
 // The slices crop_area marks for polygon i: the min and max of its points rounded to int32 (not
 // the rounded min and max: a value beyond int32 becomes -2^31 and may turn into the minimum).
 void mark_rounded_extent(std::vector<int32_t>& w_cover, std::vector<int32_t>& h_cover,
-                         PolygonsView p, size_t i) {
+                         DbPolygons p, size_t i) {
   const int32_t b = i == 0 ? 0 : p.ends[i - 1], e = p.ends[i];
   int64_t min_x = INT64_MAX, max_x = INT64_MIN, min_y = INT64_MAX, max_y = INT64_MIN;
   for (int32_t k = b; k < e; ++k) {
@@ -131,7 +131,7 @@ void mark_rounded_extent(std::vector<int32_t>& w_cover, std::vector<int32_t>& h_
 
 }  // namespace
 
-Status validate_polygons(PolygonsView p) {
+Status validate_polygons(DbPolygons p) {
   int32_t prev = 0;
   for (size_t i = 0; i < p.ends.size(); ++i) {
     if (p.ends[i] <= prev)
@@ -170,7 +170,7 @@ Status validate(const DbCropOptions& o) {
 }
 
 Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h,
-                    PolygonsView care, const DbCropOptions& o, Rng& rng, CropDraws mode) {
+                    DbPolygons care, const DbCropOptions& o, Rng& rng, CropDraws mode) {
   if (img_w < 1 || img_h < 1 || img_w > (1 << 20) || img_h > (1 << 20))
     return Status::invalid_argument("db crop: image size " + std::to_string(img_w) + "x" +
                                     std::to_string(img_h) + " is not in 1..2^20");
@@ -208,7 +208,7 @@ Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img
   return Status();
 }
 
-Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys,
+Status db_crop(DbCrop& out, int img_w, int img_h, DbPolygons polys,
                std::span<const unsigned char> ignore, const DbCropOptions& o, Rng& rng,
                CropDraws mode) {
   TF_RETURN_IF_ERROR(validate_polygons(polys));
@@ -243,7 +243,7 @@ Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys,
       out.xy.push_back((polys.xy[2 * k] - c.x) * out.scale);
       out.xy.push_back((polys.xy[2 * k + 1] - c.y) * out.scale);
     }
-    const PolygonsView moved{std::span<const double>(out.xy).subspan(start),
+    const DbPolygons moved{std::span<const double>(out.xy).subspan(start),
                              std::span<const int32_t>()};
     Extent e{moved.xy[0], moved.xy[0], moved.xy[1], moved.xy[1]};
     for (size_t k = 2; k < moved.xy.size(); k += 2) {

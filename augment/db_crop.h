@@ -20,14 +20,14 @@ namespace textfeed::augment {
 
 // Polygons of any point count in one flat buffer: polygon i holds points [ends[i-1], ends[i])
 // (ends[-1] = 0); point k is (xy[2k], xy[2k+1]) in pixels. A view: the spans must outlive the call.
-struct PolygonsView {
+struct DbPolygons {
   std::span<const double> xy;
   std::span<const int32_t> ends;
 };
 
 // Checks a polygon set: ends increasing, every polygon >= 1 point, xy.size() == 2 * ends.back(),
 // every coordinate finite. kInvalidArgument names the polygon and point.
-Status validate_polygons(PolygonsView polys);
+Status validate_polygons(DbPolygons polys);
 
 struct CropBox {
   int x = 0;
@@ -64,19 +64,19 @@ struct DbCrop {
   int out_h = 0;          // at the canvas's top-left; the rest of the canvas is zero
   std::vector<unsigned char> kept;    // per input polygon: 1 when not wholly outside the crop
   std::vector<double> xy;             // the kept polygons in canvas px (input point counts)
-  std::vector<int32_t> ends;          // their ends, as PolygonsView
+  std::vector<int32_t> ends;          // their ends, as DbPolygons
   std::vector<unsigned char> ignore;  // their ignore tags
 };
 
 // crop_area(): the box only. `polys` are the care polygons (ignored ones left out by the caller),
 // in the frame of an img_w x img_h image. Errors: kInvalidArgument (bad size, options, polygons).
 Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img_h,
-                    PolygonsView care, const DbCropOptions& o, Rng& rng, CropDraws mode);
+                    DbPolygons care, const DbCropOptions& o, Rng& rng, CropDraws mode);
 
 // EastRandomCropData.__call__ minus the pixels: the box from the care polygons (ignore[i] == 0),
 // then every polygon moved into canvas px and kept unless wholly outside [0, out_w] x [0, out_h].
 // `ignore` has one tag per polygon. Errors: kInvalidArgument.
-Status db_crop(DbCrop& out, int img_w, int img_h, PolygonsView polys,
+Status db_crop(DbCrop& out, int img_w, int img_h, DbPolygons polys,
                std::span<const unsigned char> ignore, const DbCropOptions& o, Rng& rng,
                CropDraws mode);
 

@@ -125,7 +125,7 @@ void db_image_matrix(double m[6], int src_w, int src_h, const DbDraws& d, bool r
   compose(m, place, m);
 }
 
-Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, PolygonsView polys,
+Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, DbPolygons polys,
                         std::span<const unsigned char> ignore, const DbGeometryOptions& o,
                         Rng& rng) {
   TF_RETURN_IF_ERROR(validate(o));

@@ -61,7 +61,7 @@ struct DbGeometryPlan {
 
 // Plans one sample: draws, keypoint mapping, crop search (CropDraws::kPipeline) and the image map.
 // Errors: kInvalidArgument (source size, polygons, tags, options).
-Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, PolygonsView polys,
+Status plan_db_geometry(DbGeometryPlan& out, int src_w, int src_h, DbPolygons polys,
                         std::span<const unsigned char> ignore, const DbGeometryOptions& o,
                         Rng& rng);
 

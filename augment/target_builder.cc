@@ -8,14 +8,16 @@
 
 namespace textfeed::augment {
 
-TargetKind target_kind(Profile) { return TargetKind::kEast; }
+TargetKind target_kind(Profile profile) { return profile == Profile::kDb ? TargetKind::kDb : TargetKind::kEast; }
 
 std::unique_ptr<TargetBuilder> make_target_builder(TargetKind kind, const AugmentOptions& options) {
   switch (kind) {
     case TargetKind::kEast:
       break;
-    case TargetKind::kDb:  // no profile trains DB yet: PaddleOCR's defaults
-      return std::make_unique<DbTargetBuilder>(DbTargetOptions{});
+    case TargetKind::kDb:
+      return std::make_unique<DbTargetBuilder>(DbTargetOptions{options.shrink_ratio, options.thresh_min,
+                                                               options.thresh_max,
+                                                               static_cast<double>(options.min_text_size)});
   }
   return std::make_unique<EastTargetBuilder>(options);
 }

@@ -19,8 +19,8 @@
 
 namespace textfeed::augment {
 
-// The detector family whose targets a profile trains. Every profile is EAST today; kDb
-// (augment/db_targets.h) has its builder but no profile yet.
+// The detector family whose targets a profile trains: kDb (augment/db_targets.h) for profile db,
+// kEast (augment/targets.h) for the others.
 enum class TargetKind : unsigned char { kEast, kDb };
 
 // The target kind `profile` trains.

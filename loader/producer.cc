@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 
+#include "augment/db_targets.h"
 #include "base/rng.h"
 
 namespace textfeed::loader {
@@ -99,6 +100,48 @@ void set_original_words(SampleMeta& meta, const SampleRead& sample) {
   for (size_t i = 0; i < n; ++i) meta.ignore[i] = sample.labels[i] == kLabelIgnored ? 1 : 0;
 }
 
+// The db geometry's options from the profile's.
+augment::DbGeometryOptions db_geometry_options(const augment::AugmentOptions& o) {
+  augment::DbGeometryOptions g;
+  g.flip_p = o.flip_p;
+  g.max_rotate_deg = o.rotate_deg;
+  g.min_resize = o.resize.lo;
+  g.max_resize = o.resize.hi;
+  g.crop.size = o.crop_size;
+  g.crop.max_tries = o.crop_max_tries;
+  g.crop.min_crop_side_ratio = o.min_crop_side;
+  return g;
+}
+
+// The sample's words as polygons: every point the reader kept (SampleRead::poly_*), else its quads.
+void gather_polygons(const SampleRead& s, augment::PolygonSet& out) {
+  out.xy.clear(), out.ends.clear(), out.labels.clear();
+  if (!s.poly_points.empty()) {
+    out.xy.assign(s.poly_xy.begin(), s.poly_xy.end());
+    uint32_t end = 0;
+    for (uint32_t n : s.poly_points) out.ends.push_back(end += n);
+    out.labels.assign(s.poly_labels.begin(), s.poly_labels.end());
+    return;
+  }
+  for (const Quad& q : s.quads) {
+    out.xy.insert(out.xy.end(), q.xy.begin(), q.xy.end());
+    out.ends.push_back(static_cast<uint32_t>(out.xy.size() / 2));
+  }
+  out.labels.assign(s.labels.begin(), s.labels.end());
+}
+
+// The db crop's kept words as a SampleMeta: canvas px, their own point counts.
+void set_db_words(SampleMeta& meta, const augment::DbCrop& crop, std::string name, int size) {
+  meta.image_id = std::move(name);
+  meta.height = meta.width = size;
+  meta.scale_x = meta.scale_y = 1;
+  meta.xy.assign(crop.xy.begin(), crop.xy.end());
+  meta.points.clear();
+  int32_t first = 0;
+  for (int32_t end : crop.ends) meta.points.push_back(static_cast<uint32_t>(end - first)), first = end;
+  meta.ignore.assign(crop.ignore.begin(), crop.ignore.end());
+}
+
 }  // namespace
 
 void StageTimes::add(const StageTimes& o) {
@@ -123,6 +166,10 @@ SampleProducer::SampleProducer(std::shared_ptr<const SampleSource> source, const
       decoder_(decode),
       targets_(augment::make_target_builder(augment::target_kind(options.profile), options)) {
   crop_.reset(options_.crop_size, options_.crop_size, 3);
+  if (options_.profile == augment::Profile::kDb) {
+    db_options_ = db_geometry_options(options_);
+    policy_ = std::make_unique<augment::PolygonPolicy>(options_.invalid_polygon);
+  }
 }
 
 Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
@@ -130,6 +177,11 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   polygons_ = {};
   // The last line of defence: whatever a library throws for one sample stays that sample's error.
   try {
+    if (options_.profile == augment::Profile::kDb) {
+      TF_RETURN_IF_ERROR(produce_db(index, seed, epoch, out, copy));
+      if (polygons) set_db_words(*polygons, db_plan_.crop, source_->name(index), options_.crop_size);
+      return Status();
+    }
     TF_RETURN_IF_ERROR(produce_unguarded(index, seed, epoch, out, copy));
     if (polygons) {
       polygons->image_id = source_->name(index);
@@ -227,6 +279,77 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
                                      options_.crop_size));
   times_.targets += since(t);
   ++times_.samples;
+  return Status();
+}
+
+Status SampleProducer::produce_db(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out,
+                                  uint32_t copy) {
+  Rng rng(seed, epoch, index | (uint64_t{copy} << 32));
+  auto t = Clock::now();
+  SampleRead& sample = read_;
+  TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));
+  const std::string& name = sample.name;
+  times_.read += since(t);
+
+  t = Clock::now();
+  gather_polygons(sample, words_);
+  TF_RETURN_IF_ERROR(policy_->apply(words_, sample.width, sample.height, polygons_).with_context(name));
+  db_ends_.assign(words_.ends.begin(), words_.ends.end());
+  db_ignore_.resize(words_.labels.size());
+  for (size_t i = 0; i < db_ignore_.size(); ++i) db_ignore_[i] = words_.labels[i] == kLabelIgnored ? 1 : 0;
+  TF_RETURN_IF_ERROR(augment::plan_db_geometry(db_plan_, sample.width, sample.height, {words_.xy, db_ends_},
+                                               db_ignore_, db_options_, rng)
+                         .with_context(name));
+  times_.plan += since(t);
+
+  TF_RETURN_IF_ERROR(render_db(sample));
+
+  t = Clock::now();
+  const augment::ColorParams color = augment::draw_color_params(options_, rng);
+  TF_RETURN_IF_ERROR(augment::apply_photometric(out.image, crop_.view(), color, options_));
+  times_.photometric += since(t);
+
+  t = Clock::now();
+  const augment::DbCrop& crop = db_plan_.crop;
+  crop_ends_.assign(crop.ends.begin(), crop.ends.end());
+  crop_labels_.resize(crop.ignore.size());
+  for (size_t i = 0; i < crop.ignore.size(); ++i) crop_labels_[i] = crop.ignore[i] ? kLabelIgnored : kLabelValid;
+  static_cast<augment::DbTargetBuilder&>(*targets_).set_shrink_ratio(augment::shrink_ratio_at(options_, epoch));
+  TF_RETURN_IF_ERROR(targets_->build(out.targets, augment::PolygonsView{crop.xy, crop_ends_}, crop_labels_,
+                                     options_.crop_size)
+                         .with_context(name));
+  times_.targets += since(t);
+  ++times_.samples;
+  return Status();
+}
+
+// The db canvas: one warp from a decode at the DCT scale the map needs (a window of it when the
+// decoder allows), then black outside the resized crop, as the reference pads its canvas.
+Status SampleProducer::render_db(const SampleRead& sample) {
+  auto t = Clock::now();
+  int eighths = 8;
+  double matrix[6];
+  std::copy(db_plan_.matrix, db_plan_.matrix + 6, matrix);
+  if (sample.decoded()) {
+    pixels_ = sample.pixels;
+  } else {
+    eighths = fast_dct_eighths(augment::max_scale(matrix));
+    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, matrix, decoded_));
+    pixels_ = decoded_.view();
+  }
+  times_.decode += since(t);
+  t = Clock::now();
+  const MutableImageView canvas = crop_.mutable_view();
+  TF_RETURN_IF_ERROR(augment::warp_to_crop(canvas, pixels_, matrix, eighths / 8.0, warp_scratch_));
+  const int w = std::clamp(db_plan_.crop.out_w, 0, canvas.width), h = std::clamp(db_plan_.crop.out_h, 0, canvas.height);
+  for (int y = 0; y < canvas.height; ++y) {
+    uint8_t* row = canvas.data + static_cast<ptrdiff_t>(y) * canvas.stride_bytes;
+    if (y >= h)
+      std::fill(row, row + 3 * canvas.width, uint8_t{0});
+    else
+      std::fill(row + 3 * w, row + 3 * canvas.width, uint8_t{0});
+  }
+  times_.warp += since(t);
   return Status();
 }
 

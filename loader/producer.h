@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "augment/db_geometry.h"
 #include "augment/inference.h"
 #include "augment/plan.h"
 #include "augment/photometric.h"
+#include "augment/polygon_policy.h"
 #include "augment/profile.h"
 #include "augment/target_builder.h"
 #include "augment/warp.h"
@@ -73,12 +75,18 @@ class SampleProducer {
   // What the invalid_polygon policy found and did in the last produce() (zero for the EAST
   // profiles, whose readers give quads).
   const PolygonCounts& last_polygons() const { return polygons_; }
-  // The plan of the last produced sample (for `textfeed show`).
+  // The plan of the last produced sample (for `textfeed show`): EAST profiles' and db's.
   const augment::GeometryPlan& last_plan() const { return plan_; }
+  const augment::DbGeometryPlan& last_db_plan() const { return db_plan_; }
 
  private:
   Status produce_unguarded(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy);
   Status produce_eval_unguarded(uint32_t index, const MutableImageView& image, SampleMeta& meta);
+  // Profile db (docs/targets.md §8): the words as polygons through the invalid_polygon policy,
+  // the imgaug draws and the crop search on them, one warp of a decode at the needed DCT scale,
+  // BGR normalize, the DB targets at the epoch's shrink ratio.
+  Status produce_db(uint32_t index, uint64_t seed, uint64_t epoch, const SampleOutputs& out, uint32_t copy);
+  Status render_db(const SampleRead& sample);
 
   std::shared_ptr<const SampleSource> source_;
   augment::AugmentOptions options_;
@@ -91,6 +99,15 @@ class SampleProducer {
   augment::WarpScratch warp_scratch_;
   augment::InferenceScratch inference_scratch_;
   std::unique_ptr<augment::TargetBuilder> targets_;  // the profile's, with its scratch
+  // db only (empty otherwise):
+  augment::DbGeometryOptions db_options_;
+  std::unique_ptr<augment::PolygonPolicy> policy_;
+  augment::PolygonSet words_;              // the sample's words after the policy
+  std::vector<int32_t> db_ends_;           // words_.ends as the crop search takes them
+  std::vector<unsigned char> db_ignore_;   // 1 = ignored, per word of words_
+  augment::DbGeometryPlan db_plan_;
+  std::vector<uint32_t> crop_ends_;        // db_plan_.crop.ends as the targets take them
+  std::vector<unsigned char> crop_labels_;
   StageTimes times_;
   PolygonCounts polygons_;
 };

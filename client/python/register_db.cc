@@ -24,7 +24,7 @@ using DArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using IArray = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
 using U8Array = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
 
-augment::PolygonsView view_of(const DArray& xy, const IArray& ends) {
+augment::DbPolygons view_of(const DArray& xy, const IArray& ends) {
   return {std::span<const double>(xy.data(), static_cast<size_t>(xy.size())),
           std::span<const int32_t>(ends.data(), static_cast<size_t>(ends.size()))};
 }

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "augment/db_targets.h"
 #include "augment/targets.h"
 
 namespace textfeed::augment {
@@ -27,8 +28,22 @@ struct Outputs {
 const std::vector<double> kQuads = {10, 12, 200, 20, 198, 60, 8, 50, 300, 300, 520, 310, 515, 380, 296, 370};
 const std::vector<unsigned char> kLabels = {1, 0};
 
-TEST(TargetBuilderTest, BothProfilesAreEastAndEastDeclaresTheLayoutsMaps) {
-  for (Profile p : {Profile::kUpstage, Profile::kSakura}) {
+TEST(TargetBuilderTest, DbProfileBuildsDbTargetsWithItsOptions) {
+  AugmentOptions o = profile_defaults(Profile::kDb);
+  o.min_text_size = 5;
+  EXPECT_EQ(target_kind(Profile::kDb), TargetKind::kDb);
+  const auto builder = make_target_builder(target_kind(Profile::kDb), o);
+  ASSERT_EQ(builder->kind(), TargetKind::kDb);
+  const std::vector<TargetTensor> t = builder->tensors(o.crop_size);
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].name, "threshold_map");
+  EXPECT_EQ(t[3].name, "shrink_mask");
+  EXPECT_EQ(t[0].side, 640);
+  EXPECT_EQ(static_cast<const DbTargetBuilder&>(*builder).options().min_text_size, 5);
+}
+
+TEST(TargetBuilderTest, EastProfilesAreEastAndEastDeclaresTheLayoutsMaps) {
+  for (Profile p : {Profile::kUpstage, Profile::kSakura, Profile::kBc7}) {
     const AugmentOptions o = profile_defaults(p);
     EXPECT_EQ(target_kind(p), TargetKind::kEast);
     const auto builder = make_target_builder(target_kind(p), o);
