@@ -29,13 +29,15 @@ int preshrink_halvings(double scale) {
   return k;
 }
 
-std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop) {
+std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop) { return crop_source_bounds(m, crop, crop); }
+
+std::optional<SourceBounds> crop_source_bounds(const double m[6], int width, int height) {
   const double det = m[0] * m[4] - m[1] * m[3];
   if (!(std::abs(det) > 0) || !std::isfinite(det)) return std::nullopt;
   const double ia = m[4] / det, ib = -m[1] / det, ic = -m[3] / det, id = m[0] / det;
   SourceBounds b{1e300, 1e300, -1e300, -1e300};
-  for (const double cx : {-0.5, crop - 0.5})
-    for (const double cy : {-0.5, crop - 0.5}) {
+  for (const double cx : {-0.5, width - 0.5})
+    for (const double cy : {-0.5, height - 0.5}) {
       const double x = ia * (cx - m[2]) + ib * (cy - m[5]), y = ic * (cx - m[2]) + id * (cy - m[5]);
       b.x0 = std::min(b.x0, x), b.x1 = std::max(b.x1, x), b.y0 = std::min(b.y0, y), b.y1 = std::max(b.y1, y);
     }
@@ -46,8 +48,8 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
                     WarpScratch& scratch) {
   if (src.empty() || src.channels != 3 || src.dtype != DType::kU8)
     return Status::invalid_argument("warp: source must be a non-empty RGB uint8 image");
-  if (out.empty() || out.channels != 3 || out.dtype != DType::kU8 || out.width != out.height)
-    return Status::invalid_argument("warp: output must be a square RGB uint8 view");
+  if (out.empty() || out.channels != 3 || out.dtype != DType::kU8)
+    return Status::invalid_argument("warp: output must be an RGB uint8 view");
   if (!(src_scale > 0)) return Status::invalid_argument("warp: src_scale must be positive");
   double m[6];
   std::copy(matrix, matrix + 6, m);
@@ -64,7 +66,7 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     // is OpenCV's 2x2 area path (its fast case; other integer factors are many times slower).
     const int k = preshrink_halvings(scale);
     const int f = 1 << k;
-    const SourceBounds b = *crop_source_bounds(m, out.width);  // det was checked above
+    const SourceBounds b = *crop_source_bounds(m, out.width, out.height);  // det was checked above
     const double margin = 2.0 * f + 2;
     auto lo = [&](double v, int limit) {  // round down to a multiple of f, clamp to [0, limit]
       return static_cast<int>(std::clamp(std::floor((v - margin) / f) * f, 0.0, static_cast<double>(limit)));

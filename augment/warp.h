@@ -24,15 +24,17 @@ double max_scale(const double m[6]);
 // bilinear step: the least k that leaves that step a scale of at least 0.5 (0 from 0.5 up).
 int preshrink_halvings(double scale);
 // The box, in `m`'s source pixel coordinates, that the square crop of side `crop` (pixel edges
-// -0.5 .. crop - 0.5) maps back to. nullopt for a singular matrix.
+// -0.5 .. crop - 0.5), or a width x height one, maps back to. nullopt for a singular matrix.
 struct SourceBounds {
   double x0, y0, x1, y1;
 };
 std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop);
+std::optional<SourceBounds> crop_source_bounds(const double m[6], int width, int height);
 
 // `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix).
 // `src` may be a decode at 1/k of full size (DCT scaling): pass src_scale = 1/k; pixel centres
-// map as x_full + 0.5 = (x_src + 0.5) * k. `out` is a crop x crop x 3 uint8 HWC view.
+// map as x_full + 0.5 = (x_src + 0.5) * k. `out` is a uint8 HWC view of 3 channels (the square
+// crop, or db's part of its canvas that the image covers).
 // Errors: kInvalidArgument (views of the wrong shape or type).
 Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
                     WarpScratch& scratch);

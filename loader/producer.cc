@@ -23,8 +23,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 struct Window {
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
-Window window_for(const double m[6], int crop, int scaled_w, int scaled_h, double s) {
-  const std::optional<augment::SourceBounds> b = augment::crop_source_bounds(m, crop);
+Window window_for(const double m[6], int out_w, int out_h, int scaled_w, int scaled_h, double s) {
+  const std::optional<augment::SourceBounds> b = augment::crop_source_bounds(m, out_w, out_h);
   if (!b) return {};
   // Full-size source bounds, then the scaled image's pixels (centre convention).
   const double x0 = (b->x0 + 0.5) * s - 0.5, y0 = (b->y0 + 0.5) * s - 0.5;
@@ -53,14 +53,14 @@ Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index,
 }
 
 // Decodes `sample`'s encoded pixels at eighths / 8 of full size into `out`: only the window that
-// the warp to a crop of side `crop` reads, when the decoder's options allow windows. `matrix`
-// (source -> crop) comes in for the full image and goes out for the pixels decoded.
-Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, int crop, double matrix[6],
-                       Image& out) {
+// the warp to an output of out_w x out_h reads, when the decoder's options allow windows. `matrix`
+// (source -> output) comes in for the full image and goes out for the pixels decoded.
+Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, int out_w, int out_h,
+                       double matrix[6], Image& out) {
   const std::span<const uint8_t> bytes = sample.encoded;
   const double s = eighths / 8.0;
   const int scaled_w = (sample.width * eighths + 7) / 8, scaled_h = (sample.height * eighths + 7) / 8;
-  const Window w = decoder.options().windows ? window_for(matrix, crop, scaled_w, scaled_h, s) : Window{};
+  const Window w = decoder.options().windows ? window_for(matrix, out_w, out_h, scaled_w, scaled_h, s) : Window{};
   if (w.x1 <= w.x0) return decoder.decode_eighths(bytes, sample.name, eighths, out);
   // Only the part the crop reads. The warp then sees an image whose pixel (0, 0) is the
   // window's origin: move the matrix's source frame there (origin / s in full-size pixels).
@@ -260,7 +260,8 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
     pixels_ = sample.pixels;
   } else {
     eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));
-    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, matrix, decoded_));
+    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, options_.crop_size, matrix,
+                                       decoded_));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
@@ -330,18 +331,21 @@ Status SampleProducer::render_db(const SampleRead& sample) {
   int eighths = 8;
   double matrix[6];
   std::copy(db_plan_.matrix, db_plan_.matrix + 6, matrix);
+  const MutableImageView canvas = crop_.mutable_view();
+  const int w = std::clamp(db_plan_.crop.out_w, 0, canvas.width), h = std::clamp(db_plan_.crop.out_h, 0, canvas.height);
   if (sample.decoded()) {
     pixels_ = sample.pixels;
   } else {
     eighths = fast_dct_eighths(augment::max_scale(matrix));
-    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, matrix, decoded_));
+    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, std::max(w, 1), std::max(h, 1), matrix, decoded_));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
   t = Clock::now();
-  const MutableImageView canvas = crop_.mutable_view();
-  TF_RETURN_IF_ERROR(augment::warp_to_crop(canvas, pixels_, matrix, eighths / 8.0, warp_scratch_));
-  const int w = std::clamp(db_plan_.crop.out_w, 0, canvas.width), h = std::clamp(db_plan_.crop.out_h, 0, canvas.height);
+  if (w > 0 && h > 0) {  // only the part the resized crop covers; the rest is black
+    const MutableImageView covered{canvas.data, h, w, 3, canvas.stride_bytes, DType::kU8};
+    TF_RETURN_IF_ERROR(augment::warp_to_crop(covered, pixels_, matrix, eighths / 8.0, warp_scratch_));
+  }
   for (int y = 0; y < canvas.height; ++y) {
     uint8_t* row = canvas.data + static_cast<ptrdiff_t>(y) * canvas.stride_bytes;
     if (y >= h)

@@ -256,7 +256,7 @@ void run(const BenchArgs& a) {
 void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Measure the batch pipeline (decode + augment + EAST targets): samples/s, CPU-ms per sample and "
+      "bench", "Measure the batch pipeline (decode + augment + the profile's targets: EAST or DB): samples/s, CPU-ms per sample and "
                "a per-stage breakdown, min/median over repeats.");
   cmd->add_option("--dataset", a->dataset,
                   "dataset folder, UFO .json, or a cache file (.tfc); with --endpoint, the daemon's dataset NAME")
