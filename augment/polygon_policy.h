@@ -1,4 +1,4 @@
-// The invalid_polygon policy (docs/targets.md §4.6): what a word whose polygon is not a simple,
+// The invalid_polygon policy (docs/targets.md §4.5): what a word whose polygon is not a simple,
 // finite ring inside the image becomes before the geometry and the targets see it. Readers keep
 // every polygon they can parse; this is the one place that judges their shape, so a
 // self-intersecting, degenerate, out-of-image or non-finite polygon never reaches a library that

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the ICDAR-2015 sample in data/icdar15-sample (SAMPLE=DIR picks another): read
 # it, build a cache, run the full decode + augment + EAST-target pipeline from the JPEGs and from
-# the cache, and draw samples.
+# the cache, and draw samples; then the same for DB targets (profile db).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -67,5 +67,20 @@ PYTHONPATH="$BUILD/python" $PY --data_dir "$OUT/bc6" --mix "$OUT/bc7" --weights 
 echo
 echo "== 8. augmented samples with their targets drawn on"
 "$TF" show --dataset "$SAMPLE" --profile sakura --count 3 --out "$OUT/show"
+
 echo
-echo "demo done: PNGs in $OUT/show"
+echo "== 9. DB (PaddleOCR's detection chain): throughput from the JPEGs, a Loader batch, the four maps drawn"
+"$TF" bench --dataset "$SAMPLE" --profile db --threads 2 --samples 32 --repeat 3
+PYTHONPATH="$BUILD/python" /usr/bin/python3 - "$SAMPLE" <<'PY'
+import sys
+import textfeed
+loader = textfeed.Loader(dataset=sys.argv[1], batch_size=4, profile="db", total_epochs=10, seed=1)
+batch = next(iter(loader))
+for name, tensor in zip(batch.names, batch):
+    print(f"  {name:15s} {tuple(tensor.shape)} {tensor.dtype} min {float(tensor.min()):.3f} max {float(tensor.max()):.3f}")
+print(f"  invalid polygons in this batch: {batch.invalid_polygons}")
+loader.close()
+PY
+"$TF" show --dataset "$SAMPLE" --profile db --count 3 --out "$OUT/show-db"
+echo
+echo "demo done: PNGs in $OUT/show (EAST) and $OUT/show-db (DB)"
