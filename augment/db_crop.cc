@@ -192,8 +192,11 @@ Status db_crop_area(CropBox& out, bool& fallback, int& tries, int img_w, int img
   if (ax_w.free.empty() || ax_h.free.empty()) return Status();
   for (int t = 0; t < o.max_tries; ++t) {
     tries = t + 1;
-    const auto [xmin, xmax] = select_pair(ax_w, img_w, rng, mode);
-    const auto [ymin, ymax] = select_pair(ax_h, img_h, rng, mode);
+    // Plain variables, not structured bindings: the lambda below captures them (C++20 allows
+    // capturing bindings; clang 14 does not yet).
+    const auto xs = select_pair(ax_w, img_w, rng, mode);
+    const auto ys = select_pair(ax_h, img_h, rng, mode);
+    const int xmin = xs.first, xmax = xs.second, ymin = ys.first, ymax = ys.second;
     if (xmax - xmin < o.min_crop_side_ratio * img_w || ymax - ymin < o.min_crop_side_ratio * img_h)
       continue;
     const bool any_inside = std::any_of(extents.begin(), extents.end(), [&](const Extent& e) {

@@ -200,8 +200,15 @@ Status PolygonPolicy::apply(PolygonSet& words, int image_w, int image_h, Polygon
       ++counts.ignored;  // dropped: nothing can be computed from it
       continue;
     }
+    const size_t start = out_.xy.size();
     if (policy_ == InvalidPolygon::kRepair && defect == PolygonDefect::kSelfIntersecting && repair(xy, out_.xy)) {
       ++counts.repaired;
+      // The largest piece may itself miss the image (or be a sliver): then it is ignored too.
+      const std::span<const double> fixed(out_.xy.data() + start, out_.xy.size() - start);
+      if (label != 0 && inspect(fixed, image_w, image_h) != PolygonDefect::kNone) {
+        label = 0;
+        ++counts.ignored;
+      }
     } else {
       out_.xy.insert(out_.xy.end(), xy.begin(), xy.end());
       if (defect != PolygonDefect::kNone && policy_ != InvalidPolygon::kKeep && label != 0) {

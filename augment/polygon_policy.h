@@ -53,8 +53,9 @@ struct PolygonSet {
 //            to compute as the reference does.
 //   kIgnore: every defective word becomes an ignored word; non-finite ones are dropped.
 //   kRepair: a self-intersecting word becomes the exterior ring of the largest polygon of GEOS's
-//            make-valid (ignored if that leaves no area, or if the ring is past the bounds
-//            above); other defective words as kIgnore.
+//            make-valid (ignored if that leaves no area, if the ring is past the bounds above, or
+//            if the new ring has a defect of its own, e.g. it misses the image); other defective
+//            words as kIgnore.
 // A resource type holding a GEOS context; not thread-safe (one per worker thread).
 class PolygonPolicy {
  public:

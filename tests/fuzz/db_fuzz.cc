@@ -5,11 +5,15 @@
 // make_db_targets promises: a refusal is kInvalidArgument naming a polygon or the options; on
 // success every pixel is written and finite, the threshold map lies in [thresh_min, thresh_max],
 // the masks and the shrink map hold only 0 and 1, and a polygon given as ignored stays ignored.
+// Some inputs go through the invalid_polygon policy first (augment/polygon_policy.h), as the db
+// profile does: then no non-finite point reaches the targets, and under `ignore` and `repair` no
+// word stays valid that the policy would still call defective.
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "augment/db_targets.h"
+#include "augment/polygon_policy.h"
 #include "base/log.h"
 #include "tests/fuzz/fuzz_targets.h"
 
@@ -47,11 +51,35 @@ void check_maps(const std::vector<float>& planes, size_t plane, const augment::D
     }
 }
 
+// Applies policy `p` to the words and checks what it promises.
+void apply_policy(augment::InvalidPolygon p, std::vector<double>& xy, std::vector<uint32_t>& ends,
+                  std::vector<unsigned char>& labels, int w, int h) {
+  augment::PolygonSet words{xy, ends, labels};
+  augment::PolygonPolicy policy(p);
+  PolygonCounts counts;
+  const Status s = policy.apply(words, w, h, counts);
+  TF_CHECK(s.ok()) << s.to_string();
+  TF_CHECK(counts.invalid() <= ends.size() && words.ends.size() <= ends.size());
+  TF_CHECK(ends.size() - words.ends.size() == counts.non_finite) << "only non-finite words are dropped";
+  for (double v : words.xy) TF_CHECK(std::isfinite(v)) << "a non-finite point passed the policy";
+  uint32_t first = 0;
+  for (size_t k = 0; k < words.ends.size(); ++k) {
+    const std::span<const double> ring(words.xy.data() + 2 * size_t{first}, 2 * size_t{words.ends[k] - first});
+    first = words.ends[k];
+    if (p == augment::InvalidPolygon::kKeep || words.labels[k] == 0) continue;
+    const augment::PolygonDefect d = policy.inspect(ring, w, h);
+    TF_CHECK(d == augment::PolygonDefect::kNone) << "word " << k << " stayed valid with defect " << static_cast<int>(d)
+                                                 << " under policy " << static_cast<int>(p);
+  }
+  xy = std::move(words.xy), ends = std::move(words.ends), labels = std::move(words.labels);
+}
+
 }  // namespace
 
 void db_one_input(std::span<const uint8_t> input) {
   Bytes b{input};
   const int h = 1 + b.u8() % 96, w = 1 + b.u8() % 96;
+  const int policy = b.u8() % 8;  // 0..2: keep, repair, ignore (InvalidPolygon); above: none
   augment::DbTargetOptions o;
   o.shrink_ratio = (1 + b.u8()) / 258.0;
   o.min_text_size = b.u8() % 16;
@@ -64,6 +92,7 @@ void db_one_input(std::span<const uint8_t> input) {
     for (int i = 0; i < 2 * n; ++i) xy.push_back(coordinate(b));
     ends.push_back(static_cast<uint32_t>(xy.size() / 2));
   }
+  if (policy < 3) apply_policy(static_cast<augment::InvalidPolygon>(policy), xy, ends, labels, w, h);
   const size_t plane = static_cast<size_t>(h) * w;
   std::vector<float> planes(4 * plane, -5.f);
   auto view = [&](size_t k) {
