@@ -384,3 +384,132 @@ def test_a_huge_coordinate_is_counted_non_finite_and_dropped(tmp_path):
         assert b.errors == []
         assert b.invalid_polygons["non_finite"] == 1 and b.invalid_polygons["ignored"] >= 1, policy
         assert all(np.abs(p).max() < 1e4 for p in b.polygons[0])
+
+
+# --- Cache and daemon.
+
+
+def _same_batches(a, b, images_exact=True):
+    assert a.names == b.names and a.indices == b.indices
+    for name in NAMES[1:]:
+        assert torch.equal(a.get(name), b.get(name)), name
+    if images_exact:
+        assert torch.equal(a.get("image"), b.get("image"))
+    if a.polygons is not None and b.polygons is not None:
+        for pa, pb in zip(a.polygons, b.polygons):
+            assert len(pa) == len(pb) and all(np.array_equal(x, y) for x, y in zip(pa, pb))
+
+
+@pytest.mark.parametrize("codec", ["raw", "jpeg"])
+def test_a_db_cache_gives_the_batches_the_dataset_gives(dataset, tmp_path, codec):
+    root, _ = dataset
+    out = tmp_path / "db.tfc"
+    proc = subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(root), "--out", str(out), "--profile", "db",
+                           "--image-size", "0", "--codec", codec, "--threads", "2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for epoch in (0, 2):
+        direct = _first(root, epoch=epoch, return_polygons=True)
+        cached = _first(out, epoch=epoch, return_polygons=True)
+        _same_batches(direct, cached, images_exact=codec == "raw")
+        if codec == "jpeg":
+            assert _psnr(direct.get("image"), cached.get("image")) > 35
+
+
+def _psnr(a, b):
+    """PSNR (dB) of two normalized BGR batches, on their grey levels."""
+    diff = (a - b).numpy().transpose(0, 2, 3, 1) * STD_BGR * 255.0
+    return 10 * np.log10(255.0**2 / max(float(np.mean(diff**2)), 1e-12))
+
+
+def test_a_db_cache_of_large_jpegs_differs_only_by_the_dct_scale(tmp_path):
+    """ICDAR-size JPEGs: read from the dataset, a plan that shrinks them decodes at a DCT scale;
+    the cache's pixels are full size. Maps and polygons are the same, the pixels close."""
+    out = tmp_path / "sample.tfc"
+    proc = subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--out", str(out), "--profile", "db",
+                           "--image-size", "0", "--threads", "2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    direct = _first(SAMPLE, batch_size=4, return_polygons=True)
+    cached = _first(out, batch_size=4, return_polygons=True)
+    _same_batches(direct, cached, images_exact=False)
+    assert _psnr(direct.get("image"), cached.get("image")) > 30
+
+
+def test_a_daemon_gives_the_batches_in_process_gives(tmp_path):
+    daemon = Daemon(tmp_path, threads=2)
+    daemon.start()
+    try:
+        kw = dict(batch_size=4, profile="db", seed=3, shuffle=False, prefetch=2, pin_memory=False, return_polygons=True)
+        with textfeed.Loader(daemon.endpoint, dataset="icdar", **kw) as remote:
+            remote.set_epoch(1)
+            served = [b for _, b in zip(range(2), remote)]
+        with textfeed.Loader(dataset=str(SAMPLE), threads=2, **kw) as local:
+            local.set_epoch(1)
+            made = [b for _, b in zip(range(2), local)]
+    finally:
+        daemon.stop()
+    assert len(served) == len(made) == 2
+    for a, b in zip(served, made):
+        assert a.epoch == b.epoch == 1
+        assert a.polygons is not None and b.polygons is not None
+        _same_batches(a, b)
+        assert a.errors == b.errors == [] and a.invalid_polygons == b.invalid_polygons
+
+
+# --- Curved-text datasets: every point of every word through the db chain.
+
+
+def _curve(x0, y0, length, height, points):
+    """A curved word of `points` points (an upper arc left to right, then the lower one back)."""
+    half = points // 2
+    t = np.linspace(0, 1, half)
+    upper = np.stack([x0 + length * t, y0 + 12 * np.sin(np.pi * t)], 1)
+    lower = upper[::-1] + (0, height)
+    return np.round(np.concatenate([upper, lower]), 1)
+
+
+CURVES = [_curve(30, 30, 200, 30, 14), _curve(60, 120, 180, 40, 14), _curve(200, 190, 90, 24, 10)]
+
+
+def _ctw1500(root):
+    (root / "images").mkdir(parents=True)
+    (root / "gt").mkdir()
+    cv2.imwrite(str(root / "images" / "0001.jpg"), _picture(1), [cv2.IMWRITE_JPEG_QUALITY, 97])
+    words = CURVES[:2]  # CTW1500: 14 points each
+    lines = [",".join(f"{v:g}" for v in w.reshape(-1)) + ",####" + text for w, text in zip(words, ("CURVE", "###"))]
+    (root / "gt" / "0001.txt").write_text("\n".join(lines) + "\n")
+    return root, words, np.array([False, True])
+
+
+def _totaltext(root):
+    (root / "images").mkdir(parents=True)
+    (root / "gt").mkdir()
+    cv2.imwrite(str(root / "images" / "img1.jpg"), _picture(2), [cv2.IMWRITE_JPEG_QUALITY, 97])
+
+    def record(w, text):
+        xs, ys = " ".join(f"{v:g}" for v in w[:, 0]), " ".join(f"{v:g}" for v in w[:, 1])
+        return f"x: [[{xs}]], y: [[{ys}]], ornt: [u'c'], transcriptions: [u'{text}']"
+
+    texts = ("ONE", "TWO", "#")
+    (root / "gt" / "poly_gt_img1.txt").write_text("\n".join(record(w, t) for w, t in zip(CURVES, texts)) + "\n")
+    return root, CURVES, np.array([False, False, True])
+
+
+@pytest.mark.parametrize("make", [_ctw1500, _totaltext], ids=["ctw1500", "totaltext"])
+def test_curved_words_keep_their_points_through_the_db_profile(tmp_path, make):
+    root, words, ignore = make(tmp_path / "ds")
+    words = [w.astype(np.float32).astype(np.float64) for w in words]  # the readers keep float32 points
+    seed, counts = 4, set()
+    for epoch in range(3):
+        b = _first(root, epoch=epoch, seed=seed, batch_size=1, return_polygons=True)
+        assert b.errors == [] and set(b.invalid_polygons.values()) == {0}
+        p = reference.db_sample_params(W, H, words, ignore, seed, epoch, b.indices[0])
+        kept = [i for i, k in enumerate(p["kept"]) if k]
+        assert [len(q) for q in b.polygons[0]] == [len(words[i]) for i in kept]
+        counts.update(len(q) for q in b.polygons[0])
+        assert b.ignore[0].tolist() == [bool(ignore[i]) for i in kept]
+        for got, want in zip(b.polygons[0], p["polys"]):
+            assert np.abs(got - want).max() <= 1e-3
+        want_maps = reference.db_targets(p["polys"], p["ignore_tags"], (640, 640))
+        for name in NAMES[1:]:
+            assert np.array_equal(b.get(name)[0].numpy(), want_maps[name]), (epoch, name)
+    assert 14 in counts
