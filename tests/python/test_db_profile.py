@@ -376,6 +376,20 @@ def test_a_nan_coordinate_is_refused_by_the_reader(tmp_path):
     assert "not valid JSON" in bad[0]["reason"]
 
 
+@pytest.mark.parametrize("make", ["ctw1500", "totaltext"])
+def test_a_nan_in_a_curved_word_is_refused_by_its_reader(tmp_path, make):
+    root, _, _ = {"ctw1500": _ctw1500, "totaltext": _totaltext}[make](tmp_path / "ds")
+    (gt,) = (root / "gt").iterdir()
+    lines = gt.read_text().splitlines()
+    first = lines[0].split(",", 1) if make == "ctw1500" else lines[0].split(" ", 2)
+    lines[0] = (f"nan,{first[1]}" if make == "ctw1500" else f"{first[0]} [[nan {first[2]}")
+    gt.write_text("\n".join(lines) + "\n")
+    bad = _inspect(root)["bad_records"]
+    assert len(bad) == 1 and bad[0]["file"] == f"gt/{gt.name}" and bad[0]["line"] == 1, bad
+    b = _first(root, batch_size=1, return_polygons=True)
+    assert b.errors == [] and b.invalid_polygons["non_finite"] == 0
+
+
 def test_a_huge_coordinate_is_counted_non_finite_and_dropped(tmp_path):
     path = _paddle_dataset(tmp_path)
     path.write_text(path.read_text().replace("[400, 400]", "[4000000, 400]"))
