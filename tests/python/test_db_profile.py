@@ -208,7 +208,8 @@ def _denormalize(chw):
 def test_image_and_polygons_follow_the_plan_step_by_step(dataset):
     root, truth = dataset
     seed, psnrs = 11, []
-    for epoch in (0, 3):
+    flips = set()
+    for epoch in (0, 1, 2):
         b = _first(root, epoch=epoch, seed=seed, return_polygons=True)
         for r, index in enumerate(b.indices):
             stem = Path(b.image_ids[r]).stem
@@ -238,7 +239,8 @@ def test_image_and_polygons_follow_the_plan_step_by_step(dataset):
             mse = np.mean((got[:oh, :ow] - want[:oh, :ow]) ** 2)
             psnrs.append(10 * np.log10(255.0**2 / max(mse, 1e-12)))
             assert psnrs[-1] > 30, (epoch, index, psnrs[-1], p)
-    assert len(psnrs) == 6
+            flips.add(bool(p["flip"]))
+    assert len(psnrs) == 9 and flips == {False, True}
 
 
 def test_a_wrong_plan_does_not_pass_for_the_right_one(dataset):
