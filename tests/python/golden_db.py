@@ -12,6 +12,7 @@ Repacking from a folder in the original layout:
 """
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -40,6 +41,28 @@ def predicted_canvas(image_name, crop_xywh, scale, size=640):
     canvas[:oh, :ow] = cv2.resize(image[y : y + h, x : x + w], (ow, oh))
     return canvas
 
+
+
+def step_by_step_canvas(image, p, size=640):
+    """The reference's canvas (uint8, the image's channel order) for a db plan `p`
+    (reference.db_sample_params), one imgaug/PaddleOCR operation at a time: flip,
+    cv2.warpAffine about (W/2 - 0.5, H/2 - 0.5), bicubic resize, bilinear resize of the crop
+    into the top-left of a zero canvas."""
+    h, w = image.shape[:2]
+    a = cv2.flip(image, 1) if p["flip"] else image
+    if p["rotate_image"]:
+        rad = float(np.deg2rad(np.float32(p["angle_deg"])))
+        c, s = math.cos(rad), math.sin(rad)
+        cx, cy = w / 2 - 0.5, h / 2 - 0.5
+        m = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy]])
+        a = cv2.warpAffine(a, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    if tuple(p["resized_wh"]) != (w, h):
+        a = cv2.resize(a, tuple(p["resized_wh"]), interpolation=cv2.INTER_CUBIC)
+    x, y, cw, ch = p["crop_xywh"]
+    ow, oh = p["out_wh"]
+    canvas = np.zeros((size, size, 3), np.uint8)
+    canvas[:oh, :ow] = cv2.resize(a[y:y + ch, x:x + cw], (ow, oh))
+    return canvas
 
 def load(path, image_name=None):
     """Every array of one golden file as the reference wrote it: {name: ndarray}."""

@@ -254,25 +254,6 @@ def test_the_plan_follows_the_keypoint_map_and_the_crop():
             np.testing.assert_allclose(got, (mapped - (x, y)) * p["scale"], rtol=0, atol=1e-9)
 
 
-def _step_by_step_canvas(image, p):
-    """The reference's pixels for plan `p`, one imgaug/PaddleOCR operation at a time: flip,
-    cv2.warpAffine about (W/2 - 0.5, H/2 - 0.5), bicubic resize, bilinear resize of the crop."""
-    h, w = image.shape[:2]
-    a = np.ascontiguousarray(image[:, ::-1]) if p["flip"] else image
-    if p["rotate_image"]:
-        rad = float(np.deg2rad(np.float32(p["angle_deg"])))
-        c, s = math.cos(rad), math.sin(rad)
-        cx, cy = w / 2 - 0.5, h / 2 - 0.5
-        m = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy]])
-        a = cv2.warpAffine(a, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    if tuple(p["resized_wh"]) != (w, h):
-        a = cv2.resize(a, tuple(p["resized_wh"]), interpolation=cv2.INTER_CUBIC)
-    x, y, cw, ch = p["crop_xywh"]
-    ow, oh = p["out_wh"]
-    canvas = np.zeros((640, 640, 3), np.uint8)
-    canvas[:oh, :ow] = cv2.resize(a[y : y + ch, x : x + cw], (ow, oh))
-    return canvas
-
 
 def test_the_one_warp_canvas_is_close_to_the_three_resamplings():
     image = cv2.imread(str(golden_db.SAMPLE_IMAGES / "img_1.jpg"), cv2.IMREAD_COLOR)
@@ -280,7 +261,7 @@ def test_the_one_warp_canvas_is_close_to_the_three_resamplings():
     polys = [np.array([[300, 200], [500, 200], [500, 260], [300, 260]], float)]
     for index in range(6):
         p = reference.db_sample_params(w, h, polys, [False], 17, 0, index, image=image)
-        want = _step_by_step_canvas(image, p)
+        want = golden_db.step_by_step_canvas(image, p)
         ow, oh = p["out_wh"]
         assert not p["image"][oh:].any() and not p["image"][:, ow:].any()
         diff = p["image"][:oh, :ow].astype(np.float64) - want[:oh, :ow]

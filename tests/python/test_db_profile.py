@@ -7,7 +7,6 @@ cache and a daemon. Every dataset is small and written here."""
 
 import importlib.util
 import json
-import math
 import subprocess
 import tempfile
 from pathlib import Path
@@ -19,6 +18,7 @@ import torch
 
 import textfeed
 from textfeed import errors, reference
+import golden_db
 from support import ROOT, SAMPLE, TEXTFEED, Daemon
 
 NAMES = ("image", "threshold_map", "threshold_mask", "shrink_map", "shrink_mask")
@@ -180,25 +180,6 @@ def test_total_epochs_grows_the_shrink_ratio(dataset):
 # --- The image and the polygons, against the plan replayed step by step.
 
 
-def _step_by_step(image, p):
-    """The reference's canvas (uint8 BGR) for plan `p`: cv2 flip, warpAffine about
-    (W/2 - 0.5, H/2 - 0.5), bicubic resize, bilinear resize of the crop into the top-left."""
-    h, w = image.shape[:2]
-    a = cv2.flip(image, 1) if p["flip"] else image
-    if p["rotate_image"]:
-        rad = float(np.deg2rad(np.float32(p["angle_deg"])))
-        c, s = math.cos(rad), math.sin(rad)
-        cx, cy = w / 2 - 0.5, h / 2 - 0.5
-        m = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy]])
-        a = cv2.warpAffine(a, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    if tuple(p["resized_wh"]) != (w, h):
-        a = cv2.resize(a, tuple(p["resized_wh"]), interpolation=cv2.INTER_CUBIC)
-    x, y, cw, ch = p["crop_xywh"]
-    ow, oh = p["out_wh"]
-    canvas = np.zeros((640, 640, 3), np.uint8)
-    canvas[:oh, :ow] = cv2.resize(a[y:y + ch, x:x + cw], (ow, oh))
-    return canvas
-
 
 def _denormalize(chw):
     """The Loader's normalized BGR CHW image back to HWC grey levels (float)."""
@@ -235,7 +216,7 @@ def test_image_and_polygons_follow_the_plan_step_by_step(dataset):
             ow, oh = p["out_wh"]
             outside = np.concatenate([got[oh:].reshape(-1), got[:, ow:].reshape(-1)])
             assert np.abs(outside).max(initial=0) < 1e-3  # black outside the resized crop
-            want = _step_by_step(image, p)
+            want = golden_db.step_by_step_canvas(image, p)
             mse = np.mean((got[:oh, :ow] - want[:oh, :ow]) ** 2)
             psnrs.append(10 * np.log10(255.0**2 / max(mse, 1e-12)))
             assert psnrs[-1] > 30, (epoch, index, psnrs[-1], p)
@@ -253,7 +234,7 @@ def test_a_wrong_plan_does_not_pass_for_the_right_one(dataset):
     p = reference.db_sample_params(W, H, polys, ignore, 11, 0, b.indices[0] + 100)
     got = _denormalize(b.get("image")[0].numpy())
     ow, oh = p["out_wh"]
-    mse = np.mean((got[:oh, :ow] - _step_by_step(image, p)[:oh, :ow]) ** 2)
+    mse = np.mean((got[:oh, :ow] - golden_db.step_by_step_canvas(image, p)[:oh, :ow]) ** 2)
     assert 10 * np.log10(255.0**2 / max(mse, 1e-12)) < 25
 
 
