@@ -1,16 +1,14 @@
 // DB targets: MakeBorderMap then MakeShrinkMap (docs/targets.md, "DB targets"). Every float step
 // keeps NumPy's operation order and precision (float64 distances, float32 storage); this file is
-// built with -ffp-contract=off so that no multiply-add is fused. Clipper and GEOS are the
-// reference's engines; Clipper's exceptions are caught here and become Status. Past the 500-line
-// soft cap because the band kernel comes twice (scalar and SSE2 lanes, which must stay in step)
-// beside the two steps it serves; splitting them would scatter one reference function.
+// built with -ffp-contract=off so that no multiply-add is fused. The per-pixel distances of the
+// border band are db_band.cc's. Clipper and GEOS are the reference's engines; Clipper's exceptions
+// are caught here and become Status.
 #include "augment/db_targets.h"
 
 #include <geos_c.h>
 #include <polyclipping/clipper.hpp>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -20,9 +18,9 @@
 
 #include <opencv2/imgproc.hpp>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "augment/db_band.h"
+#include "base/stream_store.h"
+
 
 namespace textfeed::augment {
 
@@ -30,7 +28,12 @@ struct DbScratch::State {
   GEOSContextHandle_t geos = nullptr;
   std::string geos_error;
   std::vector<double> poly;      // one polygon (clipped for the shrink map)
-  std::vector<double> band;      // min over edges of the float32 clipped distance, one region
+  std::vector<float> band;       // min over edges of the float32 clipped distance, one region
+  // The canvas being drawn: the threshold map (float32) and the three masks (0/1 as uint8), each
+  // H x W row-major, then written out to the caller's views in one streaming pass.
+  std::vector<float> threshold;
+  std::vector<uint8_t> threshold_mask, shrink_map, shrink_mask;
+  internal::DbBandKernel kernel = internal::best_db_band_kernel();
   std::vector<cv::Point> points;  // int32 points for cv::fillPoly
   ClipperLib::Paths solution;
 
@@ -60,27 +63,21 @@ namespace {
 
 std::string word_name(size_t k) { return "DB targets: polygon " + std::to_string(k); }
 
-cv::Mat mat_of(const MutableImageView& v) { return cv::Mat(v.height, v.width, CV_32F, v.data, v.stride_bytes); }
-
 // cv2.fillPoly(img, [pts.astype(np.int32)], value) on one polygon given as doubles (truncated
 // toward zero, as astype does; the coordinates are bounded, so the conversion is defined).
-void fill_doubles(const MutableImageView& img, std::span<const double> xy, double value,
-                  std::vector<cv::Point>& pts) {
+void fill_doubles(cv::Mat& m, std::span<const double> xy, double value, std::vector<cv::Point>& pts) {
   pts.clear();
   for (size_t i = 0; i + 1 < xy.size(); i += 2)
     pts.emplace_back(static_cast<int>(xy[i]), static_cast<int>(xy[i + 1]));
-  cv::Mat m = mat_of(img);
   const cv::Point* p = pts.data();
   const int n = static_cast<int>(pts.size());
   cv::fillPoly(m, &p, &n, 1, cv::Scalar(value));
 }
 
-void fill_path(const MutableImageView& img, const ClipperLib::Path& path, double value,
-               std::vector<cv::Point>& pts) {
+void fill_path(cv::Mat& m, const ClipperLib::Path& path, double value, std::vector<cv::Point>& pts) {
   pts.clear();
   for (const ClipperLib::IntPoint& q : path)
     pts.emplace_back(static_cast<int>(q.X), static_cast<int>(q.Y));
-  cv::Mat m = mat_of(img);
   const cv::Point* p = pts.data();
   const int n = static_cast<int>(pts.size());
   cv::fillPoly(m, &p, &n, 1, cv::Scalar(value));
@@ -131,162 +128,77 @@ Status offset(ClipperLib::ClipperOffset& co, double delta, ClipperLib::Paths& ou
   return Status();
 }
 
-// The band of one polygon: coordinates in the band frame (polygon minus the padded bbox's
-// integer corner); region [rx0, rx1] x [ry0, ry1] in that frame; band holds the region row-major.
-struct BandRegion {
-  long rx0, ry0, rx1, ry1;
-  double* band;  // float32 values (the reference's storage), held as doubles
-};
-
-// The x-range of row `ys` within `reach` of the segment p1 p2: the hull of the row's cuts
-// through the two end disks and the strip beside the segment (their union, a stadium, is convex,
-// so its cut is one interval). Empty when lo > hi.
-struct Span {
-  double lo = 1, hi = 0;
-  void add(double a, double b) {
-    if (a > b) return;
-    if (lo > hi) lo = a, hi = b;
-    else lo = std::min(lo, a), hi = std::max(hi, b);
-  }
-};
-
-// a * x + b within [lo, hi], as an x-interval (all x or none when a == 0).
-void linear_range(double a, double b, double lo, double hi, double& x0, double& x1) {
-  if (a == 0) {
-    if (b < lo || b > hi) x0 = 1, x1 = 0;
-    return;
-  }
-  double u = (lo - b) / a, v = (hi - b) / a;
-  if (u > v) std::swap(u, v);
-  x0 = std::max(x0, u), x1 = std::min(x1, v);
-}
-
-Span row_span(double ys, double p1x, double p1y, double p2x, double p2y, double reach) {
-  Span s;
-  for (const double* p : {&p1x, &p2x}) {
-    const double py = p == &p1x ? p1y : p2y, dy = ys - py;
-    if (std::fabs(dy) <= reach) {
-      const double half = std::sqrt(reach * reach - dy * dy);
-      s.add(*p - half, *p + half);
-    }
-  }
-  const double ex = p2x - p1x, ey = p2y - p1y, len2 = ex * ex + ey * ey;
-  if (len2 > 0) {
-    double x0 = -std::numeric_limits<double>::infinity(), x1 = -x0;
-    const double len = std::sqrt(len2);
-    linear_range(ey, -p1x * ey - (ys - p1y) * ex, -reach * len, reach * len, x0, x1);  // cross
-    linear_range(ex, -p1x * ex + (ys - p1y) * ey, 0, len2, x0, x1);                   // projection
-    s.add(x0, x1);
-  }
-  return s;
-}
-
-// One edge in the band frame, and the band width.
-struct Edge {
-  double p1x, p1y, p2x, p2y, sd, width;
-};
-
-// MakeBorderMap._distance at one pixel (dy1, dy2: its squared row offsets from p1 and p2),
-// divided by the width, clipped to [0, 1] with NaN kept, and rounded to float32 (returned as a
-// double holding that float).
-inline double pixel_value(double xs, double dy1, double dy2, const Edge& e) {
-  const double sd1 = (xs - e.p1x) * (xs - e.p1x) + dy1;
-  const double sd2 = (xs - e.p2x) * (xs - e.p2x) + dy2;
-  const double cosin = (e.sd - sd1 - sd2) / (2 * std::sqrt(sd1 * sd2));
-  double ss = 1 - cosin * cosin;       // np.nan_to_num:
-  ss = ss > DBL_MAX ? DBL_MAX : ss;    //   +inf -> DBL_MAX
-  ss = ss < -DBL_MAX ? -DBL_MAX : ss;  //   -inf -> -DBL_MAX
-  ss = ss == ss ? ss : 0.0;            //   NaN -> 0
-  const double line = std::sqrt(sd1 * sd2 * ss / e.sd);
-  const double end = std::sqrt(sd1 < sd2 ? sd1 : sd2);  // np.fmin (no NaN here)
-  double v = (cosin < 0 ? end : line) / e.width;
-  v = v < 0 ? 0.0 : v;  // np.clip(v, 0, 1): NaN stays NaN
-  v = v > 1 ? 1.0 : v;
-  return static_cast<double>(static_cast<float>(v));
-}
-
-// NumPy's min of two: NaN if either is NaN.
-inline double nan_min(double f, double old) {
-  return (f != f || old != old) ? std::numeric_limits<double>::quiet_NaN() : (f < old ? f : old);
-}
-
-#if defined(__SSE2__)
-// pixel_value and nan_min on two adjacent pixels (xs, xs + 1) at once: the same IEEE operations
-// lane by lane, selects written as masks.
-inline __m128d select(__m128d mask, __m128d a, __m128d b) {
-  return _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b));
-}
-
-inline void pixel_pair(double xs, double dy1, double dy2, const Edge& e, double* m) {
-  const __m128d x = _mm_set_pd(xs + 1, xs), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
-  const __m128d a = _mm_sub_pd(x, _mm_set1_pd(e.p1x)), b = _mm_sub_pd(x, _mm_set1_pd(e.p2x));
-  const __m128d sd1 = _mm_add_pd(_mm_mul_pd(a, a), _mm_set1_pd(dy1));
-  const __m128d sd2 = _mm_add_pd(_mm_mul_pd(b, b), _mm_set1_pd(dy2));
-  const __m128d sd = _mm_set1_pd(e.sd), prod = _mm_mul_pd(sd1, sd2);
-  const __m128d cosin = _mm_div_pd(_mm_sub_pd(_mm_sub_pd(sd, sd1), sd2),
-                                   _mm_mul_pd(_mm_set1_pd(2.0), _mm_sqrt_pd(prod)));
-  __m128d ss = _mm_sub_pd(one, _mm_mul_pd(cosin, cosin));
-  const __m128d big = _mm_set1_pd(DBL_MAX), nbig = _mm_set1_pd(-DBL_MAX);
-  ss = select(_mm_cmpgt_pd(ss, big), big, ss);
-  ss = select(_mm_cmplt_pd(ss, nbig), nbig, ss);
-  ss = _mm_andnot_pd(_mm_cmpunord_pd(ss, ss), ss);
-  const __m128d line = _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(prod, ss), sd));
-  const __m128d end = _mm_sqrt_pd(_mm_min_pd(sd1, sd2));  // sd1 < sd2 ? sd1 : sd2
-  __m128d v = _mm_div_pd(select(_mm_cmplt_pd(cosin, zero), end, line), _mm_set1_pd(e.width));
-  v = select(_mm_cmplt_pd(v, zero), zero, v);
-  v = select(_mm_cmpgt_pd(v, one), one, v);
-  const __m128d f = _mm_cvtps_pd(_mm_cvtpd_ps(v));  // the float32 store
-  const __m128d old = _mm_loadu_pd(m);
-  const __m128d nan = _mm_or_pd(_mm_cmpunord_pd(f, f), _mm_cmpunord_pd(old, old));
-  const __m128d lower = _mm_min_pd(f, old);  // f < old ? f : old
-  _mm_storeu_pd(m, select(nan, _mm_set1_pd(std::numeric_limits<double>::quiet_NaN()), lower));
-}
-#endif
-
-// One edge's contribution to the band (MakeBorderMap._distance, clipped by the band width,
-// stored as float32 and folded into the per-pixel min with NaN propagating as NumPy's min does).
-// The reference's distance is never below the true distance to the segment by more than
-// rounding (far under 1 px here) and is NaN only on the segment itself, so a pixel farther than
-// width + 1 px from the segment gets exactly 1 and changes nothing: only each row's cut through
-// that neighbourhood is computed (floor and ceil of the cut's ends), two pixels at a time where
-// SSE2 is there.
-void edge_band(const BandRegion& r, const Edge& e) {
-  const double reach = e.width + 1;
-  const long y0 = std::max(r.ry0, static_cast<long>(std::floor(std::min(e.p1y, e.p2y) - reach)));
-  const long y1 = std::min(r.ry1, static_cast<long>(std::ceil(std::max(e.p1y, e.p2y) + reach)));
-  const long stride = r.rx1 - r.rx0 + 1;
-  for (long y = y0; y <= y1; ++y) {
-    const double ys = static_cast<double>(y);
-    const Span s = row_span(ys, e.p1x, e.p1y, e.p2x, e.p2y, reach);
-    if (s.lo > s.hi) continue;
-    const long xa = std::max(r.rx0, static_cast<long>(std::floor(s.lo)));
-    const long xb = std::min(r.rx1, static_cast<long>(std::ceil(s.hi)));
-    double* m = r.band + (y - r.ry0) * stride + (xa - r.rx0);
-    const double dy1 = (ys - e.p1y) * (ys - e.p1y), dy2 = (ys - e.p2y) * (ys - e.p2y);
-    const long n = xb - xa + 1;
-    long i = 0;
-#if defined(__SSE2__)
-    for (; i + 1 < n; i += 2) pixel_pair(static_cast<double>(xa + i), dy1, dy2, e, m + i);
-#endif
-    for (; i < n; ++i) m[i] = nan_min(pixel_value(static_cast<double>(xa + i), dy1, dy2, e), m[i]);
-  }
-}
-
 struct PaddedBox {
   long xmin, ymin, xmax, ymax;
 };
 
-// The band of one polygon folded into the raw canvas (np.fmax keeps the canvas where the band is
-// NaN), over the part of the padded bbox inside the canvas only.
+// The canvas of one call over the scratch's buffers: the threshold map as a view, the masks as
+// OpenCV headers (cv::fillPoly covers the same pixels whatever the depth, and 0/1 are exact).
+struct Canvas {
+  MutableImageView threshold;
+  cv::Mat threshold_mask, shrink_map, shrink_mask;
+};
+
+// A blank canvas of h x w: threshold `blank`, threshold_mask and shrink_map 0, shrink_mask 1.
+Canvas blank_canvas(DbScratch::State& st, int h, int w, float blank) {
+  const size_t n = static_cast<size_t>(h) * static_cast<size_t>(w);
+  st.threshold.assign(n, blank);
+  st.threshold_mask.assign(n, 0);
+  st.shrink_map.assign(n, 0);
+  st.shrink_mask.assign(n, 1);
+  return {MutableImageView{reinterpret_cast<uint8_t*>(st.threshold.data()), h, w, 1,
+                           static_cast<ptrdiff_t>(w) * 4, DType::kF32},
+          cv::Mat(h, w, CV_8U, st.threshold_mask.data()), cv::Mat(h, w, CV_8U, st.shrink_map.data()),
+          cv::Mat(h, w, CV_8U, st.shrink_mask.data())};
+}
+
+// The canvas into the caller's views, row by row with streaming stores (base/stream_store.h:
+// the views are usually a slot of a batch, written once and read by somebody else). A canvas of
+// more than kKeptScratchPixels gives its buffers back.
+constexpr size_t kKeptScratchPixels = size_t{2048} * 2048;
+
+void publish(DbScratch::State& st, const Canvas& c, const DbTargetViews& out) {
+  const int h = c.threshold.height;
+  const size_t w = static_cast<size_t>(c.threshold.width);
+  for (int y = 0; y < h; ++y) {
+    const size_t at = static_cast<size_t>(y) * w;
+    stream_copy_f32(reinterpret_cast<float*>(out.threshold_map.row(y)), st.threshold.data() + at, w);
+    stream_u8_to_f32(reinterpret_cast<float*>(out.threshold_mask.row(y)), st.threshold_mask.data() + at, w);
+    stream_u8_to_f32(reinterpret_cast<float*>(out.shrink_map.row(y)), st.shrink_map.data() + at, w);
+    stream_u8_to_f32(reinterpret_cast<float*>(out.shrink_mask.row(y)), st.shrink_mask.data() + at, w);
+  }
+  stream_fence();
+  if (static_cast<size_t>(h) * w > kKeptScratchPixels) {
+    for (std::vector<uint8_t>* v : {&st.threshold_mask, &st.shrink_map, &st.shrink_mask}) *v = {};
+    st.threshold = {};
+  }
+}
+
+// The reference's last step, canvas * (thresh_max - thresh_min) + thresh_min in float32 (NumPy
+// casts the Python scalars to the array's float32). It is monotone (a >= 0) and so commutes with
+// the np.fmax that builds the canvas: the map holds scaled values from the start (the blank canvas
+// is scale(0) = b) and each band folds in scale(1 - band), with no pass over the map at the end.
+struct ThresholdScale {
+  float a, b;
+  explicit ThresholdScale(const DbTargetOptions& o)
+      : a(static_cast<float>(o.thresh_max - o.thresh_min)), b(static_cast<float>(o.thresh_min)) {}
+  float operator()(float t) const {
+    const float s = t * a;
+    return s + b;
+  }
+};
+
+// The band of one polygon folded into the canvas (np.fmax keeps the canvas where the band is NaN),
+// over the part of the padded bbox inside the canvas only.
 void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox& b, double width,
-               const MutableImageView& canvas) {
+               internal::DbBandFormula formula, const ThresholdScale& scale, const MutableImageView& canvas) {
   const long w = canvas.width, h = canvas.height;
   if (b.xmax < 0 || b.ymax < 0 || b.xmin > w - 1 || b.ymin > h - 1) return;  // docs: wholly outside
   const long cx0 = std::max(0L, b.xmin), cx1 = std::min(w - 1, b.xmax);
   const long cy0 = std::max(0L, b.ymin), cy1 = std::min(h - 1, b.ymax);
   const long rw = cx1 - cx0 + 1, rh = cy1 - cy0 + 1;
-  st.band.assign(static_cast<size_t>(rw * rh), 1.0);
-  const BandRegion r{cx0 - b.xmin, cy0 - b.ymin, cx1 - b.xmin, cy1 - b.ymin, st.band.data()};
+  st.band.assign(static_cast<size_t>(rw * rh), 1.0f);
+  const internal::DbBandRegion r{cx0 - b.xmin, cy0 - b.ymin, cx1 - b.xmin, cy1 - b.ymin, st.band.data()};
   const double fx = static_cast<double>(b.xmin), fy = static_cast<double>(b.ymin);
   const size_t n = xy.size() / 2;
   for (size_t i = 0; i < n; ++i) {
@@ -294,25 +206,25 @@ void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox
     const double p1x = xy[2 * i] - fx, p1y = xy[2 * i + 1] - fy;
     const double p2x = xy[2 * j] - fx, p2y = xy[2 * j + 1] - fy;
     const double sd = (p1x - p2x) * (p1x - p2x) + (p1y - p2y) * (p1y - p2y);
-    edge_band(r, Edge{p1x, p1y, p2x, p2y, sd, width});
+    internal::fold_db_edge(r, internal::DbEdge{p1x, p1y, p2x, p2y, sd, width}, formula, st.kernel);
   }
   for (long y = 0; y < rh; ++y) {
     float* out = reinterpret_cast<float*>(canvas.row(static_cast<int>(cy0 + y))) + cx0;
-    const double* m = st.band.data() + y * rw;
+    const float* m = st.band.data() + y * rw;
     for (long x = 0; x < rw; ++x) {
-      const float t = 1.0f - static_cast<float>(m[x]);  // np.fmax: a NaN band keeps the canvas (never NaN)
-      if (t > out[x]) out[x] = t;
+      const float t = scale(1.0f - m[x]);  // np.fmax: a NaN band keeps the canvas (never NaN)
+      out[x] = t > out[x] ? t : out[x];
     }
   }
 }
 
 // MakeBorderMap.draw_border_map for one valid polygon.
-Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k, double ratio,
-                   const DbTargetViews& out) {
+Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k, const DbTargetOptions& o,
+                   const ThresholdScale& scale, Canvas& out) {
   double area = 0, length = 0;
   TF_RETURN_IF_ERROR(ring_measure(st, xy, k, area, length));
   if (area <= 0) return Status();
-  const double width = area * (1 - std::pow(ratio, 2)) / length;
+  const double width = area * (1 - std::pow(o.shrink_ratio, 2)) / length;
   ClipperLib::ClipperOffset co;
   co.AddPath(clipper_path(xy), ClipperLib::jtRound, ClipperLib::etClosedPolygon);
   TF_RETURN_IF_ERROR(offset(co, width, st.solution, k));
@@ -328,7 +240,8 @@ Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k, d
     b.xmin = std::min<long>(b.xmin, q.X), b.xmax = std::max<long>(b.xmax, q.X);
     b.ymin = std::min<long>(b.ymin, q.Y), b.ymax = std::max<long>(b.ymax, q.Y);
   }
-  draw_band(st, xy, b, width, out.threshold_map);
+  const auto formula = o.exact_threshold ? internal::DbBandFormula::kReference : internal::DbBandFormula::kFast;
+  draw_band(st, xy, b, width, formula, scale, out.threshold);
   return Status();
 }
 
@@ -369,7 +282,7 @@ bool clip_and_orient(DbScratch::State& st, std::span<const double> xy, int h, in
 }
 
 // MakeShrinkMap's loop body for one polygon (already clipped and oriented in st.poly).
-Status draw_shrink(DbScratch::State& st, size_t k, const DbTargetOptions& o, const DbTargetViews& out,
+Status draw_shrink(DbScratch::State& st, size_t k, const DbTargetOptions& o, Canvas& out,
                    unsigned char& ignore) {
   const std::span<const double> p(st.poly);
   double xlo = p[0], xhi = p[0], ylo = p[1], yhi = p[1];
@@ -438,31 +351,6 @@ Status check_polygons(const PolygonsView& polys, size_t labels, size_t ignore_ou
   return Status();
 }
 
-void fill_view(const MutableImageView& v, float value) {
-  for (int y = 0; y < v.height; ++y) std::fill_n(reinterpret_cast<float*>(v.row(y)), v.width, value);
-}
-
-void clear_views(const DbTargetViews& out) {
-  fill_view(out.threshold_map, 0.f);
-  fill_view(out.threshold_mask, 0.f);
-  fill_view(out.shrink_map, 0.f);
-  fill_view(out.shrink_mask, 1.f);
-}
-
-// canvas * (thresh_max - thresh_min) + thresh_min in float32 (NumPy casts the Python scalars to
-// the array's float32).
-void scale_threshold(const MutableImageView& m, const DbTargetOptions& o) {
-  const float a = static_cast<float>(o.thresh_max - o.thresh_min);
-  const float b = static_cast<float>(o.thresh_min);
-  for (int y = 0; y < m.height; ++y) {
-    float* row = reinterpret_cast<float*>(m.row(y));
-    for (int x = 0; x < m.width; ++x) {
-      const float t = row[x] * a;
-      row[x] = t + b;
-    }
-  }
-}
-
 }  // namespace
 
 Status validate(const DbTargetOptions& o) {
@@ -491,16 +379,18 @@ Status make_db_targets(const DbTargetViews& out, const PolygonsView& polygons,
   TF_RETURN_IF_ERROR(check_polygons(polygons, labels.size(), ignore_out.size()));
   DbScratch::State& st = scratch.state();
   if (st.geos == nullptr) return Status::internal("DB targets: GEOS_init_r failed");
-  clear_views(out);
-  for (size_t k = 0; k < polygons.size(); ++k)
-    if (labels[k] != 0) TF_RETURN_IF_ERROR(draw_border(st, polygons.word(k), k, options.shrink_ratio, out));
-  scale_threshold(out.threshold_map, options);
+  const ThresholdScale scale(options);
   const int h = out.threshold_map.height, w = out.threshold_map.width;
+  Canvas canvas = blank_canvas(st, h, w, scale(0.f));
+  for (size_t k = 0; k < polygons.size(); ++k)
+    if (labels[k] != 0)
+      TF_RETURN_IF_ERROR(draw_border(st, polygons.word(k), k, options, scale, canvas));
   for (size_t k = 0; k < polygons.size(); ++k) {
     ignore_out[k] = labels[k] == 0;
     if (clip_and_orient(st, polygons.word(k), h, w)) ignore_out[k] = 1;
-    TF_RETURN_IF_ERROR(draw_shrink(st, k, options, out, ignore_out[k]));
+    TF_RETURN_IF_ERROR(draw_shrink(st, k, options, canvas, ignore_out[k]));
   }
+  publish(st, canvas, out);
   return Status();
 }
 

@@ -26,6 +26,11 @@ struct DbTargetOptions {
   double thresh_min = 0.3;
   double thresh_max = 0.7;
   double min_text_size = 8;
+  // How the threshold map's distances are computed: false (the default), within a few float32
+  // ulps of the reference (its branch, a stable distance to the line, the root in float32);
+  // true, the reference's float64 steps bit for bit (about twice the band's cost; for checking).
+  // The masks, the shrink map and the ignore tags are the same either way.
+  bool exact_threshold = false;
 };
 
 // Checks the ranges above. Errors: kInvalidArgument naming the field.

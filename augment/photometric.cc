@@ -9,6 +9,9 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/normalize.h"
+#include "base/stream_store.h"
+
 namespace textfeed::augment {
 namespace {
 
@@ -92,10 +95,6 @@ TF_VECTOR_CLONES void load_row(const uint8_t* s, int stride_px, Row x) {
     x.g[i] = s[stride_px * i + 1];
     x.b[i] = s[stride_px * i + 2];
   }
-}
-
-TF_VECTOR_CLONES void store_normalized(float* d, const float* v, int n, float scale, float bias) {
-  for (int i = 0; i < n; ++i) d[i] = v[i] * scale + bias;
 }
 
 // ---- albumentations' uint8 arithmetic (ColorMath::kAlbumentations*, docs/targets.md §2.6) ----
@@ -230,6 +229,12 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
     scale[k] = f32 ? 1.f / (255.f * o.std[k]) : 1.f;
     bias[k] = f32 ? -o.mean[k] / o.std[k] : 0.f;
   }
+  const bool bgr = o.channel_order == ChannelOrder::kBgr;  // mean[k] and std[k] are plane k's
+  if (!p.applied && f32) {  // normalization alone: straight from the bytes to the planes
+    NormalizePlanes planes{{bgr ? 2 : 0, 1, bgr ? 0 : 2}, {scale[0], scale[1], scale[2]}, {bias[0], bias[1], bias[2]}};
+    normalize_to_planes(out, crop, planes);
+    return Status();
+  }
   thread_local std::vector<float> buf;  // one row as 3 planes; reused, no per-sample allocation
   buf.resize(3 * static_cast<size_t>(c));
   // albumentations' arithmetic jitters a uint8 copy first; the fused one jitters each row below.
@@ -245,7 +250,6 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   }
   const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
-  const bool bgr = o.channel_order == ChannelOrder::kBgr;  // mean[k] and std[k] are plane k's
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {
     load_row(src.row(y), 3, x);
@@ -255,12 +259,14 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
       uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
       const float* v = planes[k];
       if (f32) {
-        store_normalized(reinterpret_cast<float*>(dst), v, c, scale[k], bias[k]);
+        // The output is a slot of a batch: streaming stores (base/stream_store.h), same values.
+        stream_scale_bias_f32(reinterpret_cast<float*>(dst), v, static_cast<size_t>(c), scale[k], bias[k]);
       } else {
         for (int i = 0; i < c; ++i) dst[i] = static_cast<uint8_t>(v[i] + 0.5f);
       }
     }
   }
+  stream_fence();
   return Status();
 }
 

@@ -102,7 +102,7 @@ MutableImageView f32_view(py::array_t<float>& a, int h, int w) {
 // xy: (T, 2) points of every polygon in turn; ends: (N,) each polygon's end in points.
 py::dict db_targets_flat(const DArray& xy, const U32Array& ends, const BArray& ignore_tags,
                          std::pair<int, int> canvas_hw, double shrink_ratio, double min_text_size,
-                         double thresh_min, double thresh_max) {
+                         double thresh_min, double thresh_max, bool exact) {
   const size_t n = static_cast<size_t>(ends.size());
   if (ends.ndim() != 1 || ignore_tags.ndim() != 1 || static_cast<size_t>(ignore_tags.size()) != n ||
       (xy.size() != 0 && (xy.ndim() != 2 || xy.shape(1) != 2)))
@@ -119,7 +119,7 @@ py::dict db_targets_flat(const DArray& xy, const U32Array& ends, const BArray& i
   py::array_t<float> tmap({h, w}), tmask({h, w}), smap({h, w}), smask({h, w});
   const augment::DbTargetViews views{f32_view(tmap, h, w), f32_view(tmask, h, w),
                                      f32_view(smap, h, w), f32_view(smask, h, w)};
-  const augment::DbTargetOptions o{shrink_ratio, thresh_min, thresh_max, min_text_size};
+  const augment::DbTargetOptions o{shrink_ratio, thresh_min, thresh_max, min_text_size, exact};
   const augment::PolygonsView polys{std::span<const double>(xy.data(), xy.size()),
                                     std::span<const uint32_t>(ends.data(), n)};
   Status s;
@@ -158,11 +158,13 @@ void register_targets(py::module_& m) {
   m.def("db_targets_flat", &db_targets_flat, py::arg("xy"), py::arg("ends"), py::arg("ignore_tags"),
         py::arg("canvas_hw"), py::kw_only(), py::arg("shrink_ratio") = 0.4,
         py::arg("min_text_size") = 8.0, py::arg("thresh_min") = 0.3, py::arg("thresh_max") = 0.7,
+        py::arg("exact") = false,
         "PaddleOCR's DB targets (MakeBorderMap then MakeShrinkMap) of polygons given flat: xy "
         "(T, 2) float64 points, ends (N,) each polygon's end in points, ignore_tags (N,) bool. "
         "Returns float32 (H, W) 'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask' "
-        "and bool (N,) 'ignore_tags' after MakeShrinkMap. textfeed.reference.db_targets takes "
-        "(N, P, 2) arrays or lists of polygons.");
+        "and bool (N,) 'ignore_tags' after MakeShrinkMap. exact: the threshold map by the "
+        "reference's float64 steps bit for bit (slower) instead of within a few float32 ulps. "
+        "textfeed.reference.db_targets takes (N, P, 2) arrays or lists of polygons.");
   m.def(
       "shrink_poly",
       [](const DArray& q) {

@@ -3,7 +3,7 @@
 tests/golden/db holds a subset of the reference set (the named cases and a few random ones);
 TEXTFEED_EXTRA_GOLDEN_DB may name a folder of the same layout (index.json + db_targets_NNN.npz)
 whose files are checked as well. Tolerances: the masks, the shrink map and the ignore tags exactly
-equal, the threshold map within 1e-6.
+equal, the threshold map within 1e-6 (its default, fast distances) and bit for bit with exact=True.
 """
 
 import json
@@ -41,12 +41,13 @@ def _cases():
     return out
 
 
-def _run(ref):
+def _run(ref, exact=False):
     polys = ref["polys"]
     return reference.db_targets(polys, ref["ignore_tags"], tuple(int(v) for v in ref["canvas_hw"]),
                                 shrink_ratio=float(ref["shrink_ratio"]),
                                 min_text_size=int(ref["min_text_size"]),
-                                thresh_min=float(ref["thresh_min"]), thresh_max=float(ref["thresh_max"]))
+                                thresh_min=float(ref["thresh_min"]), thresh_max=float(ref["thresh_max"]),
+                                exact=exact)
 
 
 def test_the_repository_subset_is_listed_and_present():
@@ -67,6 +68,10 @@ def test_db_targets_match_the_reference(folder, case):
     np.testing.assert_array_equal(out["shrink_mask"], ref["shrink_mask"])
     np.testing.assert_array_equal(out["ignore_tags"], ref["ignore_tags_out"])
     np.testing.assert_allclose(out["threshold_map"], ref["threshold_map"], rtol=0, atol=1e-6)
+    exact = _run(ref, exact=True)
+    np.testing.assert_array_equal(exact["threshold_map"], ref["threshold_map"])
+    for name in ("threshold_mask", "shrink_map", "shrink_mask", "ignore_tags"):
+        np.testing.assert_array_equal(exact[name], out[name])
 
 
 def test_a_list_of_unpadded_polygons_equals_the_padded_array():

@@ -87,14 +87,17 @@ def _db_polygons(polys: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def db_targets(polys: Any, ignore_tags: Any, canvas_hw: Any, shrink_ratio: float = 0.4, min_text_size: float = 8,
-               thresh_min: float = 0.3, thresh_max: float = 0.7) -> dict:
-    """PaddleOCR's DB targets (MakeBorderMap, then MakeShrinkMap) of one canvas, bit for bit.
+               thresh_min: float = 0.3, thresh_max: float = 0.7, exact: bool = False) -> dict:
+    """PaddleOCR's DB targets (MakeBorderMap, then MakeShrinkMap) of one canvas.
 
     polys: (N, P, 2) array (shorter polygons padded by repeating their last point, as
     DetLabelEncode does) or a list of (Pi, 2) arrays; ignore_tags: (N,) bool (True = ignored);
     canvas_hw: (H, W). Returns 'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask'
     ((H, W) float32) and 'ignore_tags' ((N,) bool, as after MakeShrinkMap: tiny, zero-area and
-    unshrinkable polygons are marked). docs/targets.md, "DB targets", has every rule.
+    unshrinkable polygons are marked). The masks, the shrink map and the tags are the reference's
+    bit for bit; the threshold map is within a few float32 ulps of it (its distances computed
+    stably, in float32 where that suffices), or bit for bit with exact=True (slower, for checking).
+    docs/targets.md, "DB targets", has every rule.
     """
     xy, ends = _db_polygons(polys)
     tags = np.asarray(ignore_tags)
@@ -112,7 +115,8 @@ def db_targets(polys: Any, ignore_tags: Any, canvas_hw: Any, shrink_ratio: float
                                       _args.integer("canvas_hw[1]", int(hw[1]), 1, 16384)),
         shrink_ratio=_args.real("shrink_ratio", shrink_ratio, 0, 1, lo_open=True),
         min_text_size=_args.real("min_text_size", min_text_size, 0, 16384),
-        thresh_min=_args.real("thresh_min", thresh_min, 0, 1), thresh_max=_args.real("thresh_max", thresh_max, 0, 1))
+        thresh_min=_args.real("thresh_min", thresh_min, 0, 1), thresh_max=_args.real("thresh_max", thresh_max, 0, 1),
+        exact=_args.boolean("exact", exact))
 
 
 def _quad(value: Any) -> np.ndarray:

@@ -41,6 +41,7 @@ def db_targets_flat(
     min_text_size: float = 8.0,
     thresh_min: float = 0.3,
     thresh_max: float = 0.7,
+    exact: bool = False,
 ) -> dict[str, NDArray[Any]]:
     """'threshold_map', 'threshold_mask', 'shrink_map', 'shrink_mask' (H, W) and 'ignore_tags' (N,)."""
 
