@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <string>
@@ -30,9 +31,14 @@ struct DbScratch::State {
   std::vector<double> poly;      // one polygon (clipped for the shrink map)
   std::vector<float> band;       // min over edges of the float32 clipped distance, one region
   // The canvas being drawn: the threshold map (float32) and the three masks (0/1 as uint8), each
-  // H x W row-major, then written out to the caller's views in one streaming pass.
+  // H x W row-major, then written out to the caller's views in one streaming pass. Between calls
+  // every row not flagged in `dirty` is blank (threshold `blank`, masks 0, 0, 1) for a canvas of
+  // canvas_h x canvas_w: a call draws on the rows its polygons reach, and only those are copied
+  // and blanked again; the others are written to the views as constants.
   std::vector<float> threshold;
-  std::vector<uint8_t> threshold_mask, shrink_map, shrink_mask;
+  std::vector<uint8_t> threshold_mask, shrink_map, shrink_mask, dirty;
+  int canvas_h = 0, canvas_w = 0;
+  float blank = 0;
   internal::DbBandKernel kernel = internal::best_db_band_kernel();
   std::vector<cv::Point> points;  // int32 points for cv::fillPoly
   ClipperLib::Paths solution;
@@ -65,22 +71,32 @@ std::string word_name(size_t k) { return "DB targets: polygon " + std::to_string
 
 // cv2.fillPoly(img, [pts.astype(np.int32)], value) on one polygon given as doubles (truncated
 // toward zero, as astype does; the coordinates are bounded, so the conversion is defined).
-void fill_doubles(cv::Mat& m, std::span<const double> xy, double value, std::vector<cv::Point>& pts) {
-  pts.clear();
-  for (size_t i = 0; i + 1 < xy.size(); i += 2)
-    pts.emplace_back(static_cast<int>(xy[i]), static_cast<int>(xy[i + 1]));
+struct Canvas;
+void mark_rows(Canvas& c, long y0, long y1);
+
+// cv::fillPoly of one polygon, its rows flagged.
+void fill_points(Canvas& c, cv::Mat& m, double value, const std::vector<cv::Point>& pts) {
+  if (pts.empty()) return;
+  long y0 = pts[0].y, y1 = pts[0].y;
+  for (const cv::Point& q : pts) y0 = std::min<long>(y0, q.y), y1 = std::max<long>(y1, q.y);
+  mark_rows(c, y0, y1);
   const cv::Point* p = pts.data();
   const int n = static_cast<int>(pts.size());
   cv::fillPoly(m, &p, &n, 1, cv::Scalar(value));
 }
 
-void fill_path(cv::Mat& m, const ClipperLib::Path& path, double value, std::vector<cv::Point>& pts) {
+void fill_doubles(Canvas& c, cv::Mat& m, std::span<const double> xy, double value, std::vector<cv::Point>& pts) {
+  pts.clear();
+  for (size_t i = 0; i + 1 < xy.size(); i += 2)
+    pts.emplace_back(static_cast<int>(xy[i]), static_cast<int>(xy[i + 1]));
+  fill_points(c, m, value, pts);
+}
+
+void fill_path(Canvas& c, cv::Mat& m, const ClipperLib::Path& path, double value, std::vector<cv::Point>& pts) {
   pts.clear();
   for (const ClipperLib::IntPoint& q : path)
     pts.emplace_back(static_cast<int>(q.X), static_cast<int>(q.Y));
-  const cv::Point* p = pts.data();
-  const int n = static_cast<int>(pts.size());
-  cv::fillPoly(m, &p, &n, 1, cv::Scalar(value));
+  fill_points(c, m, value, pts);
 }
 
 // shapely.geometry.Polygon(xy).area and .length through GEOS: the ring is closed with the first
@@ -137,19 +153,44 @@ struct PaddedBox {
 struct Canvas {
   MutableImageView threshold;
   cv::Mat threshold_mask, shrink_map, shrink_mask;
+  uint8_t* dirty;  // one flag per row
 };
 
-// A blank canvas of h x w: threshold `blank`, threshold_mask and shrink_map 0, shrink_mask 1.
+void mark_rows(Canvas& c, long y0, long y1) {
+  y0 = std::max(y0, 0L), y1 = std::min(y1, static_cast<long>(c.threshold.height) - 1);
+  if (y0 <= y1) std::fill(c.dirty + y0, c.dirty + y1 + 1, uint8_t{1});
+}
+
+// Row y of the scratch blank again.
+void blank_row(DbScratch::State& st, size_t y) {
+  const size_t w = static_cast<size_t>(st.canvas_w), at = y * w;
+  std::fill_n(st.threshold.data() + at, w, st.blank);
+  std::memset(st.threshold_mask.data() + at, 0, w);
+  std::memset(st.shrink_map.data() + at, 0, w);
+  std::memset(st.shrink_mask.data() + at, 1, w);
+  st.dirty[y] = 0;
+}
+
+// A blank canvas of h x w: threshold `blank`, threshold_mask and shrink_map 0, shrink_mask 1 (a
+// canvas of the last call's size and blank value has only its dirty rows blanked again: those
+// of a call that failed half-way).
 Canvas blank_canvas(DbScratch::State& st, int h, int w, float blank) {
   const size_t n = static_cast<size_t>(h) * static_cast<size_t>(w);
-  st.threshold.assign(n, blank);
-  st.threshold_mask.assign(n, 0);
-  st.shrink_map.assign(n, 0);
-  st.shrink_mask.assign(n, 1);
+  if (h != st.canvas_h || w != st.canvas_w || blank != st.blank || st.threshold.size() != n) {
+    st.threshold.assign(n, blank);
+    st.threshold_mask.assign(n, 0);
+    st.shrink_map.assign(n, 0);
+    st.shrink_mask.assign(n, 1);
+    st.dirty.assign(static_cast<size_t>(h), 0);
+    st.canvas_h = h, st.canvas_w = w, st.blank = blank;
+  } else {
+    for (size_t y = 0; y < static_cast<size_t>(h); ++y)
+      if (st.dirty[y] != 0) blank_row(st, y);
+  }
   return {MutableImageView{reinterpret_cast<uint8_t*>(st.threshold.data()), h, w, 1,
                            static_cast<ptrdiff_t>(w) * 4, DType::kF32},
           cv::Mat(h, w, CV_8U, st.threshold_mask.data()), cv::Mat(h, w, CV_8U, st.shrink_map.data()),
-          cv::Mat(h, w, CV_8U, st.shrink_mask.data())};
+          cv::Mat(h, w, CV_8U, st.shrink_mask.data()), st.dirty.data()};
 }
 
 // The canvas into the caller's views, row by row with streaming stores (base/stream_store.h:
@@ -161,16 +202,29 @@ void publish(DbScratch::State& st, const Canvas& c, const DbTargetViews& out) {
   const int h = c.threshold.height;
   const size_t w = static_cast<size_t>(c.threshold.width);
   for (int y = 0; y < h; ++y) {
+    float* const rows[4] = {reinterpret_cast<float*>(out.threshold_map.row(y)),
+                            reinterpret_cast<float*>(out.threshold_mask.row(y)),
+                            reinterpret_cast<float*>(out.shrink_map.row(y)),
+                            reinterpret_cast<float*>(out.shrink_mask.row(y))};
+    if (c.dirty[y] == 0) {
+      stream_fill_f32(rows[0], w, st.blank);
+      stream_fill_f32(rows[1], w, 0.f);
+      stream_fill_f32(rows[2], w, 0.f);
+      stream_fill_f32(rows[3], w, 1.f);
+      continue;
+    }
     const size_t at = static_cast<size_t>(y) * w;
-    stream_copy_f32(reinterpret_cast<float*>(out.threshold_map.row(y)), st.threshold.data() + at, w);
-    stream_u8_to_f32(reinterpret_cast<float*>(out.threshold_mask.row(y)), st.threshold_mask.data() + at, w);
-    stream_u8_to_f32(reinterpret_cast<float*>(out.shrink_map.row(y)), st.shrink_map.data() + at, w);
-    stream_u8_to_f32(reinterpret_cast<float*>(out.shrink_mask.row(y)), st.shrink_mask.data() + at, w);
+    stream_copy_f32(rows[0], st.threshold.data() + at, w);
+    stream_u8_to_f32(rows[1], st.threshold_mask.data() + at, w);
+    stream_u8_to_f32(rows[2], st.shrink_map.data() + at, w);
+    stream_u8_to_f32(rows[3], st.shrink_mask.data() + at, w);
+    blank_row(st, static_cast<size_t>(y));
   }
   stream_fence();
   if (static_cast<size_t>(h) * w > kKeptScratchPixels) {
-    for (std::vector<uint8_t>* v : {&st.threshold_mask, &st.shrink_map, &st.shrink_mask}) *v = {};
+    for (std::vector<uint8_t>* v : {&st.threshold_mask, &st.shrink_map, &st.shrink_mask, &st.dirty}) *v = {};
     st.threshold = {};
+    st.canvas_h = st.canvas_w = 0;
   }
 }
 
@@ -191,12 +245,14 @@ struct ThresholdScale {
 // The band of one polygon folded into the canvas (np.fmax keeps the canvas where the band is NaN),
 // over the part of the padded bbox inside the canvas only.
 void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox& b, double width,
-               internal::DbBandFormula formula, const ThresholdScale& scale, const MutableImageView& canvas) {
+               internal::DbBandFormula formula, const ThresholdScale& scale, Canvas& c) {
+  const MutableImageView& canvas = c.threshold;
   const long w = canvas.width, h = canvas.height;
   if (b.xmax < 0 || b.ymax < 0 || b.xmin > w - 1 || b.ymin > h - 1) return;  // docs: wholly outside
   const long cx0 = std::max(0L, b.xmin), cx1 = std::min(w - 1, b.xmax);
   const long cy0 = std::max(0L, b.ymin), cy1 = std::min(h - 1, b.ymax);
   const long rw = cx1 - cx0 + 1, rh = cy1 - cy0 + 1;
+  mark_rows(c, cy0, cy1);
   st.band.assign(static_cast<size_t>(rw * rh), 1.0f);
   const internal::DbBandRegion r{cx0 - b.xmin, cy0 - b.ymin, cx1 - b.xmin, cy1 - b.ymin, st.band.data()};
   const double fx = static_cast<double>(b.xmin), fy = static_cast<double>(b.ymin);
@@ -233,7 +289,7 @@ Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k, c
                                     ": its border offset is empty (the polygon truncates to a "
                                     "degenerate one; the reference raises here)");
   const ClipperLib::Path& padded = st.solution[0];
-  fill_path(out.threshold_mask, padded, 1.0, st.points);
+  fill_path(out, out.threshold_mask, padded, 1.0, st.points);
   PaddedBox b{std::numeric_limits<long>::max(), std::numeric_limits<long>::max(),
               std::numeric_limits<long>::min(), std::numeric_limits<long>::min()};
   for (const ClipperLib::IntPoint& q : padded) {
@@ -241,7 +297,7 @@ Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k, c
     b.ymin = std::min<long>(b.ymin, q.Y), b.ymax = std::max<long>(b.ymax, q.Y);
   }
   const auto formula = o.exact_threshold ? internal::DbBandFormula::kReference : internal::DbBandFormula::kFast;
-  draw_band(st, xy, b, width, formula, scale, out.threshold);
+  draw_band(st, xy, b, width, formula, scale, out);
   return Status();
 }
 
@@ -291,7 +347,7 @@ Status draw_shrink(DbScratch::State& st, size_t k, const DbTargetOptions& o, Can
     ylo = std::min(ylo, p[i + 1]), yhi = std::max(yhi, p[i + 1]);
   }
   if (ignore || std::min(yhi - ylo, xhi - xlo) < o.min_text_size) {
-    fill_doubles(out.shrink_mask, p, 0.0, st.points);
+    fill_doubles(out, out.shrink_mask, p, 0.0, st.points);
     ignore = 1;
     return Status();
   }
@@ -306,11 +362,11 @@ Status draw_shrink(DbScratch::State& st, size_t k, const DbTargetOptions& o, Can
     if (st.solution.size() == 1) break;
   }
   if (st.solution.empty()) {
-    fill_doubles(out.shrink_mask, p, 0.0, st.points);
+    fill_doubles(out, out.shrink_mask, p, 0.0, st.points);
     ignore = 1;
     return Status();
   }
-  for (const ClipperLib::Path& piece : st.solution) fill_path(out.shrink_map, piece, 1.0, st.points);
+  for (const ClipperLib::Path& piece : st.solution) fill_path(out, out.shrink_map, piece, 1.0, st.points);
   return Status();
 }
 

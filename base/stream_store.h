@@ -27,6 +27,17 @@ inline void stream_copy_f32(float* dst, const float* src, size_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
+// dst[i] = value for i < n.
+inline void stream_fill_f32(float* dst, size_t n, float value) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i) dst[i] = value;
+  const __m128 v = _mm_set1_ps(value);
+  for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, v);
+#endif
+  for (; i < n; ++i) dst[i] = value;
+}
+
 // dst[i] = float(src[i]) for i < n.
 inline void stream_u8_to_f32(float* dst, const uint8_t* src, size_t n) {
   size_t i = 0;
