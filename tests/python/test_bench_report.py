@@ -17,7 +17,8 @@ def test_the_json_report_has_rates_cpu_stages_and_minor_faults():
     assert 0 < report["samples_per_s"]["min"] <= report["samples_per_s"]["median"] <= report["samples_per_s"]["max"]
     assert 0 < report["cpu_ms_per_sample"]["min"] <= report["cpu_ms_per_sample"]["median"]
     faults = report["minor_faults_per_sample"]
-    assert isinstance(faults, (int, float)) and math.isfinite(faults) and faults >= 0
+    assert set(faults) == {"first_repeat", "last_repeat"}
+    assert all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in faults.values())
     stages = report["stage_ms_per_sample"]
     assert set(stages) == {"read", "decode", "plan", "warp", "photometric", "targets"}
     assert all(v >= 0 for v in stages.values()) and stages["targets"] > 0
