@@ -155,13 +155,36 @@ cv::Mat smooth_field(Rng& rng, int w, int h) {
   return img;
 }
 
-// What a camera adds: a little defocus, then sensor noise (zero-mean, signed).
-void photo_finish(cv::Mat& img, Rng& rng) {
+// What a camera adds: a little defocus, then sensor noise (zero-mean, signed) of a standard
+// deviation in [lo, hi] grey levels.
+void photo_finish(cv::Mat& img, Rng& rng, double lo = 2.5, double hi = 6.0) {
   cv::GaussianBlur(img, img, cv::Size(0, 0), rng.uniform(0.4, 0.9));
   cv::Mat noise(img.size(), CV_16SC3);
   cv::RNG cvrng(rng.next_u32() | (uint64_t{rng.next_u32()} << 32));
-  cvrng.fill(noise, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(rng.uniform(2.5, 6.0)));
+  cvrng.fill(noise, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(rng.uniform(lo, hi)));
   cv::add(img, noise, img, cv::noArray(), CV_8U);
+}
+
+// Texture at every scale, as surfaces and paper have it: octaves of random values at a cell of
+// 2^k px (k = 1..9), cubic-upsampled, amplitude falling with the cell (about a 1/f spectrum),
+// added to `img` with `strength` grey levels at the coarsest octave: mostly brightness (the same
+// value in the three channels) with a fifth of it as colour.
+void add_texture(cv::Mat& img, Rng& rng, double strength) {
+  cv::Mat sum = cv::Mat::zeros(img.size(), CV_16SC3);
+  cv::RNG cvrng(rng.next_u32() | (uint64_t{rng.next_u32()} << 32));
+  double amplitude = strength;
+  for (int cell = 512; cell >= 2; cell /= 2, amplitude *= 0.62) {
+    const cv::Size small(std::max(2, img.cols / cell + 2), std::max(2, img.rows / cell + 2));
+    cv::Mat grey(small, CV_16SC1), colour(small, CV_16SC3), both, up;
+    cvrng.fill(grey, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(amplitude));
+    cvrng.fill(colour, cv::RNG::NORMAL, cv::Scalar::all(0), cv::Scalar::all(0.2 * amplitude));
+    cv::Mat planes[3] = {grey, grey, grey};
+    cv::merge(planes, 3, both);
+    cv::add(both, colour, both);
+    cv::resize(both, up, cv::Size(small.width * cell, small.height * cell), 0, 0, cv::INTER_CUBIC);
+    cv::add(sum, up(cv::Rect(0, 0, img.cols, img.rows)), sum);
+  }
+  cv::add(img, sum, img, cv::noArray(), CV_8U);
 }
 
 constexpr int kFonts[] = {cv::FONT_HERSHEY_SIMPLEX, cv::FONT_HERSHEY_DUPLEX,
@@ -289,17 +312,24 @@ SynthImage render_synth_image(SynthProfile profile, uint64_t seed, uint64_t inde
                               int jpeg_quality) {
   Rng rng(seed, 0, index);
   SynthImage out;
-  const bool receipt = profile == SynthProfile::kReceipt;
+  const bool photo = profile == SynthProfile::kPhoto;
+  const bool receipt = profile == SynthProfile::kReceipt || photo;
   out.width = receipt ? 2900 + static_cast<int>(rng.below(201)) : 1280;
   out.height = receipt ? 3900 + static_cast<int>(rng.below(201)) : 720;
   cv::Mat img = smooth_field(rng, out.width, out.height);  // BGR throughout
+  if (photo) add_texture(img, rng, 40);  // the surface the page lies on
   std::vector<Placed> words;
   if (receipt) {
     draw_receipt(img, rng, words);
   } else {
     draw_scene(img, rng, words);
   }
-  photo_finish(img, rng);
+  if (photo) {
+    add_texture(img, rng, 6);  // paper grain and uneven light over everything
+    photo_finish(img, rng, 2.5, 4.5);
+  } else {
+    photo_finish(img, rng);
+  }
   cv::imencode(".jpg", img, out.jpeg, {cv::IMWRITE_JPEG_QUALITY, jpeg_quality});
   out.words.reserve(words.size());
   for (Placed& p : words) {

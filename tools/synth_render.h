@@ -13,6 +13,8 @@ namespace textfeed::tools {
 enum class SynthProfile : unsigned char {
   kIcdar,    // 1280x720 scene, 5-20 words rotated within +-15 deg, ~15% illegible
   kReceipt,  // ~3000x4000 portrait page, 60-150 words in lines, slight perspective, ~5% illegible
+  kPhoto,    // the receipt page photographed: textured surface, paper grain, strong sensor noise
+             // (about 2.5 bits per pixel at quality 95; real phone photos have 1.3-2.7)
 };
 
 struct SynthPoint {
