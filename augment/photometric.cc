@@ -54,8 +54,13 @@ TF_VECTOR_CLONES void rotate_hue(Row x, float shift6) {
     const float r = x.r[i], g = x.g[i], b = x.b[i];
     const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
     const float ch = mx - mn;
-    const float inv = ch > 0 ? 1.f / ch : 0.f;
-    float h = mx == r ? (g - b) * inv : (mx == g ? 2.f + (b - r) * inv : 4.f + (r - g) * inv);
+    // Every candidate computed, then selected (no division under a branch): with
+    // -fno-trapping-math (CMakeLists) the loop vectorizes, and each pixel gets the same
+    // operations as the branching form.
+    const float q = 1.f / (ch > 0 ? ch : 1.f);
+    const float inv = ch > 0 ? q : 0.f;
+    const float hr = (g - b) * inv, hg = 2.f + (b - r) * inv, hb = 4.f + (r - g) * inv;
+    float h = mx == r ? hr : (mx == g ? hg : hb);
     h += shift6;  // h in [-4, 9]: |shift6| <= 3 (hue within half a turn either way)
     h += h < 0 ? 6.f : 0.f;
     h -= h >= 6 ? 6.f : 0.f;
