@@ -55,7 +55,8 @@ DbBandKernel best_db_band_kernel() {
   return DbBandKernel::kScalar;
 }
 
-void fold_db_edge(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula, DbBandKernel kernel) {
+void fold_db_edge(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula,
+                  DbBandKernel kernel) {
 #if defined(TEXTFEED_DB_BAND_AVX2)
   if (kernel == DbBandKernel::kAvx2) return avx2::fold(r, e, formula, kernel);
 #endif

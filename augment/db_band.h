@@ -39,6 +39,7 @@ DbBandKernel best_db_band_kernel();
 // Folds edge `e` into `r`: each pixel within e.width + 1 px of the segment gets
 // min(band, float32(clip(distance / width, 0, 1))) with NaN kept; a pixel farther away would get 1
 // and is not visited. `kernel` must be supported. Thread-safety: reentrant.
-void fold_db_edge(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula, DbBandKernel kernel);
+void fold_db_edge(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula,
+                  DbBandKernel kernel);
 
 }  // namespace textfeed::augment::internal

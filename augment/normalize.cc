@@ -19,7 +19,8 @@ void normalize_all(const MutableImageView& out, const ImageView& src, const Norm
 }  // namespace avx2
 #endif
 
-void normalize_to_planes(const MutableImageView& out, const ImageView& src, const NormalizePlanes& p) {
+void normalize_to_planes(const MutableImageView& out, const ImageView& src,
+                         const NormalizePlanes& p) {
 #if defined(TEXTFEED_NORMALIZE_AVX2)
   static const bool avx2 = __builtin_cpu_supports("avx2") != 0;  // a fact of the CPU
   if (avx2) return avx2::normalize_all(out, src, p);

@@ -18,6 +18,7 @@ struct NormalizePlanes {
 };
 
 // Thread-safety: reentrant.
-void normalize_to_planes(const MutableImageView& out, const ImageView& src, const NormalizePlanes& p);
+void normalize_to_planes(const MutableImageView& out, const ImageView& src,
+                         const NormalizePlanes& p);
 
 }  // namespace textfeed::augment

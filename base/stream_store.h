@@ -66,7 +66,8 @@ inline void stream_scale_bias_f32(float* dst, const float* v, size_t n, float sc
     dst[i] = t + bias;
   }
   const __m128 s = _mm_set1_ps(scale), b = _mm_set1_ps(bias);
-  for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), s), b));
+  for (; i + 4 <= n; i += 4)
+    _mm_stream_ps(dst + i, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), s), b));
 #endif
   for (; i < n; ++i) {
     const float t = v[i] * scale;

@@ -317,7 +317,7 @@ SynthImage render_synth_image(SynthProfile profile, uint64_t seed, uint64_t inde
   out.width = receipt ? 2900 + static_cast<int>(rng.below(201)) : 1280;
   out.height = receipt ? 3900 + static_cast<int>(rng.below(201)) : 720;
   cv::Mat img = smooth_field(rng, out.width, out.height);  // BGR throughout
-  if (photo) add_texture(img, rng, 40);  // the surface the page lies on
+  if (photo) add_texture(img, rng, 40);                    // the surface the page lies on
   std::vector<Placed> words;
   if (receipt) {
     draw_receipt(img, rng, words);

@@ -13,19 +13,22 @@
 namespace textfeed::augment::internal {
 namespace {
 
-constexpr DbBandKernel kKernels[] = {DbBandKernel::kScalar, DbBandKernel::kSse2, DbBandKernel::kAvx2};
+constexpr DbBandKernel kKernels[] = {DbBandKernel::kScalar, DbBandKernel::kSse2,
+                                     DbBandKernel::kAvx2};
 
 // A band region of w x h pixels and the edges of one ring folded into it, as db_targets.cc does.
 struct Band {
   long w, h;
   std::vector<float> values;
   Band(long w_, long h_) : w(w_), h(h_), values(static_cast<size_t>(w_ * h_), 1.0f) {}
-  void fold(const std::vector<double>& ring, double width, DbBandFormula formula, DbBandKernel kernel) {
+  void fold(const std::vector<double>& ring, double width, DbBandFormula formula,
+            DbBandKernel kernel) {
     const DbBandRegion r{0, 0, w - 1, h - 1, values.data()};
     const size_t n = ring.size() / 2;
     for (size_t i = 0; i < n; ++i) {
       const size_t j = (i + 1) % n;
-      const double p1x = ring[2 * i], p1y = ring[2 * i + 1], p2x = ring[2 * j], p2y = ring[2 * j + 1];
+      const double p1x = ring[2 * i], p1y = ring[2 * i + 1], p2x = ring[2 * j],
+                   p2y = ring[2 * j + 1];
       const double sd = (p1x - p2x) * (p1x - p2x) + (p1y - p2y) * (p1y - p2y);
       fold_db_edge(r, DbEdge{p1x, p1y, p2x, p2y, sd, width}, formula, kernel);
     }
@@ -42,7 +45,8 @@ std::vector<std::vector<double>> test_rings(unsigned seed) {
   for (int k = 0; k < 6; ++k) {
     std::vector<double> ring;
     const int n = 3 + static_cast<int>(u(rng) * 12);
-    const double cx = 20 + 60 * u(rng), cy = 20 + 60 * u(rng), rx = 5 + 30 * u(rng), ry = 3 + 20 * u(rng);
+    const double cx = 20 + 60 * u(rng), cy = 20 + 60 * u(rng), rx = 5 + 30 * u(rng),
+                 ry = 3 + 20 * u(rng);
     for (int i = 0; i < n; ++i) {
       const double t = 2 * M_PI * i / n + 0.2 * u(rng);
       ring.push_back(cx + rx * std::cos(t)), ring.push_back(cy + ry * std::sin(t));
@@ -97,7 +101,8 @@ TEST(DbBandTest, TheFastFormulaIsWithinAFewUlpsOfTheReferenceAndNanWhereItIs) {
           // Near an edge the reference's own float64 cancellation dominates: allow 1e-8 px of
           // distance beyond the four ulps (measured: under 1e-10 px).
           ASSERT_LE(std::fabs(a - b), 4 * ulp(a) + 1e-8 / width)
-              << "pixel " << i << ": " << a << " vs " << b << " seed " << seed << " width " << width;
+              << "pixel " << i << ": " << a << " vs " << b << " seed " << seed << " width "
+              << width;
         }
       }
   EXPECT_GT(nans, 0);  // the padded ring's repeated point lies on a pixel

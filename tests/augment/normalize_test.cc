@@ -18,8 +18,12 @@ TEST(NormalizeTest, PlanesHoldTheScaledChannelsAtEveryWidth) {
     for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
     const ImageView src{pixels.data() + 1, h, w, 3, static_cast<ptrdiff_t>(3 * w), DType::kU8};
     std::vector<float> planes(static_cast<size_t>(3 * h * w) + 3, -7.f);
-    const MutableImageView out{reinterpret_cast<uint8_t*>(planes.data() + 1), 3 * h, w, 1,
-                               static_cast<ptrdiff_t>(4 * w), DType::kF32};
+    const MutableImageView out{reinterpret_cast<uint8_t*>(planes.data() + 1),
+                               3 * h,
+                               w,
+                               1,
+                               static_cast<ptrdiff_t>(4 * w),
+                               DType::kF32};
     const NormalizePlanes p{{2, 1, 0}, {0.0171f, 0.0175f, 0.0174f}, {-2.118f, -2.0357f, -1.8044f}};
     normalize_to_planes(out, src, p);
     EXPECT_EQ(planes.front(), -7.f);

@@ -13,7 +13,8 @@ namespace {
 TEST(StreamStoreTest, EveryOffsetAndLengthWritesExactlyTheRange) {
   std::vector<float> src(64), v(64);
   std::vector<uint8_t> bytes(64);
-  for (int i = 0; i < 64; ++i) src[i] = 0.25f * i - 3, v[i] = 1.5f * i, bytes[i] = static_cast<uint8_t>(7 * i + 200);
+  for (int i = 0; i < 64; ++i)
+    src[i] = 0.25f * i - 3, v[i] = 1.5f * i, bytes[i] = static_cast<uint8_t>(7 * i + 200);
   for (size_t offset = 0; offset < 8; ++offset)
     for (size_t n = 0; n <= 40; ++n) {
       std::vector<float> a(64, -1.f), b(64, -1.f), c(64, -1.f), d(64, -1.f);
