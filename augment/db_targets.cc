@@ -22,7 +22,6 @@
 #include "augment/db_band.h"
 #include "base/stream_store.h"
 
-
 namespace textfeed::augment {
 
 struct DbScratch::State {
@@ -69,8 +68,6 @@ namespace {
 
 std::string word_name(size_t k) { return "DB targets: polygon " + std::to_string(k); }
 
-// cv2.fillPoly(img, [pts.astype(np.int32)], value) on one polygon given as doubles (truncated
-// toward zero, as astype does; the coordinates are bounded, so the conversion is defined).
 struct Canvas;
 void mark_rows(Canvas& c, long y0, long y1);
 
@@ -85,14 +82,18 @@ void fill_points(Canvas& c, cv::Mat& m, double value, const std::vector<cv::Poin
   cv::fillPoly(m, &p, &n, 1, cv::Scalar(value));
 }
 
-void fill_doubles(Canvas& c, cv::Mat& m, std::span<const double> xy, double value, std::vector<cv::Point>& pts) {
+// cv2.fillPoly(img, [pts.astype(np.int32)], value) on one polygon given as doubles (truncated
+// toward zero, as astype does; the coordinates are bounded, so the conversion is defined).
+void fill_doubles(Canvas& c, cv::Mat& m, std::span<const double> xy, double value,
+                  std::vector<cv::Point>& pts) {
   pts.clear();
   for (size_t i = 0; i + 1 < xy.size(); i += 2)
     pts.emplace_back(static_cast<int>(xy[i]), static_cast<int>(xy[i + 1]));
   fill_points(c, m, value, pts);
 }
 
-void fill_path(Canvas& c, cv::Mat& m, const ClipperLib::Path& path, double value, std::vector<cv::Point>& pts) {
+void fill_path(Canvas& c, cv::Mat& m, const ClipperLib::Path& path, double value,
+               std::vector<cv::Point>& pts) {
   pts.clear();
   for (const ClipperLib::IntPoint& q : path)
     pts.emplace_back(static_cast<int>(q.X), static_cast<int>(q.Y));
