@@ -1,4 +1,4 @@
-// augment/normalize.h: the baseline build of the loop and the run-time choice of the AVX2 one.
+// augment/normalize.h: the baseline build of the loops and the run-time choice of the AVX2 ones.
 #include "augment/normalize.h"
 
 #include <cstdint>
@@ -16,16 +16,34 @@ namespace {
 namespace avx2 {
 // normalize_avx2.cc.
 void normalize_all(const MutableImageView& out, const ImageView& src, const NormalizePlanes& p);
+void split_row(const uint8_t* src, int n, float* const dst[3]);
 }  // namespace avx2
 #endif
+
+namespace {
+bool use_avx2() {
+#if defined(TEXTFEED_NORMALIZE_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;  // a fact of the CPU
+  return avx2;
+#else
+  return false;
+#endif
+}
+}  // namespace
 
 void normalize_to_planes(const MutableImageView& out, const ImageView& src,
                          const NormalizePlanes& p) {
 #if defined(TEXTFEED_NORMALIZE_AVX2)
-  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;  // a fact of the CPU
-  if (avx2) return avx2::normalize_all(out, src, p);
+  if (use_avx2()) return avx2::normalize_all(out, src, p);
 #endif
   baseline::normalize_all(out, src, p);
+}
+
+void split_channels(const uint8_t* src, int n, float* const dst[3]) {
+#if defined(TEXTFEED_NORMALIZE_AVX2)
+  if (use_avx2()) return avx2::split_row(src, n, dst);
+#endif
+  baseline::split_row(src, n, dst);
 }
 
 }  // namespace textfeed::augment

@@ -21,4 +21,8 @@ struct NormalizePlanes {
 void normalize_to_planes(const MutableImageView& out, const ImageView& src,
                          const NormalizePlanes& p);
 
+// The channels of one interleaved 3-channel row of n pixels as floats: dst[k][i] = src[3 i + k].
+// Thread-safety: reentrant.
+void split_channels(const uint8_t* src, int n, float* const dst[3]);
+
 }  // namespace textfeed::augment

@@ -257,7 +257,8 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {
-    load_row(src.row(y), 3, x);
+    float* const channels[3] = {x.r, x.g, x.b};
+    split_channels(src.row(y), c, channels);
     if (fused)
       for (ColorOp op : p.order) apply_op(op, p, contrast_mean, x);
     for (int k = 0; k < 3; ++k) {

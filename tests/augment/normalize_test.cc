@@ -38,5 +38,23 @@ TEST(NormalizeTest, PlanesHoldTheScaledChannelsAtEveryWidth) {
   }
 }
 
+TEST(NormalizeTest, SplitChannelsGivesEachChannelAsFloatsAtEveryWidth) {
+  std::mt19937 rng(6);
+  for (int n : {0, 1, 15, 16, 17, 47, 1024}) {
+    std::vector<uint8_t> pixels(static_cast<size_t>(3 * n) + 1);
+    for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
+    std::vector<float> r(n + 1, -1.f), g(n + 1, -1.f), b(n + 1, -1.f);
+    float* const dst[3] = {r.data(), g.data(), b.data()};
+    split_channels(pixels.data() + 1, n, dst);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(r[i], static_cast<float>(pixels[1 + 3 * i])) << n << " " << i;
+      ASSERT_EQ(g[i], static_cast<float>(pixels[2 + 3 * i])) << n << " " << i;
+      ASSERT_EQ(b[i], static_cast<float>(pixels[3 + 3 * i])) << n << " " << i;
+    }
+    EXPECT_EQ(r[n], -1.f);
+    EXPECT_EQ(b[n], -1.f);
+  }
+}
+
 }  // namespace
 }  // namespace textfeed::augment
