@@ -3,7 +3,8 @@
 # pages photographed (synth --profile photo, ~2.5 bits per pixel, as phone photos have) and the
 # ICDAR-2015 sample (1280x720), full and 1/2 scale, textfeed's Decoder next to a bare
 # tjDecompress2 loop.
-#   BUILD=build-decode bench/decode.sh [--json]      (BUILD defaults to build; REPS to 5)
+#   BUILD=build-decode bench/decode.sh [--json | --windows]   (BUILD defaults to build; REPS to 5;
+#   --windows: what a window of each image costs against its whole decode)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}

@@ -1,6 +1,8 @@
 // Decode throughput: textfeed's Decoder next to a bare tjDecompress2 loop (what tjbench measures)
 // on the same in-memory JPEGs, at full and 1/2 scale; one thread; Mpixel/s of full-size pixels.
-//   textfeed_decode_bench DIR [--reps N] [--json]
+// --windows adds what a window costs against the whole image at the same scale (the rows above a
+// window are still entropy-decoded: the figure a restart-marker cache would have to beat).
+//   textfeed_decode_bench DIR [--reps N] [--json] [--windows]
 #include <turbojpeg.h>
 
 #include <algorithm>
@@ -60,12 +62,14 @@ std::string json_string(const std::string& s) {
 }
 
 int usage(const char* argv0) {
-  std::fprintf(stderr,
-               "usage: %s DIR [--reps N] [--json]\n"
-               "  DIR     folder of JPEG files (*.jpg, *.jpeg), all loaded into memory first\n"
-               "  --reps  passes over all files per measurement (default 5)\n"
-               "  --json  one JSON object on stdout instead of a table\n",
-               argv0);
+  std::fprintf(
+      stderr,
+      "usage: %s DIR [--reps N] [--json] [--windows]\n"
+      "  DIR     folder of JPEG files (*.jpg, *.jpeg), all loaded into memory first\n"
+      "  --reps  passes over all files per measurement (default 5)\n"
+      "  --json  one JSON object on stdout instead of a table\n"
+      "  --windows  also time windows of each image against its whole decode (table only)\n",
+      argv0);
   return 2;
 }
 
@@ -73,6 +77,7 @@ struct Args {
   const char* dir = nullptr;
   int reps = 5;
   bool json = false;
+  bool windows = false;
 };
 
 // False on a usage error.
@@ -84,6 +89,8 @@ bool parse_args(int argc, char** argv, Args* args) {
       args->reps = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--json")) {
       args->json = true;
+    } else if (!std::strcmp(argv[i], "--windows")) {
+      args->windows = true;
     } else {
       return false;
     }
@@ -134,7 +141,8 @@ const char* const kKeys[kVariants] = {"textfeed_full", "textfeed_half", "tjdecom
 
 // The four variants of kKeys over `files`: textfeed's Decoder and a bare tjDecompress2 loop, at
 // full and 1/2 scale. False (said on stderr) when a warm-up decode fails.
-bool measure(const std::vector<File>& files, Decoder& dec, int reps, double total_mpix, Rate r[kVariants]) {
+bool measure(const std::vector<File>& files, Decoder& dec, int reps, double total_mpix,
+             Rate r[kVariants]) {
   Image out;
   tjhandle tj = tjInitDecompress();
   std::vector<uint8_t> raw;
@@ -181,14 +189,59 @@ void print_json(const Args& args, size_t files, double total_mpix, const Rate r[
               r[1].median / r[3].median);
 }
 
-void print_table(const Args& args, const std::vector<File>& files, double total_mpix, const Rate r[kVariants]) {
+void print_table(const Args& args, const std::vector<File>& files, double total_mpix,
+                 const Rate r[kVariants]) {
   std::printf("%s: %zu JPEGs, %.1f Mpixel per pass (first %dx%d), %d reps, 1 thread\n", args.dir,
               files.size(), total_mpix, files[0].width, files[0].height, args.reps);
   std::printf("  Mpixel/s of full-size pixels      best    median\n");
   for (int i = 0; i < kVariants; ++i)
     std::printf("  %-30s %8.1f  %8.1f\n", kKeys[i], r[i].best, r[i].median);
-  std::printf("  textfeed / tjDecompress2 (median): full %.3f, 1/2 %.3f\n", r[0].median / r[2].median,
-              r[1].median / r[3].median);
+  std::printf("  textfeed / tjDecompress2 (median): full %.3f, 1/2 %.3f\n",
+              r[0].median / r[2].median, r[1].median / r[3].median);
+}
+
+// A window as fractions of the image: [x0, x1) x [y0, y1).
+struct WindowShape {
+  const char* name;
+  double x0, y0, x1, y1;
+};
+constexpr WindowShape kWindows[] = {
+    {"top half", 0, 0, 1, 0.5},
+    {"bottom half", 0, 0.5, 1, 1},
+    {"middle third", 0, 1. / 3, 1, 2. / 3},
+    {"bottom third", 0, 2. / 3, 1, 1},
+    {"centre 1/3 x 1/3", 1. / 3, 1. / 3, 2. / 3, 2. / 3},
+};
+
+// Each window shape at full and 1/2 scale: the median time of its decode over every file, as a
+// fraction of the whole image's decode at that scale, turn by turn within each rep.
+bool measure_windows(const std::vector<File>& files, Decoder& dec, int reps) {
+  Image out;
+  std::printf("  windows (time / whole image at the same scale, median of %d reps):\n", reps);
+  for (int eighths : {8, 4}) {
+    for (const WindowShape& wsh : kWindows) {
+      std::vector<double> ratio;
+      for (int rep = 0; rep < reps; ++rep) {
+        const double whole = one_pass(files, [&](const File& f) {
+          return dec.decode_eighths(f.bytes, f.name, eighths, out).ok();
+        });
+        const double part = one_pass(files, [&](const File& f) {
+          const int w = (f.width * eighths + 7) / 8, h = (f.height * eighths + 7) / 8;
+          return dec
+              .decode_window(f.bytes, f.name, eighths, static_cast<int>(wsh.x0 * w),
+                             static_cast<int>(wsh.y0 * h), static_cast<int>(wsh.x1 * w),
+                             static_cast<int>(wsh.y1 * h), out)
+              .has_value();
+        });
+        ratio.push_back(part / whole);
+      }
+      std::sort(ratio.begin(), ratio.end());
+      std::printf("    %s %-18s rows %3.0f%%  pixels %3.0f%%  time %5.1f%%\n",
+                  eighths == 8 ? "full" : "1/2 ", wsh.name, 100 * (wsh.y1 - wsh.y0),
+                  100 * (wsh.y1 - wsh.y0) * (wsh.x1 - wsh.x0), 100 * ratio[ratio.size() / 2]);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -212,6 +265,7 @@ int main(int argc, char** argv) {
     print_json(args, files.size(), total_mpix, r);
   } else {
     print_table(args, files, total_mpix, r);
+    if (args.windows && !measure_windows(files, dec, args.reps)) return 1;
   }
   return 0;
 }
