@@ -128,3 +128,6 @@ def test_bad_options_raise():
         reference.db_targets([SQUARE], [False], (64, 64), shrink_ratio=1.0)
     with pytest.raises(errors.InvalidArgumentError, match="thresh_min"):
         reference.db_targets([SQUARE], [False], (64, 64), thresh_min=0.8, thresh_max=0.7)
+    for not_a_bool in ("yes", 1, None):
+        with pytest.raises(errors.ArgumentTypeError, match="exact must be True or False"):
+            reference.db_targets([SQUARE], [False], (64, 64), exact=not_a_bool)
