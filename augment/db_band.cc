@@ -11,6 +11,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "augment/avx2_builds.h"
+
 namespace textfeed::augment::internal {
 namespace baseline {
 namespace {
@@ -22,7 +24,7 @@ void fold(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula, DbBandK
 }
 }  // namespace baseline
 
-#if defined(TEXTFEED_DB_BAND_AVX2)
+#if defined(TEXTFEED_AUGMENT_AVX2)
 namespace avx2 {
 // db_band_avx2.cc: the same walk and kernels built for AVX2, kAvx2 among them.
 void fold(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula, DbBandKernel kernel);
@@ -40,11 +42,7 @@ bool db_band_kernel_supported(DbBandKernel kernel) {
       return false;
 #endif
     case DbBandKernel::kAvx2:
-#if defined(TEXTFEED_DB_BAND_AVX2)
-      return __builtin_cpu_supports("avx2") != 0;
-#else
-      return false;
-#endif
+      return avx2_builds_run();
   }
   return false;
 }
@@ -57,7 +55,7 @@ DbBandKernel best_db_band_kernel() {
 
 void fold_db_edge(const DbBandRegion& r, const DbEdge& e, DbBandFormula formula,
                   DbBandKernel kernel) {
-#if defined(TEXTFEED_DB_BAND_AVX2)
+#if defined(TEXTFEED_AUGMENT_AVX2)
   if (kernel == DbBandKernel::kAvx2) return avx2::fold(r, e, formula, kernel);
 #endif
   baseline::fold(r, e, formula, kernel);

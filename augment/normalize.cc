@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "augment/avx2_builds.h"
 #include "base/stream_store.h"
 
 namespace textfeed::augment {
@@ -12,7 +13,7 @@ namespace {
 }  // namespace
 }  // namespace baseline
 
-#if defined(TEXTFEED_NORMALIZE_AVX2)
+#if defined(TEXTFEED_AUGMENT_AVX2)
 namespace avx2 {
 // normalize_avx2.cc.
 void normalize_all(const MutableImageView& out, const ImageView& src, const NormalizePlanes& p);
@@ -20,28 +21,17 @@ void split_row(const uint8_t* src, int n, float* const dst[3]);
 }  // namespace avx2
 #endif
 
-namespace {
-bool use_avx2() {
-#if defined(TEXTFEED_NORMALIZE_AVX2)
-  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;  // a fact of the CPU
-  return avx2;
-#else
-  return false;
-#endif
-}
-}  // namespace
-
 void normalize_to_planes(const MutableImageView& out, const ImageView& src,
                          const NormalizePlanes& p) {
-#if defined(TEXTFEED_NORMALIZE_AVX2)
-  if (use_avx2()) return avx2::normalize_all(out, src, p);
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (internal::avx2_builds_run()) return avx2::normalize_all(out, src, p);
 #endif
   baseline::normalize_all(out, src, p);
 }
 
 void split_channels(const uint8_t* src, int n, float* const dst[3]) {
-#if defined(TEXTFEED_NORMALIZE_AVX2)
-  if (use_avx2()) return avx2::split_row(src, n, dst);
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (internal::avx2_builds_run()) return avx2::split_row(src, n, dst);
 #endif
   baseline::split_row(src, n, dst);
 }

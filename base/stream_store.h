@@ -56,23 +56,25 @@ inline void stream_u8_to_f32(float* dst, const uint8_t* src, size_t n) {
   for (; i < n; ++i) dst[i] = src[i];
 }
 
-// dst[i] = v[i] * scale + bias for i < n, rounded after the product and after the sum (no fused
-// multiply-add), as the plain expression compiles without FP contraction.
+// v * scale + bias, rounded after the product and after the sum: the value every normalizing loop
+// writes. Its callers are built for targets without FMA or with -ffp-contract=off, so no
+// multiply-add is fused.
+inline float scale_bias_f32(float v, float scale, float bias) {
+  const float t = v * scale;
+  return t + bias;
+}
+
+// dst[i] = scale_bias_f32(v[i], scale, bias) for i < n.
 inline void stream_scale_bias_f32(float* dst, const float* v, size_t n, float scale, float bias) {
   size_t i = 0;
 #if defined(__SSE2__)
-  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i) {
-    const float t = v[i] * scale;
-    dst[i] = t + bias;
-  }
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; ++i)
+    dst[i] = scale_bias_f32(v[i], scale, bias);
   const __m128 s = _mm_set1_ps(scale), b = _mm_set1_ps(bias);
   for (; i + 4 <= n; i += 4)
     _mm_stream_ps(dst + i, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), s), b));
 #endif
-  for (; i < n; ++i) {
-    const float t = v[i] * scale;
-    dst[i] = t + bias;
-  }
+  for (; i < n; ++i) dst[i] = scale_bias_f32(v[i], scale, bias);
 }
 
 // Orders the streaming stores before any later store (the one that publishes the data).
