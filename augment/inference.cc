@@ -31,70 +31,6 @@ cv::Mat mat_of(Image& image) {
                  static_cast<size_t>(image.stride_bytes()));
 }
 
-// PIL's fixed point: 32 bits less 8 for the pixel and 2 for the sign and headroom.
-constexpr int kPrecisionBits = 22;
-
-uint8_t clip8(int64_t acc) {
-  const int64_t v = acc >> kPrecisionBits;
-  return static_cast<uint8_t>(std::clamp<int64_t>(v, 0, 255));
-}
-
-// PIL's precompute_coeffs for the bilinear (triangle) filter of support 1, then its 8-bit
-// normalize_coeffs: for each output pixel, the first source pixel, the count, and `ksize` weights.
-int pil_coeffs(int in_size, int out_size, std::vector<int>& bounds, std::vector<int32_t>& coeffs) {
-  const double scale = static_cast<double>(in_size) / out_size;
-  const double filterscale = std::max(scale, 1.0);
-  const double support = 1.0 * filterscale;
-  const int ksize = static_cast<int>(std::ceil(support)) * 2 + 1;
-  bounds.assign(static_cast<size_t>(out_size) * 2, 0);
-  coeffs.assign(static_cast<size_t>(out_size) * ksize, 0);
-  std::vector<double> k(static_cast<size_t>(ksize));
-  for (int xx = 0; xx < out_size; ++xx) {
-    const double center = (xx + 0.5) * scale;
-    const double ss = 1.0 / filterscale;
-    const int xmin = std::max(static_cast<int>(center - support + 0.5), 0);
-    const int xmax = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
-    double ww = 0;
-    for (int x = 0; x < xmax; ++x) {
-      const double d = std::abs((x + xmin - center + 0.5) * ss);
-      k[static_cast<size_t>(x)] = d < 1.0 ? 1.0 - d : 0.0;
-      ww += k[static_cast<size_t>(x)];
-    }
-    for (int x = 0; x < xmax; ++x) {
-      const double w = ww != 0.0 ? k[static_cast<size_t>(x)] / ww : k[static_cast<size_t>(x)];
-      coeffs[static_cast<size_t>(xx) * ksize + x] =
-          static_cast<int32_t>(w < 0 ? -0.5 + w * (1 << kPrecisionBits) : 0.5 + w * (1 << kPrecisionBits));
-    }
-    bounds[static_cast<size_t>(xx) * 2] = xmin;
-    bounds[static_cast<size_t>(xx) * 2 + 1] = xmax;
-  }
-  return ksize;
-}
-
-// One pass of PIL's resampling along x (horizontal) or y, from `in` (in_h rows of in_w pixels,
-// `in_stride` bytes apart) into `out`.
-void pil_pass(bool horizontal, const uint8_t* in, ptrdiff_t in_stride, int in_w, int in_h, uint8_t* out,
-              ptrdiff_t out_stride, int out_w, int out_h, int channels, InferenceScratch& s) {
-  const int ksize = pil_coeffs(horizontal ? in_w : in_h, horizontal ? out_w : out_h, s.bounds, s.coeffs);
-  for (int y = 0; y < out_h; ++y) {
-    uint8_t* dst = out + y * out_stride;
-    for (int x = 0; x < out_w; ++x) {
-      const int i = horizontal ? x : y;
-      const int first = s.bounds[static_cast<size_t>(i) * 2], count = s.bounds[static_cast<size_t>(i) * 2 + 1];
-      const int32_t* k = &s.coeffs[static_cast<size_t>(i) * ksize];
-      for (int c = 0; c < channels; ++c) {
-        int64_t acc = int64_t{1} << (kPrecisionBits - 1);
-        for (int t = 0; t < count; ++t) {
-          const uint8_t* p = horizontal ? in + y * in_stride + static_cast<ptrdiff_t>(first + t) * channels
-                                        : in + (first + t) * in_stride + static_cast<ptrdiff_t>(x) * channels;
-          acc += static_cast<int64_t>(p[c]) * k[t];
-        }
-        dst[x * channels + c] = clip8(acc);
-      }
-    }
-  }
-}
-
 // Writes the HWC uint8 canvas as 3 planes, normalized (float32) or as they are (uint8).
 void write_planes(const MutableImageView& out, const Image& canvas, Profile profile) {
   const int side = canvas.width(), ch = canvas.channels();
@@ -179,10 +115,9 @@ void inference_normalization(Profile profile, float mean[3], float std[3]) {
 }
 
 void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, InferenceScratch& s) {
-  const int ch = src.channels;
   const bool horizontal = out.width != src.width, vertical = out.height != src.height;
   if (!horizontal && !vertical) {
-    for (int y = 0; y < src.height; ++y) std::copy_n(src.row(y), static_cast<size_t>(src.width) * ch, out.row(y));
+    for (int y = 0; y < src.height; ++y) std::copy_n(src.row(y), static_cast<size_t>(src.width) * 3, out.row(y));
     return;
   }
   const uint8_t* in = src.data;
@@ -191,16 +126,18 @@ void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, Infe
     uint8_t* dst = out.data;
     ptrdiff_t dst_stride = out.stride_bytes;
     if (vertical) {  // the horizontal pass into scratch, then the vertical one into `out`
-      s.pass.resize(static_cast<size_t>(src.height) * out.width * ch);
+      s.pass.resize(static_cast<size_t>(src.height) * out.width * 3);
       dst = s.pass.data();
-      dst_stride = static_cast<ptrdiff_t>(out.width) * ch;
+      dst_stride = static_cast<ptrdiff_t>(out.width) * 3;
     }
-    pil_pass(true, in, in_stride, src.width, src.height, dst, dst_stride, out.width, src.height, ch, s);
+    internal::pil_taps(src.width, out.width, 0, out.width, s.taps);
+    internal::pil_horizontal(in, in_stride, 0, src.height, s.taps, dst, dst_stride);
     if (!vertical) return;
     in = dst;
     in_stride = dst_stride;
   }
-  pil_pass(false, in, in_stride, out.width, src.height, out.data, out.stride_bytes, out.width, out.height, ch, s);
+  internal::pil_taps(src.height, out.height, 0, out.height, s.taps);
+  internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes);
 }
 
 Status render_inference(const MutableImageView& out, const ImageView& src, const InferencePlan& plan,

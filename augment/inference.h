@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "augment/profile.h"
+#include "augment/resample.h"
 #include "base/image.h"
 #include "base/status.h"
 
@@ -39,8 +40,7 @@ struct InferenceScratch {
   Image resized;                // the resized image (HWC uint8)
   Image canvas;                 // the padded canvas (HWC uint8)
   std::vector<uint8_t> pass;    // sakura: the horizontal pass's output
-  std::vector<int32_t> coeffs;  // sakura: fixed-point filter weights of one pass
-  std::vector<int> bounds;      // sakura: first source pixel and count per output pixel
+  internal::PilTaps taps;       // sakura: the weights of one pass
 };
 
 // The mean and std (per RGB channel, of x / 255) that `profile`'s reference inference normalizes
@@ -57,7 +57,7 @@ Status render_inference(const MutableImageView& out, const ImageView& src, const
 // PIL's bilinear resampling of an 8-bit HWC image (Image.resize(..., BILINEAR), no reducing gap):
 // separable, horizontal pass first, triangle filter whose support grows with the downscale, 22-bit
 // fixed-point weights, each pass rounded and clamped to 0..255. A dimension that does not change
-// skips its pass. `out` must be out_w x out_h with src's channels. Exposed for tests.
+// skips its pass. 3 channels; `out` must be out_w x out_h. Exposed for tests.
 void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, InferenceScratch& scratch);
 
 }  // namespace textfeed::augment

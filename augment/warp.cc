@@ -1,14 +1,26 @@
-// warp_to_crop: compose the decode scale into the plan's matrix, pre-shrink by area where needed
-// (only the region the crop reads), then one cv::warpAffine straight into the caller's crop.
+// warp_to_crop: compose the decode scale into the plan's matrix, resize the shrinking axes as PIL
+// does (only the part the crop reads), then the bilinear step straight into the caller's crop.
 #include "augment/warp.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include <opencv2/imgproc.hpp>
+#include "augment/resample.h"
 
 namespace textfeed::augment {
 namespace {
+
+using internal::BilinearJob;
+using internal::bilinear_warp;
+using internal::pil_horizontal;
+using internal::pil_taps;
+using internal::pil_vertical;
+
+// Grows a buffer with a quarter to spare, so that the next sample's slightly larger region does
+// not touch fresh pages again.
+void grow(std::vector<uint8_t>& v, size_t n) {
+  if (v.size() < n) v.resize(n + n / 4);
+}
 
 // m := m * S, where S maps pixel x of an image scaled by `s` (centre convention) to the unscaled
 // image: x_full = (x + 0.5) / s - 0.5.
@@ -23,10 +35,20 @@ void compose_scale(double m[6], double sx, double sy) {
 
 double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
 
-int preshrink_halvings(double scale) {
-  int k = 0;
-  while (scale * (1 << k) < 0.5 && k < 16) ++k;
-  return k;
+Shrink shrink_of(const double m[6]) {
+  Shrink s;
+  s.sx = std::hypot(m[0], m[3]), s.sy = std::hypot(m[1], m[4]);
+  s.x = s.sx < kShrinkBelow, s.y = s.sy < kShrinkBelow;
+  return s;
+}
+
+int resized_size(int size, double scale) {
+  return static_cast<int>(std::clamp(std::round(size * scale), 1.0, static_cast<double>(size)));
+}
+
+double read_margin(const double m[6]) {
+  const Shrink s = shrink_of(m);
+  return 2.0 + 5.0 / std::min({s.x ? s.sx : 1.0, s.y ? s.sy : 1.0});
 }
 
 std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop) { return crop_source_bounds(m, crop, crop); }
@@ -45,63 +67,102 @@ std::optional<SourceBounds> crop_source_bounds(const double m[6], int width, int
 }
 
 Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
-                    WarpScratch& scratch) {
+                    WarpScratch& scratch, const SourceFrame& frame_in) {
   if (src.empty() || src.channels != 3 || src.dtype != DType::kU8)
     return Status::invalid_argument("warp: source must be a non-empty RGB uint8 image");
   if (out.empty() || out.channels != 3 || out.dtype != DType::kU8)
     return Status::invalid_argument("warp: output must be an RGB uint8 view");
   if (!(src_scale > 0)) return Status::invalid_argument("warp: src_scale must be positive");
+  const SourceFrame f = frame_in.width > 0 ? frame_in : SourceFrame{src.width, src.height, 0, 0};
+  if (f.x0 < 0 || f.y0 < 0 || f.width < 1 || f.height < 1 || f.x0 > f.width - src.width ||
+      f.y0 > f.height - src.height)
+    return Status::invalid_argument("warp: the frame does not hold the source view");
   double m[6];
   std::copy(matrix, matrix + 6, m);
   if (src_scale != 1.0) compose_scale(m, src_scale, src_scale);
   const double det = m[0] * m[4] - m[1] * m[3];
-  if (!(std::abs(det) > 0) || !std::isfinite(det)) return Status::invalid_argument("warp: singular matrix");
-  cv::Mat s(src.height, src.width, CV_8UC3, const_cast<uint8_t*>(src.data), static_cast<size_t>(src.stride_bytes));
-  cv::Mat dst(out.height, out.width, CV_8UC3, out.data, static_cast<size_t>(out.stride_bytes));
-  const double scale = max_scale(m);
-  if (scale < 0.5) {
-    // Pre-shrink by f = 2^k, the least power of two that leaves the warp a scale of at least 0.5,
-    // and only the part of the source the crop reads: the inverse image of the crop's square plus
-    // a margin for both filters, in whole f x f blocks aligned with the source grid. Each halving
-    // is OpenCV's 2x2 area path (its fast case; other integer factors are many times slower).
-    const int k = preshrink_halvings(scale);
-    const int f = 1 << k;
-    const SourceBounds b = *crop_source_bounds(m, out.width, out.height);  // det was checked above
-    const double margin = 2.0 * f + 2;
-    auto lo = [&](double v, int limit) {  // round down to a multiple of f, clamp to [0, limit]
-      return static_cast<int>(std::clamp(std::floor((v - margin) / f) * f, 0.0, static_cast<double>(limit)));
+  if (!(std::abs(det) > 0) || !std::isfinite(det) || !std::isfinite(m[2]) || !std::isfinite(m[5]))
+    return Status::invalid_argument("warp: singular matrix");
+  const auto black = [&] {
+    for (int y = 0; y < out.height; ++y) std::fill_n(out.row(y), static_cast<size_t>(out.width) * 3, uint8_t{0});
+    return Status();
+  };
+  const Shrink sh = shrink_of(m);
+  ImageView from = src;
+  if (sh.x || sh.y) {
+    // PIL's resize along the shrinking axes, on the grid of the whole image (out_size =
+    // round(size * scale)), for the part the crop reads only: the crop's inverse image in resized
+    // pixels, 3 more on each side for the bilinear step, and no pixel whose filter reaches past
+    // the view (a window holds what the crop reads and more; see loader/producer.cc). From here
+    // on, source coordinates are the whole image's: g = m with the view's origin moved to (x0, y0).
+    const double g[6] = {m[0], m[1], m[2] - m[0] * f.x0 - m[1] * f.y0, m[3], m[4], m[5] - m[3] * f.x0 - m[4] * f.y0};
+    const SourceBounds b = *crop_source_bounds(g, out.width, out.height);  // det was checked above
+    const int nx = sh.x ? resized_size(f.width, sh.sx) : f.width;
+    const int ny = sh.y ? resized_size(f.height, sh.sy) : f.height;
+    const double kx = static_cast<double>(f.width) / nx, ky = static_cast<double>(f.height) / ny;
+    // Resized pixels [a, z) of an axis: those the crop reads whose filter stays in the view's
+    // [lo, hi) source pixels. Taps are computed (into t) for the axes that resize.
+    auto axis = [](bool resize, double b0, double b1, double k, int size, int n, int lo, int hi,
+                   internal::PilTaps& t, int& a, int& z) {
+      a = static_cast<int>(std::clamp(std::floor((b0 + 0.5) / k - 0.5) - 3, 0.0, static_cast<double>(n)));
+      z = static_cast<int>(std::clamp(std::ceil((b1 + 0.5) / k - 0.5) + 4, 0.0, static_cast<double>(n)));
+      if (!resize) {
+        a = std::max(a, lo), z = std::min(z, hi);
+        return;
+      }
+      if (z <= a) return;
+      pil_taps(size, n, a, z, t);
+      int a2 = a, z2 = z;  // `first` grows with the output pixel: trim from both ends
+      while (a2 < z2 && t.first[static_cast<size_t>(a2 - a)] < lo) ++a2;
+      while (z2 > a2 && t.first[static_cast<size_t>(z2 - 1 - a)] + t.taps > hi) --z2;
+      if (a2 != a || z2 != z) {
+        if (z2 > a2) pil_taps(size, n, a2, z2, t);
+        a = a2, z = z2;
+      }
     };
-    auto hi = [&](double v, int limit) {
-      return static_cast<int>(std::clamp(std::ceil((v + margin) / f) * f, 0.0, static_cast<double>(limit)));
-    };
-    const int x0 = lo(b.x0, src.width), x1 = hi(b.x1, src.width), y0 = lo(b.y0, src.height), y1 = hi(b.y1, src.height);
-    // Sizes after each halving: OpenCV's round(side / 2); a partial last block (at the source's
-    // right or bottom edge only) is averaged over the pixels it has.
-    int sw = x1 - x0, sh = y1 - y0;
-    for (int i = 0; i < k; ++i) sw = cv::saturate_cast<int>(sw * 0.5), sh = cv::saturate_cast<int>(sh * 0.5);
-    if (x1 <= x0 || y1 <= y0 || sw < 1 || sh < 1) {  // the crop reads nothing of the source
-      dst.setTo(cv::Scalar(0, 0, 0));
-      return Status();
+    int j0, j1, i0, i1;
+    axis(sh.x, b.x0, b.x1, kx, f.width, nx, f.x0, f.x0 + src.width, scratch.taps_x, j0, j1);
+    axis(sh.y, b.y0, b.y1, ky, f.height, ny, f.y0, f.y0 + src.height, scratch.taps_y, i0, i1);
+    if (j1 <= j0 || i1 <= i0) return black();  // the crop reads nothing of the source
+    // The whole image's columns and rows the two passes read.
+    const int c0 = sh.x ? scratch.taps_x.min_source() : j0;
+    const int r0 = sh.y ? scratch.taps_y.min_source() : i0, r1 = sh.y ? scratch.taps_y.end_source() : i1;
+    const int cols = j1 - j0, rows = i1 - i0;
+    // `in` holds whole-image row in_row0 (of `in_rows` rows) and column in_col0 at its start.
+    const uint8_t* in = src.data + static_cast<ptrdiff_t>(r0 - f.y0) * src.stride_bytes;
+    ptrdiff_t in_stride = src.stride_bytes;
+    int in_row0 = r0;
+    if (sh.x) {  // horizontal first, as PIL: rows r0..r1, resized columns j0..j1
+      grow(scratch.horizontal, static_cast<size_t>(r1 - r0) * cols * 3);
+      pil_horizontal(in, in_stride, f.x0, r1 - r0, scratch.taps_x, scratch.horizontal.data(),
+                     static_cast<ptrdiff_t>(cols) * 3);
+      in = scratch.horizontal.data();
+      in_stride = static_cast<ptrdiff_t>(cols) * 3;
+    } else {
+      in += 3 * static_cast<ptrdiff_t>(c0 - f.x0);
     }
-    // Ping-pong between the two buffers so that the last halving lands in `shrunk`.
-    cv::Mat level = s(cv::Rect(x0, y0, x1 - x0, y1 - y0));
-    for (int i = 0; i < k; ++i) {
-      std::vector<uint8_t>& buf = ((k - 1 - i) % 2 == 0) ? scratch.shrunk : scratch.halved;
-      const int lw = cv::saturate_cast<int>(level.cols * 0.5), lh = cv::saturate_cast<int>(level.rows * 0.5);
-      if (buf.size() < static_cast<size_t>(lw) * lh * 3) buf.resize(static_cast<size_t>(lw) * lh * 3);
-      cv::Mat next(lh, lw, CV_8UC3, buf.data());
-      cv::resize(level, next, cv::Size(), 0.5, 0.5, cv::INTER_AREA);
-      level = next;
+    if (sh.y) {
+      grow(scratch.resized, static_cast<size_t>(rows) * cols * 3);
+      pil_vertical(in, in_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(),
+                   static_cast<ptrdiff_t>(cols) * 3);
+      in = scratch.resized.data();
+      in_stride = static_cast<ptrdiff_t>(cols) * 3;
     }
-    // Shrunk pixel (u, v) -> source pixel: x = x0 + (u + 0.5) f - 0.5 (pixel centres).
-    const double bx = x0 + 0.5 * f - 0.5, by = y0 + 0.5 * f - 0.5;
-    const double r[6] = {m[0] * f, m[1] * f, m[0] * bx + m[1] * by + m[2],
-                         m[3] * f, m[4] * f, m[3] * bx + m[4] * by + m[5]};
+    from = ImageView{in, rows, cols, 3, in_stride, DType::kU8};
+    // Resized pixel (u, v) of this part -> whole-image pixel: x = (u + j0 + 0.5) kx - 0.5.
+    const double bx = (j0 + 0.5) * kx - 0.5, by = (i0 + 0.5) * ky - 0.5;
+    const double r[6] = {g[0] * kx, g[1] * ky, g[0] * bx + g[1] * by + g[2],
+                         g[3] * kx, g[4] * ky, g[3] * bx + g[4] * by + g[5]};
     std::copy(r, r + 6, m);
-    s = level;
   }
-  const cv::Mat mm(2, 3, CV_64F, m);
-  cv::warpAffine(s, dst, mm, dst.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+  // The bilinear step reads the destination -> source matrix.
+  const double d = m[0] * m[4] - m[1] * m[3];
+  BilinearJob job{from.data, from.stride_bytes, from.width, from.height, out.data, out.stride_bytes, out.width,
+                  out.height, {}};
+  job.inv[0] = m[4] / d, job.inv[1] = -m[1] / d, job.inv[3] = -m[3] / d, job.inv[4] = m[0] / d;
+  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]);
+  job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
+  bilinear_warp(job);
   return Status();
 }
 

@@ -1,11 +1,14 @@
-// The one warp: source pixels -> the square crop, bilinear with a black border, in one resampling
-// (docs/design.md "One warp"); where the scale is below 0.5, the region the crop reads is first shrunk
-// by 2^k (2x2 box averages, k times) so that the bilinear step never skips source pixels.
+// The one warp: source pixels -> the square crop in one bilinear resampling with a black border
+// (docs/design.md "One warp"). Along a source axis that the warp shrinks (scale < 1), the part of
+// the source the crop reads is first resized as PIL's bilinear resize does (a triangle filter widened
+// by the downscale), as the references resize before they rotate; the bilinear step then works at a
+// scale near 1.
 #pragma once
 
 #include <optional>
 #include <vector>
 
+#include "augment/resample.h"
 #include "base/image.h"
 #include "base/status.h"
 
@@ -14,15 +17,27 @@ namespace textfeed::augment {
 // Reusable buffers (per worker thread): they grow to the largest read region seen and are then
 // reused, so a steady state allocates nothing. Not thread-safe.
 struct WarpScratch {
-  std::vector<uint8_t> shrunk;  // the pre-shrunk read region (the warp's input when it is used)
-  std::vector<uint8_t> halved;  // the other buffer of the halving cascade
+  std::vector<uint8_t> horizontal;  // the horizontal pass's rows (when x shrinks)
+  std::vector<uint8_t> resized;     // the part of the resized source the crop reads (when y shrinks)
+  internal::PilTaps taps_x, taps_y;
 };
 
 // The largest output step per source pixel, along either source axis, of a source -> crop matrix.
 double max_scale(const double m[6]);
-// How many times the warp halves its source at `scale` (max_scale of its matrix) before the
-// bilinear step: the least k that leaves that step a scale of at least 0.5 (0 from 0.5 up).
-int preshrink_halvings(double scale);
+// The column norms of a source -> crop matrix (the output step per source pixel along each source
+// axis) and whether the warp resizes that axis first: below kShrinkBelow (a ratio that is 1 up to
+// rounding resizes nothing, as PIL skips a pass whose size does not change).
+inline constexpr double kShrinkBelow = 1.0 - 1e-6;
+struct Shrink {
+  double sx = 1, sy = 1;
+  bool x = false, y = false;
+};
+Shrink shrink_of(const double m[6]);
+// The size of an axis of `size` pixels resized by `scale` < 1: round(size * scale), at least 1.
+int resized_size(int size, double scale);
+// How far outside the crop's inverse image (in source pixels of m) the warp reads: the widened
+// filter, its 3 spare resized pixels and the bilinear step.
+double read_margin(const double m[6]);
 // The box, in `m`'s source pixel coordinates, that the square crop of side `crop` (pixel edges
 // -0.5 .. crop - 0.5), or a width x height one, maps back to. nullopt for a singular matrix.
 struct SourceBounds {
@@ -31,12 +46,21 @@ struct SourceBounds {
 std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop);
 std::optional<SourceBounds> crop_source_bounds(const double m[6], int width, int height);
 
-// `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix).
+// Where a source view lies in the image it was cut from (a decoded window of it): that image's
+// size and the view's origin, in the view's pixels. The resize runs on the grid of that whole
+// image, so that a window warps to the same bytes as the whole image does wherever the crop reads
+// inside the window. All zero: the view is the whole image.
+struct SourceFrame {
+  int width = 0, height = 0, x0 = 0, y0 = 0;
+};
+
+// `matrix` maps FULL-size source pixel coordinates to crop coordinates (GeometryPlan::matrix);
+// for a window (`frame`), the window's own pixel coordinates.
 // `src` may be a decode at 1/k of full size (DCT scaling): pass src_scale = 1/k; pixel centres
 // map as x_full + 0.5 = (x_src + 0.5) * k. `out` is a uint8 HWC view of 3 channels (the square
 // crop, or db's part of its canvas that the image covers).
-// Errors: kInvalidArgument (views of the wrong shape or type).
+// Errors: kInvalidArgument (views of the wrong shape or type, a frame that does not hold `src`).
 Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
-                    WarpScratch& scratch);
+                    WarpScratch& scratch, const SourceFrame& frame = {});
 
 }  // namespace textfeed::augment

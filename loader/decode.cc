@@ -285,9 +285,11 @@ Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_v
   return Status();
 }
 
-int fast_dct_eighths(double scale) {
+int fast_dct_eighths(double scale) { return fast_dct_eighths(scale, scale); }
+
+int fast_dct_eighths(double min_scale, double max_scale) {
   for (int e : {1, 2, 4})
-    if (scale * 8 / e <= kMaxDctUpscale) return e;
+    if (min_scale * 8 / e <= kMaxDctUpscale && max_scale * 8 / e <= kMaxDctStretch) return e;
   return 8;
 }
 

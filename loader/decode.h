@@ -79,6 +79,13 @@ class Decoder {
 // the remaining enlargement is at most kMaxDctUpscale.
 inline constexpr double kMaxDctUpscale = 1.05;
 int fast_dct_eighths(double scale);
+// The same for a warp whose two source axes have different scales (the column norms of its
+// matrix): the smaller decides, as above, and the larger may be enlarged by up to kMaxDctStretch.
+// The references resize first and stretch the height (by up to 1.2) after: the stretched axis
+// never holds more detail than the resize kept, so decoding it at the resize's scale loses nothing
+// they have, and it keeps a height stretch from doubling the decode.
+inline constexpr double kMaxDctStretch = 1.3;
+int fast_dct_eighths(double min_scale, double max_scale);
 
 // The largest image file read_file takes: far above any image within DecodeOptions::max_pixels
 // (1e8 pixels of uncompressed 16-bit RGB are 600 MB), far below what a worker should buffer.

@@ -17,8 +17,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // The part of the image, scaled by s = eighths / 8, that the warp to a crop of side `crop` reads:
 // the inverse image of the crop square through `m` (full-size source -> crop), plus a margin
-// for the bilinear step and the warp's own 2^k pre-shrink, with the origin on a 16-pixel grid so
-// that the pre-shrink's blocks sit where a whole decode puts them. Empty (x1 <= x0) when that is
+// for what the warp reads around it (augment::read_margin), with the origin on a 16-pixel grid (a
+// whole MCU at any DCT scale). Empty (x1 <= x0) when that is
 // most of the image anyway, or when the crop reads nothing of it.
 struct Window {
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
@@ -29,7 +29,8 @@ Window window_for(const double m[6], int out_w, int out_h, int scaled_w, int sca
   // Full-size source bounds, then the scaled image's pixels (centre convention).
   const double x0 = (b->x0 + 0.5) * s - 0.5, y0 = (b->y0 + 0.5) * s - 0.5;
   const double x1 = (b->x1 + 0.5) * s - 0.5, y1 = (b->y1 + 0.5) * s - 0.5;
-  const double margin = 24.0 + 4.0 * (1 << augment::preshrink_halvings(augment::max_scale(m) / s));
+  double ms[6] = {m[0] / s, m[1] / s, 0, m[3] / s, m[4] / s, 0};  // the matrix from the scaled image
+  const double margin = 24.0 + augment::read_margin(ms);
   Window w;
   w.x0 = static_cast<int>(std::clamp(std::floor((x0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_w)));
   w.y0 = static_cast<int>(std::clamp(std::floor((y0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_h)));
@@ -38,6 +39,13 @@ Window window_for(const double m[6], int out_w, int out_h, int scaled_w, int sca
   const double area = static_cast<double>(w.x1 - w.x0) * (w.y1 - w.y0);
   if (w.x1 <= w.x0 || w.y1 <= w.y0 || area > 0.8 * static_cast<double>(scaled_w) * scaled_h) return {};
   return w;
+}
+
+// The DCT scale to decode at for an EAST warp through `m` (full-size source -> output): its
+// resize and height stretch (loader/decode.h fast_dct_eighths).
+int dct_eighths(const double m[6]) {
+  const augment::Shrink s = augment::shrink_of(m);
+  return fast_dct_eighths(std::min(s.sx, s.sy), std::max(s.sx, s.sy));
 }
 
 // Reads sample `index` into `sample`, with its full size from the encoded header when the source
@@ -54,9 +62,11 @@ Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index,
 
 // Decodes `sample`'s encoded pixels at eighths / 8 of full size into `out`: only the window that
 // the warp to an output of out_w x out_h reads, when the decoder's options allow windows. `matrix`
-// (source -> output) comes in for the full image and goes out for the pixels decoded.
+// (source -> output) comes in for the full image and goes out for the pixels decoded; `frame` says
+// where they lie in the whole decode (all zero when they are all of it).
 Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, int out_w, int out_h,
-                       double matrix[6], Image& out) {
+                       double matrix[6], Image& out, augment::SourceFrame& frame) {
+  frame = {};
   const std::span<const uint8_t> bytes = sample.encoded;
   const double s = eighths / 8.0;
   const int scaled_w = (sample.width * eighths + 7) / 8, scaled_h = (sample.height * eighths + 7) / 8;
@@ -69,6 +79,7 @@ Status decode_for_crop(Decoder& decoder, const SampleRead& sample, int eighths, 
   const double ox = got.x0 / s, oy = got.y0 / s;
   matrix[2] += matrix[0] * ox + matrix[1] * oy;  // the linear part stays the plan's
   matrix[5] += matrix[3] * ox + matrix[4] * oy;
+  frame = {scaled_w, scaled_h, got.x0, got.y0};
   return Status();
 }
 
@@ -254,20 +265,22 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
 
   t = Clock::now();
   int eighths = 8;
+  augment::SourceFrame frame;  // where a decoded window lies in the whole decode
   double matrix[6];  // source -> crop for the pixels the warp gets (a window's origin moves it)
   std::copy(plan_.matrix, plan_.matrix + 6, matrix);
   if (sample.decoded()) {
     pixels_ = sample.pixels;
   } else {
-    eighths = fast_dct_eighths(augment::max_scale(plan_.matrix));
+    eighths = dct_eighths(plan_.matrix);
     TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, options_.crop_size, options_.crop_size, matrix,
-                                       decoded_));
+                                       decoded_, frame));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
 
   t = Clock::now();
-  TF_RETURN_IF_ERROR(augment::warp_to_crop(crop_.mutable_view(), pixels_, matrix, eighths / 8.0, warp_scratch_));
+  TF_RETURN_IF_ERROR(
+      augment::warp_to_crop(crop_.mutable_view(), pixels_, matrix, eighths / 8.0, warp_scratch_, frame));
   times_.warp += since(t);
 
   t = Clock::now();
@@ -329,6 +342,7 @@ Status SampleProducer::produce_db(uint32_t index, uint64_t seed, uint64_t epoch,
 Status SampleProducer::render_db(const SampleRead& sample) {
   auto t = Clock::now();
   int eighths = 8;
+  augment::SourceFrame frame;  // where a decoded window lies in the whole decode
   double matrix[6];
   std::copy(db_plan_.matrix, db_plan_.matrix + 6, matrix);
   const MutableImageView canvas = crop_.mutable_view();
@@ -336,15 +350,16 @@ Status SampleProducer::render_db(const SampleRead& sample) {
   if (sample.decoded()) {
     pixels_ = sample.pixels;
   } else {
-    eighths = fast_dct_eighths(augment::max_scale(matrix));
-    TF_RETURN_IF_ERROR(decode_for_crop(decoder_, sample, eighths, std::max(w, 1), std::max(h, 1), matrix, decoded_));
+    eighths = fast_dct_eighths(augment::max_scale(matrix));  // db stretches each axis its own way
+    TF_RETURN_IF_ERROR(
+        decode_for_crop(decoder_, sample, eighths, std::max(w, 1), std::max(h, 1), matrix, decoded_, frame));
     pixels_ = decoded_.view();
   }
   times_.decode += since(t);
   t = Clock::now();
   if (w > 0 && h > 0) {  // only the part the resized crop covers; the rest is black
     const MutableImageView covered{canvas.data, h, w, 3, canvas.stride_bytes, DType::kU8};
-    TF_RETURN_IF_ERROR(augment::warp_to_crop(covered, pixels_, matrix, eighths / 8.0, warp_scratch_));
+    TF_RETURN_IF_ERROR(augment::warp_to_crop(covered, pixels_, matrix, eighths / 8.0, warp_scratch_, frame));
   }
   for (int y = 0; y < canvas.height; ++y) {
     uint8_t* row = canvas.data + static_cast<ptrdiff_t>(y) * canvas.stride_bytes;

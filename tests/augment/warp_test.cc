@@ -5,9 +5,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "augment/inference.h"
 #include "augment/plan.h"
+#include "augment/resample.h"
 
 namespace textfeed::augment {
 namespace {
@@ -55,7 +58,7 @@ TEST(WarpTest, HalfScaleSourceLandsInTheSamePlace) {
   EXPECT_LE(worst, 2);
 }
 
-TEST(WarpTest, StrongDownscaleUsesThePreShrinkAndKeepsTheMean) {
+TEST(WarpTest, StrongDownscaleResizesFirstAndKeepsTheMean) {
   Image src(1000, 1000, 3);
   for (int y = 0; y < 1000; ++y)
     for (int x = 0; x < 1000; ++x)
@@ -64,7 +67,7 @@ TEST(WarpTest, StrongDownscaleUsesThePreShrinkAndKeepsTheMean) {
   Image out(100, 100, 3);
   WarpScratch scratch;
   ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
-  EXPECT_GT(scratch.shrunk.size(), 0u);
+  EXPECT_GT(scratch.resized.size(), 0u);
   // Anti-aliased: the checkerboard averages to mid grey instead of aliasing to black or white.
   for (int y = 5; y < 95; ++y) ASSERT_NEAR(out.data()[(y * 100 + 50) * 3], 127, 3);
 }
@@ -106,19 +109,19 @@ TEST(WarpTest, ScratchIsReusedAcrossSamples) {
   for (size_t i = 0; i < src.size_bytes(); ++i) src.data()[i] = static_cast<uint8_t>(i * 31);
   Image out(128, 128, 3);
   WarpScratch scratch;
-  // Samples that pre-shrink by 4 and 8, rotated and shifted. Once the scratch has served the
+  // Samples that shrink by 5 to 10, rotated and shifted. Once the scratch has served the
   // largest of them (a warm-up pass), later passes never reallocate it.
   const double samples[4][6] = {
       {0.2, 0, -10, 0, 0.2, -5}, {0.15, 0.01, 0, -0.01, 0.15, 3}, {0.1, 0, 0, 0, 0.1, 0}, {0.2, 0.05, -40, -0.05, 0.2, 0}};
   for (const auto& m : samples) ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
-  const uint8_t* buffer = scratch.shrunk.data();
-  const size_t capacity = scratch.shrunk.capacity();
+  const uint8_t* buffer = scratch.resized.data();
+  const size_t capacity = scratch.resized.capacity();
   ASSERT_NE(buffer, nullptr);
   for (int pass = 0; pass < 3; ++pass)
     for (const auto& m : samples) {
       ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
-      EXPECT_EQ(scratch.shrunk.data(), buffer);
-      EXPECT_EQ(scratch.shrunk.capacity(), capacity);
+      EXPECT_EQ(scratch.resized.data(), buffer);
+      EXPECT_EQ(scratch.resized.capacity(), capacity);
     }
 }
 
@@ -143,9 +146,9 @@ void bilinear_warp(Image& out, const Image& src, const double m[6]) {
     }
 }
 
-TEST(WarpTest, PreShrinkOfTheReadRegionKeepsTheGeometry) {
+TEST(WarpTest, ResizingTheReadRegionKeepsTheGeometry) {
   // A smooth image (no detail to alias), odd size, rotated and shifted so the read region starts
-  // inside the source: the pre-shrunk warp must agree with a direct bilinear warp.
+  // inside the source: the resize-then-warp must agree with a direct bilinear warp.
   const int w = 2001, h = 1777;
   Image src(h, w, 3);
   for (int y = 0; y < h; ++y)
@@ -157,12 +160,12 @@ TEST(WarpTest, PreShrinkOfTheReadRegionKeepsTheGeometry) {
     }
   const double a = 0.3, c = std::cos(0.1), sn = std::sin(0.1);
   for (const double tx : {-150.0, -20.0, 40.0}) {
-    const double m[6] = {a * c, a * sn, tx, -a * sn, a * c, -60};  // scale 0.3: pre-shrinks by 2
+    const double m[6] = {a * c, a * sn, tx, -a * sn, a * c, -60};  // scale 0.3 on both axes
     Image shrunk(256, 256, 3), direct(256, 256, 3);
     WarpScratch scratch;
     ASSERT_TRUE(warp_to_crop(shrunk.mutable_view(), src.view(), m, 1.0, scratch).ok());
-    ASSERT_FALSE(scratch.shrunk.empty());
-    ASSERT_LT(scratch.shrunk.size(), static_cast<size_t>(w / 2) * (h / 2) * 3);  // only the read region
+    ASSERT_FALSE(scratch.resized.empty());
+    ASSERT_LT(scratch.resized.size(), static_cast<size_t>(w * 0.3) * (h * 0.3) * 3);  // only the read region
     bilinear_warp(direct, src, m);
     double sum = 0;
     int worst = 0;
@@ -196,6 +199,137 @@ TEST(WarpTest, CropOutsideAShrunkSourceIsBlack) {
   WarpScratch scratch;
   ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
   for (size_t i = 0; i < out.size_bytes(); ++i) ASSERT_EQ(out.data()[i], 0);
+}
+
+
+Image noise(int h, int w, uint32_t seed) {
+  Image img(h, w, 3);
+  uint32_t v = seed;
+  for (size_t i = 0; i < img.size_bytes(); ++i) v = v * 1664525u + 1013904223u, img.data()[i] = static_cast<uint8_t>(v >> 24);
+  return img;
+}
+
+TEST(WarpTest, AShrinkOfBothAxesIsPilsResize) {
+  // A pure downscale by out/in on each axis: the resize is PIL's on the whole source's grid and the
+  // bilinear step lands on its pixel centres, so the crop equals PIL's resize byte for byte.
+  const Image src = noise(301, 517, 5);
+  for (const auto& [ow, oh] : {std::pair{400, 250}, std::pair{517, 123}, std::pair{200, 301}, std::pair{64, 40}}) {
+    const double m[6] = {static_cast<double>(ow) / 517, 0, 0.5 * ow / 517 - 0.5,
+                         0, static_cast<double>(oh) / 301, 0.5 * oh / 301 - 0.5};
+    Image got(oh, ow, 3), want(oh, ow, 3);
+    WarpScratch scratch;
+    ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
+    InferenceScratch is;
+    pil_bilinear_resize(src.view(), want.mutable_view(), is);
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size_bytes())) << ow << "x" << oh;
+  }
+}
+
+TEST(WarpTest, ResizedPartMatchesTheWholeResize) {
+  // The same downscale, cropped: only the part the crop reads is resized, with the weights of the
+  // whole grid, so a window of the full resize comes out.
+  const Image src = noise(700, 900, 9);
+  const int ow = 600, oh = 500;  // the whole resize
+  Image full(oh, ow, 3);
+  InferenceScratch is;
+  pil_bilinear_resize(src.view(), full.mutable_view(), is);
+  const double sx = static_cast<double>(ow) / 900, sy = static_cast<double>(oh) / 700;
+  const int cx = 123, cy = 77;
+  const double m[6] = {sx, 0, 0.5 * sx - 0.5 - cx, 0, sy, 0.5 * sy - 0.5 - cy};
+  Image got(200, 256, 3);
+  WarpScratch scratch;
+  ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
+  EXPECT_LT(scratch.resized.size(), static_cast<size_t>(ow) * oh * 3 / 2);
+  for (int y = 0; y < 200; ++y)
+    ASSERT_EQ(0, std::memcmp(got.data() + y * 256 * 3, full.data() + ((y + cy) * ow + cx) * 3, 256 * 3)) << y;
+}
+
+TEST(WarpTest, BilinearStepIsWithinOneOfExactBilinear) {
+  // Rotation at scale >= 1 (no resize): 6-bit weights against the double-precision reference.
+  const Image src = noise(300, 400, 3);
+  const double a = 0.17, c = std::cos(a), sn = std::sin(a);
+  const double m[6] = {1.3 * c, 1.3 * sn, -60, -1.3 * sn, 1.3 * c, 40};
+  Image got(256, 320, 3), want(256, 320, 3);
+  WarpScratch scratch;
+  ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
+  bilinear_warp(want, src, m);
+  int worst = 0;
+  for (size_t i = 0; i < got.size_bytes(); ++i) worst = std::max(worst, std::abs(got.data()[i] - want.data()[i]));
+  EXPECT_LE(worst, 3);  // a 1/128 px coordinate step on noise of full contrast
+}
+
+TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
+  // The run-time choice (AVX2 where the CPU has it) against the baseline build, on matrices that put
+  // the source's edges, corners and outside inside the crop, and on sources of a few pixels.
+  for (const auto& [h, w] : {std::pair{257, 391}, std::pair{2, 3}, std::pair{1, 1}, std::pair{5, 40}}) {
+    const Image src = noise(h, w, static_cast<uint32_t>(h * w));
+    for (int k = 0; k < 24; ++k) {
+      const double ang = 0.37 * k - 3, s = 0.6 + 0.15 * (k % 9);
+      const double inv[6] = {s * std::cos(ang), s * std::sin(ang), -40.0 + 13 * (k % 7),
+                             -s * std::sin(ang), s * std::cos(ang), -30.0 + 11 * (k % 5)};
+      Image a(97, 203, 3), b(97, 203, 3);
+      internal::BilinearJob job{src.data(), src.stride_bytes(), w, h, a.data(), a.stride_bytes(), 203, 97, {}};
+      std::copy(inv, inv + 6, job.inv);
+      internal::bilinear_warp(job);
+      job.dst = b.data();
+      internal::baseline::bilinear_rows(job, 0, 97);
+      ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << h << "x" << w << " case " << k;
+    }
+  }
+  const Image src = noise(120, 333, 4);
+  for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5}}) {
+    internal::PilTaps t;
+    internal::pil_taps(333, out, 0, out, t);
+    std::vector<uint8_t> a(static_cast<size_t>(120) * out * 3), b(a.size());
+    internal::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, a.data(), out * 3);
+    internal::baseline::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, b.data(), out * 3);
+    ASSERT_EQ(a, b) << out;
+    internal::pil_taps(120, out % 120 + 1, 0, out % 120 + 1, t);
+    std::vector<uint8_t> c(static_cast<size_t>(out % 120 + 1) * 333 * 3), d(c.size());
+    internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3);
+    internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3);
+    ASSERT_EQ(c, d) << out;
+  }
+}
+
+TEST(ResampleTest, TapsStayInsideTheSourceAndSumToOne) {
+  internal::PilTaps t;
+  for (const auto& [in, out] : {std::pair{10, 3}, std::pair{7, 1}, std::pair{1000, 31}, std::pair{3, 2}, std::pair{5000, 7}}) {
+    internal::pil_taps(in, out, 0, out, t);
+    for (int o = 0; o < out; ++o) {
+      ASSERT_GE(t.first[o], 0);
+      ASSERT_LE(t.first[o] + t.taps, in);
+      int64_t sum = 0;
+      for (int k = 0; k < t.taps; ++k) sum += t.weights[static_cast<size_t>(o) * t.taps + k];
+      EXPECT_NEAR(static_cast<double>(sum), 1 << 22, t.taps) << in << "->" << out << " at " << o;
+    }
+  }
+}
+
+
+TEST(WarpTest, AWindowWarpsToTheBytesOfTheWholeImage) {
+  // A decoded window (origin on a 16-px grid, as the producer cuts them) with its frame: the crop
+  // equals the whole image's wherever the crop reads inside the window, resized or not.
+  const Image whole = noise(640, 800, 21);
+  const double a = 0.12, c = std::cos(a), sn = std::sin(a);
+  for (const auto& [sx, sy] : {std::pair{1.1, 1.2}, std::pair{1.05, 0.83}, std::pair{0.7, 0.9}, std::pair{0.6, 1.1}}) {
+    const double m[6] = {sx * c, sy * sn, -150, -sx * sn, sy * c, -100};
+    Image want(256, 256, 3), got(256, 256, 3);
+    WarpScratch scratch;
+    ASSERT_TRUE(warp_to_crop(want.mutable_view(), whole.view(), m, 1.0, scratch).ok());
+    const int x0 = 96, y0 = 48, w = 640, h = 560;  // holds everything the crop reads
+    const ImageView window{whole.data() + (y0 * 800 + x0) * 3, h, w, 3, whole.stride_bytes(), DType::kU8};
+    const double mw[6] = {m[0], m[1], m[2] + m[0] * x0 + m[1] * y0, m[3], m[4], m[5] + m[3] * x0 + m[4] * y0};
+    ASSERT_TRUE(warp_to_crop(got.mutable_view(), window, mw, 1.0, scratch, SourceFrame{800, 640, x0, y0}).ok());
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size_bytes())) << sx << " " << sy;
+  }
+  // A frame that does not hold the view is refused.
+  const ImageView window{whole.data(), 100, 100, 3, whole.stride_bytes(), DType::kU8};
+  const double m[6] = {1, 0, 0, 0, 1, 0};
+  Image out(16, 16, 3);
+  WarpScratch scratch;
+  EXPECT_EQ(warp_to_crop(out.mutable_view(), window, m, 1.0, scratch, SourceFrame{150, 150, 60, 0}).code(),
+            Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -362,6 +362,11 @@ TEST(DecodeEighthsTest, SizesAndFastScaleChoice) {
   EXPECT_EQ(fast_dct_eighths(0.52), 4);  // 4% enlargement after 1/2 is allowed
   EXPECT_EQ(fast_dct_eighths(0.25), 2);
   EXPECT_EQ(fast_dct_eighths(0.05), 1);
+  // Two axes: the smaller scale decides, the larger may be stretched by up to 1.3.
+  EXPECT_EQ(fast_dct_eighths(0.52, 0.62), 4);  // upstage's resize with a 1.2 height stretch
+  EXPECT_EQ(fast_dct_eighths(0.52, 0.66), 8);  // a 1.32 stretch after 1/2 would be too much
+  EXPECT_EQ(fast_dct_eighths(0.45, 0.52), 4);  // a 0.87 height squeeze: 1/2 and shrink
+  EXPECT_EQ(fast_dct_eighths(0.6, 0.6), fast_dct_eighths(0.6));
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ def test_sakura_replay(path):
     crop = core.warp_crop(image, out["matrix"], 512)
     quality = psnr(crop, ref["crop_rgb"])
     print(f"{path.stem} {ref['image_name']}: one-warp crop vs reference PSNR {quality:.2f} dB")
-    assert quality >= 30, f"PSNR {quality:.1f} dB"
+    assert quality >= 35, f"PSNR {quality:.1f} dB"  # measured 45-52 dB
     np.testing.assert_array_equal(out["labels"], ref["labels"])
     maps = core.east_targets(out["vertices"], out["labels"], 512, 0.25, profile="sakura")
     np.testing.assert_array_equal(maps["score"], ref["score"])

@@ -1,0 +1,89 @@
+// augment/resample.h: PIL's weights, the baseline build of the loops and the run-time choice of the
+// AVX2 ones.
+#include "augment/resample.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "augment/avx2_builds.h"
+
+namespace textfeed::augment::internal {
+namespace baseline {
+#include "augment/resample_kernels.inc"
+}  // namespace baseline
+
+#if defined(TEXTFEED_AUGMENT_AVX2)
+namespace avx2 {
+// resample_avx2.cc.
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
+                    ptrdiff_t out_stride);
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
+                  ptrdiff_t out_stride);
+void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
+}  // namespace avx2
+#endif
+
+void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
+  // PIL's precompute_coeffs (Resample.c) for the bilinear filter: support 1, widened by the
+  // downscale; centre of output pixel o at (o + 0.5) * scale; window [xmin, xmax) clipped to the
+  // image; weights normalized by their sum; then normalize_coeffs_8bpc's rounding to 22 bits.
+  const double scale = static_cast<double>(in_size) / out_size;
+  const double filterscale = std::max(scale, 1.0), support = filterscale, ss = 1.0 / filterscale;
+  const int taps = std::min(static_cast<int>(std::ceil(support)) * 2 + 1, in_size);
+  t.begin = begin, t.end = end, t.taps = taps;
+  t.first.resize(static_cast<size_t>(end - begin));
+  t.weights.assign(static_cast<size_t>(end - begin) * taps, 0);
+  double k[64];
+  for (int o = begin; o < end; ++o) {
+    const double center = (o + 0.5) * scale;
+    const int xmin = std::max(static_cast<int>(center - support + 0.5), 0);
+    const int count = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
+    // Where the window holds fewer than `taps` pixels, or more than k holds (a downscale beyond
+    // 30x), its weights are computed in place in pieces: first the sum, then each weight.
+    double ww = 0;
+    for (int x = 0; x < count; ++x) {
+      const double d = std::abs((x + xmin - center + 0.5) * ss);
+      const double v = d < 1.0 ? 1.0 - d : 0.0;
+      if (x < 64) k[x] = v;
+      ww += v;
+    }
+    // The window moved inwards so that `taps` pixels from `first` stay inside the image.
+    const int first = std::clamp(xmin, 0, in_size - taps);
+    t.first[static_cast<size_t>(o - begin)] = first;
+    int32_t* w = &t.weights[static_cast<size_t>(o - begin) * taps];
+    for (int x = 0; x < count && x < taps; ++x) {
+      double v = x < 64 ? k[x] : 0.0;
+      if (x >= 64) {
+        const double d = std::abs((x + xmin - center + 0.5) * ss);
+        v = d < 1.0 ? 1.0 - d : 0.0;
+      }
+      const double n = ww != 0.0 ? v / ww : v;
+      w[xmin - first + x] = static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
+    }
+  }
+}
+
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
+                    ptrdiff_t out_stride) {
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (avx2_builds_run()) return avx2::pil_horizontal(in, in_stride, in_col0, rows, t, out, out_stride);
+#endif
+  baseline::pil_horizontal(in, in_stride, in_col0, rows, t, out, out_stride);
+}
+
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
+                  ptrdiff_t out_stride) {
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (avx2_builds_run()) return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride);
+#endif
+  baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride);
+}
+
+void bilinear_warp(const BilinearJob& job) {
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (avx2_builds_run()) return avx2::bilinear_rows(job, 0, job.dst_h);
+#endif
+  baseline::bilinear_rows(job, 0, job.dst_h);
+}
+
+}  // namespace textfeed::augment::internal
