@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "augment/avx2_builds.h"
 
@@ -29,38 +30,60 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
   // image; weights normalized by their sum; then normalize_coeffs_8bpc's rounding to 22 bits.
   const double scale = static_cast<double>(in_size) / out_size;
   const double filterscale = std::max(scale, 1.0), support = filterscale, ss = 1.0 / filterscale;
-  const int taps = std::min(static_cast<int>(std::ceil(support)) * 2 + 1, in_size);
+  auto window = [&](int o, int& xmin, int& count) {
+    const double center = (o + 0.5) * scale;
+    xmin = std::max(static_cast<int>(center - support + 0.5), 0);
+    count = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
+  };
+  // Every output gets the widest window of the range (at most PIL's ksize), so that a pass needs
+  // no per-pixel count: usually 3 where PIL allocates 5.
+  int taps = 1;
+  for (int o = begin; o < end; ++o) {
+    int xmin, count;
+    window(o, xmin, count);
+    taps = std::max(taps, count);
+  }
+  taps = std::min(taps, in_size);
   t.begin = begin, t.end = end, t.taps = taps;
   t.first.resize(static_cast<size_t>(end - begin));
   t.weights.assign(static_cast<size_t>(end - begin) * taps, 0);
-  double k[64];
   for (int o = begin; o < end; ++o) {
     const double center = (o + 0.5) * scale;
-    const int xmin = std::max(static_cast<int>(center - support + 0.5), 0);
-    const int count = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
-    // Where the window holds fewer than `taps` pixels, or more than k holds (a downscale beyond
-    // 30x), its weights are computed in place in pieces: first the sum, then each weight.
+    int xmin, count;
+    window(o, xmin, count);
     double ww = 0;
     for (int x = 0; x < count; ++x) {
       const double d = std::abs((x + xmin - center + 0.5) * ss);
-      const double v = d < 1.0 ? 1.0 - d : 0.0;
-      if (x < 64) k[x] = v;
-      ww += v;
+      ww += d < 1.0 ? 1.0 - d : 0.0;
     }
     // The window moved inwards so that `taps` pixels from `first` stay inside the image.
     const int first = std::clamp(xmin, 0, in_size - taps);
     t.first[static_cast<size_t>(o - begin)] = first;
     int32_t* w = &t.weights[static_cast<size_t>(o - begin) * taps];
-    for (int x = 0; x < count && x < taps; ++x) {
-      double v = x < 64 ? k[x] : 0.0;
-      if (x >= 64) {
-        const double d = std::abs((x + xmin - center + 0.5) * ss);
-        v = d < 1.0 ? 1.0 - d : 0.0;
-      }
+    for (int x = 0; x < count; ++x) {
+      const double d = std::abs((x + xmin - center + 0.5) * ss);
+      const double v = d < 1.0 ? 1.0 - d : 0.0;
       const double n = ww != 0.0 ? v / ww : v;
       w[xmin - first + x] = static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
     }
   }
+  // The horizontal pass's AVX2 layout: per output pixel and group of 4 taps, the weights split
+  // exactly into w = hi * 2^11 + lo (both < 2^15), as 16 words [hi0 hi1 hi0 hi1 hi0 hi1 0 0 |
+  // hi2 hi3 ...] then the same for lo, to multiply pixels laid out [R0 R1 G0 G1 B0 B1 0 0 | R2 R3
+  // ...] with pmaddwd.
+  const int groups = (taps + 3) / 4;
+  t.packed.assign(static_cast<size_t>(end - begin) * groups * 32, 0);
+  for (int o = 0; o < end - begin; ++o)
+    for (int k = 0; k < taps; ++k) {
+      const int32_t w = t.weights[static_cast<size_t>(o) * taps + k];
+      int16_t* hi = &t.packed[(static_cast<size_t>(o) * groups + k / 4) * 32];
+      int16_t* lo = hi + 16;
+      const int lane = (k % 4) / 2, slot = k % 2;
+      for (int c = 0; c < 3; ++c) {
+        hi[lane * 8 + 2 * c + slot] = static_cast<int16_t>(w >> 11);
+        lo[lane * 8 + 2 * c + slot] = static_cast<int16_t>(w & 2047);
+      }
+    }
 }
 
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,

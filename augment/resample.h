@@ -14,12 +14,14 @@ namespace textfeed::augment::internal {
 // PIL's weights for output pixels [begin, end) of a resize of one axis from `in_size` to
 // `out_size` pixels (its precompute_coeffs for the triangle filter, whose support is one pixel
 // widened by the downscale, then its normalize_coeffs to 22-bit fixed point). Every output has
-// exactly `taps` weights starting at source pixel first[o - begin]: PIL's window, moved inwards
-// at the edges and padded with zero weights, so that a pass needs no per-pixel count.
+// exactly `taps` weights (the widest of PIL's windows in the range) starting at source pixel
+// first[o - begin]: PIL's window, moved inwards at the edges and padded with zero weights, so that
+// a pass needs no per-pixel count. The weights are nonnegative (a triangle filter).
 struct PilTaps {
   int begin = 0, end = 0, taps = 0;
   std::vector<int> first;
   std::vector<int32_t> weights;  // (end - begin) x taps
+  std::vector<int16_t> packed;   // the same weights as the AVX2 horizontal pass reads them
   int min_source() const { return first.empty() ? 0 : first.front(); }
   int end_source() const { return first.empty() ? 0 : first.back() + taps; }
 };

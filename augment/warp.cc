@@ -16,10 +16,10 @@ using internal::pil_horizontal;
 using internal::pil_taps;
 using internal::pil_vertical;
 
-// Grows a buffer with a quarter to spare, so that the next sample's slightly larger region does
-// not touch fresh pages again.
-void grow(std::vector<uint8_t>& v, size_t n) {
-  if (v.size() < n) v.resize(n + n / 4);
+// Grows a buffer to n bytes, and at once to `expect` (what any rotation of this crop may need),
+// so that samples after the first do not touch fresh pages again.
+void grow(std::vector<uint8_t>& v, size_t n, size_t expect) {
+  if (v.size() < n) v.resize(std::max(n + n / 4, expect));
 }
 
 // m := m * S, where S maps pixel x of an image scaled by `s` (centre convention) to the unscaled
@@ -35,20 +35,23 @@ void compose_scale(double m[6], double sx, double sy) {
 
 double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
 
-Shrink shrink_of(const double m[6]) {
-  Shrink s;
-  s.sx = std::hypot(m[0], m[3]), s.sy = std::hypot(m[1], m[4]);
-  s.x = s.sx < kShrinkBelow, s.y = s.sy < kShrinkBelow;
-  return s;
+AxisScales axis_scales(const double m[6], bool dct_scaled) {
+  AxisScales a;
+  a.sx = std::hypot(m[0], m[3]), a.sy = std::hypot(m[1], m[4]);
+  auto resize = [&](double s) {
+    return s < 1 - kUnitScaleTolerance || (!dct_scaled && s > 1 + kUnitScaleTolerance);
+  };
+  a.resize_x = resize(a.sx), a.resize_y = resize(a.sy);
+  return a;
 }
 
 int resized_size(int size, double scale) {
-  return static_cast<int>(std::clamp(std::round(size * scale), 1.0, static_cast<double>(size)));
+  return static_cast<int>(std::clamp(std::nearbyint(size * scale), 1.0, 2147483647.0 / 4));
 }
 
 double read_margin(const double m[6]) {
-  const Shrink s = shrink_of(m);
-  return 2.0 + 5.0 / std::min({s.x ? s.sx : 1.0, s.y ? s.sy : 1.0});
+  const AxisScales a = axis_scales(m);
+  return 2.0 + 5.0 / std::min({a.sx, a.sy, 1.0});
 }
 
 std::optional<SourceBounds> crop_source_bounds(const double m[6], int crop) { return crop_source_bounds(m, crop, crop); }
@@ -87,18 +90,18 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     for (int y = 0; y < out.height; ++y) std::fill_n(out.row(y), static_cast<size_t>(out.width) * 3, uint8_t{0});
     return Status();
   };
-  const Shrink sh = shrink_of(m);
+  const AxisScales sh = axis_scales(m, src_scale != 1.0);
   ImageView from = src;
-  if (sh.x || sh.y) {
-    // PIL's resize along the shrinking axes, on the grid of the whole image (out_size =
+  if (sh.resize_x || sh.resize_y) {
+    // PIL's resize of those axes, on the grid of the whole image (out_size =
     // round(size * scale)), for the part the crop reads only: the crop's inverse image in resized
     // pixels, 3 more on each side for the bilinear step, and no pixel whose filter reaches past
     // the view (a window holds what the crop reads and more; see loader/producer.cc). From here
     // on, source coordinates are the whole image's: g = m with the view's origin moved to (x0, y0).
     const double g[6] = {m[0], m[1], m[2] - m[0] * f.x0 - m[1] * f.y0, m[3], m[4], m[5] - m[3] * f.x0 - m[4] * f.y0};
     const SourceBounds b = *crop_source_bounds(g, out.width, out.height);  // det was checked above
-    const int nx = sh.x ? resized_size(f.width, sh.sx) : f.width;
-    const int ny = sh.y ? resized_size(f.height, sh.sy) : f.height;
+    const int nx = sh.resize_x ? resized_size(f.width, sh.sx) : f.width;
+    const int ny = sh.resize_y ? resized_size(f.height, sh.sy) : f.height;
     const double kx = static_cast<double>(f.width) / nx, ky = static_cast<double>(f.height) / ny;
     // Resized pixels [a, z) of an axis: those the crop reads whose filter stays in the view's
     // [lo, hi) source pixels. Taps are computed (into t) for the axes that resize.
@@ -121,19 +124,24 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
       }
     };
     int j0, j1, i0, i1;
-    axis(sh.x, b.x0, b.x1, kx, f.width, nx, f.x0, f.x0 + src.width, scratch.taps_x, j0, j1);
-    axis(sh.y, b.y0, b.y1, ky, f.height, ny, f.y0, f.y0 + src.height, scratch.taps_y, i0, i1);
+    axis(sh.resize_x, b.x0, b.x1, kx, f.width, nx, f.x0, f.x0 + src.width, scratch.taps_x, j0, j1);
+    axis(sh.resize_y, b.y0, b.y1, ky, f.height, ny, f.y0, f.y0 + src.height, scratch.taps_y, i0, i1);
     if (j1 <= j0 || i1 <= i0) return black();  // the crop reads nothing of the source
     // The whole image's columns and rows the two passes read.
-    const int c0 = sh.x ? scratch.taps_x.min_source() : j0;
-    const int r0 = sh.y ? scratch.taps_y.min_source() : i0, r1 = sh.y ? scratch.taps_y.end_source() : i1;
+    const int c0 = sh.resize_x ? scratch.taps_x.min_source() : j0;
+    const int r0 = sh.resize_y ? scratch.taps_y.min_source() : i0, r1 = sh.resize_y ? scratch.taps_y.end_source() : i1;
     const int cols = j1 - j0, rows = i1 - i0;
+    // The resized part a rotated crop of this size reads at most: its bounding box (sides up to
+    // sqrt(2) times the crop's) with the margins.
+    const double side = 1.45 * std::max(out.width, out.height) + 16;
+    const double expect = side * side * 3;
     // `in` holds whole-image row in_row0 (of `in_rows` rows) and column in_col0 at its start.
     const uint8_t* in = src.data + static_cast<ptrdiff_t>(r0 - f.y0) * src.stride_bytes;
     ptrdiff_t in_stride = src.stride_bytes;
     int in_row0 = r0;
-    if (sh.x) {  // horizontal first, as PIL: rows r0..r1, resized columns j0..j1
-      grow(scratch.horizontal, static_cast<size_t>(r1 - r0) * cols * 3);
+    if (sh.resize_x) {  // horizontal first, as PIL: rows r0..r1, resized columns j0..j1
+      grow(scratch.horizontal, static_cast<size_t>(r1 - r0) * cols * 3,
+           static_cast<size_t>(expect * (sh.resize_y ? std::max(1.0, 1.0 / sh.sy) : 1.0)));
       pil_horizontal(in, in_stride, f.x0, r1 - r0, scratch.taps_x, scratch.horizontal.data(),
                      static_cast<ptrdiff_t>(cols) * 3);
       in = scratch.horizontal.data();
@@ -141,8 +149,8 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     } else {
       in += 3 * static_cast<ptrdiff_t>(c0 - f.x0);
     }
-    if (sh.y) {
-      grow(scratch.resized, static_cast<size_t>(rows) * cols * 3);
+    if (sh.resize_y) {
+      grow(scratch.resized, static_cast<size_t>(rows) * cols * 3, static_cast<size_t>(expect));
       pil_vertical(in, in_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(),
                    static_cast<ptrdiff_t>(cols) * 3);
       in = scratch.resized.data();

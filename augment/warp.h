@@ -25,15 +25,19 @@ struct WarpScratch {
 // The largest output step per source pixel, along either source axis, of a source -> crop matrix.
 double max_scale(const double m[6]);
 // The column norms of a source -> crop matrix (the output step per source pixel along each source
-// axis) and whether the warp resizes that axis first: below kShrinkBelow (a ratio that is 1 up to
-// rounding resizes nothing, as PIL skips a pass whose size does not change).
-inline constexpr double kShrinkBelow = 1.0 - 1e-6;
-struct Shrink {
+// axis), and which axes the warp resizes before its bilinear step, as the references resize before
+// they rotate: an axis it shrinks (antialiasing: PIL's filter widens with the downscale), and an
+// axis it enlarges unless the source is a DCT-scaled decode (the decode stands in for the
+// references' own resize there; its remaining enlargement is small, loader/decode.h). A scale that
+// is 1 up to rounding resizes nothing, as PIL skips a pass whose size does not change.
+inline constexpr double kUnitScaleTolerance = 1e-6;
+struct AxisScales {
   double sx = 1, sy = 1;
-  bool x = false, y = false;
+  bool resize_x = false, resize_y = false;
 };
-Shrink shrink_of(const double m[6]);
-// The size of an axis of `size` pixels resized by `scale` < 1: round(size * scale), at least 1.
+AxisScales axis_scales(const double m[6], bool dct_scaled = false);
+// The size of an axis of `size` pixels resized by `scale`: round(size * scale) (half to even, as
+// numpy's around), at least 1.
 int resized_size(int size, double scale);
 // How far outside the crop's inverse image (in source pixels of m) the warp reads: the widened
 // filter, its 3 spare resized pixels and the bilinear step.

@@ -29,7 +29,7 @@ Window window_for(const double m[6], int out_w, int out_h, int scaled_w, int sca
   // Full-size source bounds, then the scaled image's pixels (centre convention).
   const double x0 = (b->x0 + 0.5) * s - 0.5, y0 = (b->y0 + 0.5) * s - 0.5;
   const double x1 = (b->x1 + 0.5) * s - 0.5, y1 = (b->y1 + 0.5) * s - 0.5;
-  double ms[6] = {m[0] / s, m[1] / s, 0, m[3] / s, m[4] / s, 0};  // the matrix from the scaled image
+  const double ms[6] = {m[0] / s, m[1] / s, 0, m[3] / s, m[4] / s, 0};  // the matrix from the scaled image
   const double margin = 24.0 + augment::read_margin(ms);
   Window w;
   w.x0 = static_cast<int>(std::clamp(std::floor((x0 - margin) / 16) * 16, 0.0, static_cast<double>(scaled_w)));
@@ -44,7 +44,7 @@ Window window_for(const double m[6], int out_w, int out_h, int scaled_w, int sca
 // The DCT scale to decode at for an EAST warp through `m` (full-size source -> output): its
 // resize and height stretch (loader/decode.h fast_dct_eighths).
 int dct_eighths(const double m[6]) {
-  const augment::Shrink s = augment::shrink_of(m);
+  const augment::AxisScales s = augment::axis_scales(m);
   return fast_dct_eighths(std::min(s.sx, s.sy), std::max(s.sx, s.sy));
 }
 

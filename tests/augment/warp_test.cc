@@ -244,18 +244,41 @@ TEST(WarpTest, ResizedPartMatchesTheWholeResize) {
     ASSERT_EQ(0, std::memcmp(got.data() + y * 256 * 3, full.data() + ((y + cy) * ow + cx) * 3, 256 * 3)) << y;
 }
 
-TEST(WarpTest, BilinearStepIsWithinOneOfExactBilinear) {
-  // Rotation at scale >= 1 (no resize): 6-bit weights against the double-precision reference.
+TEST(WarpTest, BilinearStepIsWithinThreeOfExactBilinear) {
+  // The bilinear step alone, rotating and enlarging: 6-bit weights against the double-precision
+  // reference.
   const Image src = noise(300, 400, 3);
   const double a = 0.17, c = std::cos(a), sn = std::sin(a);
   const double m[6] = {1.3 * c, 1.3 * sn, -60, -1.3 * sn, 1.3 * c, 40};
   Image got(256, 320, 3), want(256, 320, 3);
-  WarpScratch scratch;
-  ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
+  const double det = m[0] * m[4] - m[1] * m[3];
+  internal::BilinearJob job{src.data(), src.stride_bytes(), 400, 300, got.data(), got.stride_bytes(), 320, 256, {}};
+  job.inv[0] = m[4] / det, job.inv[1] = -m[1] / det, job.inv[3] = -m[3] / det, job.inv[4] = m[0] / det;
+  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]), job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
+  internal::bilinear_warp(job);
   bilinear_warp(want, src, m);
   int worst = 0;
   for (size_t i = 0; i < got.size_bytes(); ++i) worst = std::max(worst, std::abs(got.data()[i] - want.data()[i]));
   EXPECT_LE(worst, 3);  // a 1/128 px coordinate step on noise of full contrast
+}
+
+TEST(WarpTest, AnEnlargedAxisIsResizedFirstUnlessTheSourceIsDctScaled) {
+  // Enlarging y by 1.15 on noise: resized first (PIL's linear interpolation onto the grid of
+  // round(h * 1.15) rows), then the bilinear step; a DCT-scaled source goes straight to it.
+  const Image src = noise(200, 240, 8);
+  const double m[6] = {1, 0, -20, 0, 1.15, 0.5 * 1.15 - 0.5 - 30};  // pixel centres: (y + 0.5) 1.15 - 0.5
+  EXPECT_TRUE(axis_scales(m).resize_y);
+  EXPECT_FALSE(axis_scales(m).resize_x);
+  EXPECT_FALSE(axis_scales(m, true).resize_y);
+  Image got(128, 128, 3);
+  WarpScratch scratch;
+  ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
+  // The crop is PIL's 240 x 200 -> 240 x 230 resize from row 30 and column 20.
+  InferenceScratch is;
+  Image wide(230, 240, 3);
+  pil_bilinear_resize(src.view(), wide.mutable_view(), is);
+  for (int y = 0; y < 128; ++y)
+    ASSERT_EQ(0, std::memcmp(got.data() + y * 128 * 3, wide.data() + ((y + 30) * 240 + 20) * 3, 128 * 3)) << y;
 }
 
 TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
