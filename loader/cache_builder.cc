@@ -15,6 +15,7 @@
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
+#include "loader/detail/jpeg_restart.h"
 #include "loader/detail/worker_pool_tbb.h"
 
 namespace textfeed::loader {
@@ -155,8 +156,9 @@ Status process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o
   TF_RETURN_IF_ERROR(check_record_size(path, rec, rp));
   TF_RETURN_IF_ERROR(decode_resized(it, path, info, rp, w));
   TF_RETURN_IF_ERROR(scale_quads(it, rec, rp.quad_scale, path));
-  if (o.codec == cache::PixelCodec::kJpeg) return encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
-  return Status();
+  if (o.codec != cache::PixelCodec::kJpeg) return Status();
+  if (o.restart_rows) return internal::encode_jpeg_restart_rows(it.stored, o.jpeg_quality, it.jpeg).with_context(path);
+  return encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
 }
 
 // One sample, never throwing: an exception in a parallel filter would end the whole build.
@@ -266,6 +268,8 @@ Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
   if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))  // augment::validate's bounds
     return Status::invalid_argument("image_size must be 0 (keep the source size) or in [32, 32768], got " +
                                     std::to_string(o.image_size));
+  if (o.restart_rows && o.codec != cache::PixelCodec::kJpeg)
+    return Status::invalid_argument("restart rows are a JPEG codec option: the raw codec has no markers to place");
   if (o.codec == cache::PixelCodec::kJpeg && (o.jpeg_quality < 1 || o.jpeg_quality > 100))
     return Status::invalid_argument("JPEG quality must be in 1..100, got " + std::to_string(o.jpeg_quality));
   if (!(o.max_bad_share >= 0 && o.max_bad_share <= 1))

@@ -23,6 +23,10 @@ struct CacheBuildOptions {
   int image_size = 2048;           // longer side of the stored pixels, in [32, 32768]; 0 = keep the source size
   cache::PixelCodec codec = cache::PixelCodec::kRaw;
   int jpeg_quality = 95;           // 1..100, for kJpeg
+  // kJpeg: a restart marker after every MCU row (16 pixel rows), so that a window decode starts
+  // near the window instead of entropy-decoding every row above it (loader/detail/jpeg_restart.h).
+  // Same pixels; the whole-image decode is slower (libjpeg-turbo's fast Huffman path is off).
+  bool restart_rows = false;
   bool force = false;              // replace an existing regular file at `out` (never one of the inputs)
   DecodeOptions decode;
   // The build fails, writing nothing, as soon as more than this share of the dataset's images

@@ -2,11 +2,16 @@
 // longjmp out of libjpeg (nothing with a destructor lives in the frame that setjmp marks).
 #include "loader/detail/jpeg_region.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <string>
 
 #include <jpeglib.h>
+// jpeglib.h first: jerror.h uses its types.
+#include <jerror.h>
+
+#include "loader/detail/jpeg_restart.h"
 
 namespace textfeed::loader::internal {
 
@@ -30,6 +35,40 @@ extern "C" void on_message(j_common_ptr cinfo, int level) {
   on_error(cinfo);
 }
 
+// A source of two pieces: a cut's patched headers, then its entropy-coded data (no copy of it).
+struct TwoPieceSource {
+  jpeg_source_mgr pub;
+  std::span<const uint8_t> pieces[2];
+  int next = 0;
+};
+
+extern "C" void two_piece_init(j_decompress_ptr) {}
+extern "C" boolean two_piece_fill(j_decompress_ptr cinfo) {
+  auto* s = reinterpret_cast<TwoPieceSource*>(cinfo->src);
+  if (s->next < 2) {
+    s->pub.next_input_byte = s->pieces[s->next].data();
+    s->pub.bytes_in_buffer = s->pieces[s->next].size();
+    ++s->next;
+    return TRUE;
+  }
+  // Past the end: what jpeg_mem_src does (a warning, here an error, then an EOI).
+  static const JOCTET eoi[2] = {0xFF, JPEG_EOI};
+  WARNMS(cinfo, JWRN_JPEG_EOF);
+  s->pub.next_input_byte = eoi;
+  s->pub.bytes_in_buffer = 2;
+  return TRUE;
+}
+extern "C" void two_piece_skip(j_decompress_ptr cinfo, long count) {
+  while (count > 0) {
+    if (cinfo->src->bytes_in_buffer == 0) (*cinfo->src->fill_input_buffer)(cinfo);
+    const size_t step = std::min<size_t>(static_cast<size_t>(count), cinfo->src->bytes_in_buffer);
+    cinfo->src->next_input_byte += step;
+    cinfo->src->bytes_in_buffer -= step;
+    count -= static_cast<long>(step);
+  }
+}
+extern "C" void two_piece_term(j_decompress_ptr) {}
+
 }  // namespace
 
 Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::string_view name, int eighths,
@@ -47,8 +86,28 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
     jpeg_destroy_decompress(&cinfo);
     return Status::corrupt(std::string(name) + ": JPEG decode failed: " + err.message);
   }
+  // A JPEG with a restart marker per MCU row starts at the last cut above the window: the rows
+  // above it are not even entropy-decoded. y0 and y1 then count from the cut.
+  thread_local RestartCut cut;
+  TwoPieceSource pieces;
+  int cut_rows = 0;  // at eighths / 8 scale
+  if (y0 > 0 && find_restart_cut(bytes, y0 * 8 / eighths, cut)) cut_rows = cut.rows_cut * eighths / 8;
   jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+  if (cut_rows > 0) {
+    pieces.pub.init_source = two_piece_init;
+    pieces.pub.fill_input_buffer = two_piece_fill;
+    pieces.pub.skip_input_data = two_piece_skip;
+    pieces.pub.resync_to_restart = jpeg_resync_to_restart;
+    pieces.pub.term_source = two_piece_term;
+    pieces.pub.bytes_in_buffer = 0;
+    pieces.pub.next_input_byte = nullptr;
+    pieces.pieces[0] = cut.header;
+    pieces.pieces[1] = cut.data;
+    cinfo.src = &pieces.pub;
+    y0 -= cut_rows, y1 -= cut_rows;
+  } else {
+    jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+  }
   jpeg_read_header(&cinfo, TRUE);
   if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
     jpeg_destroy_decompress(&cinfo);
@@ -73,7 +132,7 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
   // Rows below the window are never decoded.
   jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
-  return JpegWindow{static_cast<int>(xoff), y0};
+  return JpegWindow{static_cast<int>(xoff), y0 + cut_rows};
 }
 
 }  // namespace textfeed::loader::internal

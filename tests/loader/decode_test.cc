@@ -1,5 +1,6 @@
 // Decoder: full and DCT-scaled decode, every failure mode the issue names, format coverage.
 #include "loader/decode.h"
+#include "loader/detail/jpeg_restart.h"
 
 #include <gtest/gtest.h>
 #include <turbojpeg.h>
@@ -423,6 +424,86 @@ TEST(DecodeWindowTest, DamageAndUnsupportedKinds) {
   EXPECT_EQ(whole->x0, 0);
   EXPECT_EQ(out.width(), 64);
   EXPECT_EQ(out.height(), 48);
+}
+
+
+// The sample photo re-encoded with a restart marker per MCU row (as `cache build --restart-rows`).
+std::vector<uint8_t> restart_jpeg(Image& rgb, int quality = 95) {
+  Decoder d;
+  EXPECT_TRUE(d.decode_eighths(sample_jpeg(), "img_1.jpg", 8, rgb).ok());
+  std::vector<uint8_t> out;
+  EXPECT_TRUE(internal::encode_jpeg_restart_rows(rgb, quality, out).ok());
+  return out;
+}
+
+TEST(RestartRowsTest, SamePixelsAsTurboJpegAndWindowsCutAtAMarker) {
+  Image rgb;
+  const auto rst = restart_jpeg(rgb);
+  // The same DCT coefficients as TurboJPEG's encoder at that quality: the same whole decode.
+  tjhandle c = tjInitCompress();
+  unsigned char* plain = nullptr;
+  unsigned long plain_size = 0;
+  ASSERT_EQ(tjCompress2(c, rgb.data(), rgb.width(), 0, rgb.height(), TJPF_RGB, &plain, &plain_size, TJSAMP_420, 95, 0), 0);
+  tjDestroy(c);
+  const std::vector<uint8_t> turbo(plain, plain + plain_size);
+  tjFree(plain);
+  EXPECT_GT(rst.size(), turbo.size());  // the markers: 2 bytes per MCU row, and padding
+  Decoder d;
+  for (int e : {2, 4, 8}) {
+    Image a, b;
+    ASSERT_TRUE(d.decode_eighths(rst, "rst.jpg", e, a).ok());
+    ASSERT_TRUE(d.decode_eighths(turbo, "turbo.jpg", e, b).ok());
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << e;
+    // Windows from far down the image start at the cut above them: the same rows as a window of
+    // the plain JPEG, which entropy-decodes everything above.
+    for (const int y0 : {130, 256, 300, 513, 700}) {
+      const int sy0 = y0 * e / 8, sy1 = std::min(sy0 + 9 * e, a.height()), sx0 = 100 * e / 8, sx1 = 1000 * e / 8;
+      internal::RestartCut cut;
+      EXPECT_EQ(internal::find_restart_cut(rst, sy0 * 8 / e, cut), y0 >= 128) << y0;
+      EXPECT_FALSE(internal::find_restart_cut(turbo, sy0 * 8 / e, cut));
+      Image wa, wb;
+      auto ra = d.decode_window(rst, "rst.jpg", e, sx0, sy0, sx1, sy1, wa);
+      auto rb = d.decode_window(turbo, "turbo.jpg", e, sx0, sy0, sx1, sy1, wb);
+      ASSERT_TRUE(ra.has_value()) << ra.error().to_string();
+      ASSERT_TRUE(rb.has_value());
+      EXPECT_EQ(ra->x0, rb->x0);
+      EXPECT_EQ(ra->y0, sy0);
+      ASSERT_EQ(wa.width(), wb.width());
+      ASSERT_EQ(wa.height(), wb.height());
+      // Away from the cut's own first rows (chroma upsampling sees the edge there), byte-equal.
+      const int from = (y0 / 128 * 128) * e / 8 + 2 * e > sy0 ? (y0 / 128 * 128) * e / 8 + 2 * e - sy0 : 0;
+      for (int y = from; y < wa.height(); ++y)
+        ASSERT_EQ(0, std::memcmp(wa.data() + y * wa.stride_bytes(), wb.data() + y * wb.stride_bytes(), static_cast<size_t>(wa.width()) * 3)) << e << " " << y0 << " " << y;
+    }
+  }
+}
+
+TEST(RestartRowsTest, DamagedDataAfterTheCutIsCorruptAndNamed) {
+  Image rgb;
+  auto rst = restart_jpeg(rgb);
+  Decoder d;
+  Image out;
+  std::vector<uint8_t> half(rst.begin(), rst.begin() + static_cast<ptrdiff_t>(rst.size() * 3 / 4));
+  auto r = d.decode_window(half, "half.jpg", 8, 0, 600, 200, 719, out);  // past the data that is left
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), Code::kCorrupt);
+  EXPECT_NE(r.error().message().find("half.jpg"), std::string::npos);
+  // A marker out of sequence: the cut is refused and the ordinary path reports the damage.
+  auto bad = rst;
+  int rst_seen = 0;
+  for (size_t i = 700; i + 1 < bad.size(); ++i)
+    if (bad[i] == 0xFF && bad[i + 1] >= 0xD0 && bad[i + 1] <= 0xD7 && ++rst_seen == 3) {
+      bad[i + 1] = 0xD6;
+      break;
+    }
+  internal::RestartCut cut;
+  EXPECT_FALSE(internal::find_restart_cut(bad, 600, cut));
+  // Arbitrary bytes never make a cut.
+  std::vector<uint8_t> junk(4096);
+  for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<uint8_t>(i * 131 + 7);
+  junk[0] = 0xFF, junk[1] = 0xD8;
+  EXPECT_FALSE(internal::find_restart_cut(junk, 600, cut));
+  EXPECT_FALSE(internal::find_restart_cut(std::span<const uint8_t>(rst.data(), 10), 600, cut));
 }
 
 }  // namespace

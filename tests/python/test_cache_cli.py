@@ -84,3 +84,35 @@ def test_verify_fails_cleanly_on_corruption(tmp_path, where):
     assert r.returncode in (1, 2), r.stderr  # 2: refused on open, 1: a sample is bad
     assert str(out) in r.stderr
     assert "Corrupt" in r.stderr or "corrupt" in r.stderr
+
+
+def test_restart_rows_cache_gives_the_batches_of_a_plain_jpeg_cache(receipts, tmp_path):
+    """--restart-rows changes only where the JPEG's entropy coding restarts: the same DCT
+    coefficients, so the same pixels and, through windows cut at the markers, the same batches."""
+    import numpy as np
+    import textfeed
+
+    caches = {}
+    for name, extra in (("plain", []), ("restart", ["--restart-rows"])):
+        out = tmp_path / f"{name}.tfc"
+        r = tf("cache", "build", "--dataset", str(receipts), "--out", str(out), "--profile", "upstage", "--codec",
+               "jpeg", "--threads", "2", *extra)
+        assert r.returncode == 0, r.stderr
+        caches[name] = out
+    assert caches["restart"].stat().st_size > caches["plain"].stat().st_size  # 2 bytes per 16 rows, and padding
+    batches = {}
+    for name, path in caches.items():
+        with textfeed.Loader(dataset=str(path), profile="upstage", batch_size=2, seed=3, threads=2,
+                             pin_memory=False, shuffle=False) as loader:
+            batches[name] = [tuple(t.numpy().copy() for t in b) for _, b in zip(range(2), loader)]
+    for a, b in zip(batches["plain"], batches["restart"]):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_restart_rows_need_the_jpeg_codec(tmp_path):
+    r = tf("cache", "build", "--dataset", str(SAMPLE), "--out", str(tmp_path / "raw.tfc"), "--profile", "sakura",
+           "--restart-rows")
+    assert r.returncode != 0
+    assert "restart rows" in r.stderr and "raw" in r.stderr
+    assert not (tmp_path / "raw.tfc").exists()
