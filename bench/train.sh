@@ -3,10 +3,13 @@
 # cores, REPS rounds alternating: samples/s delivered to the training loop and the peak memory of
 # the process and its workers (PSS). The torch baseline runs twice: computing as the reference code
 # does, and with --fast-baseline (its redundant work skipped).
-#   BUILD=build REPS=3 WORKERS=2 THREADS=2 SET=receipt|photo bench/train.sh [DATASET]
+#   BUILD=build REPS=3 WORKERS=2 THREADS=2 SET=receipt|photo CACHE=|raw|jpeg|jpeg-restart bench/train.sh [DATASET]
 # DATASET defaults to 16 synthetic pages of SET (upstage profile, UFO json): `receipt` (clean
 # renders, ~1.3 bits per pixel) or `photo` (the same pages photographed, ~2.5 bits per pixel, as
-# real phone photos have 1.3-2.7: the decode costs what it costs on real data).
+# real phone photos have 1.3-2.7: the decode costs what it costs on real data). CACHE set: textfeed
+# reads a training-resolution cache of the same pages (`textfeed cache build --profile upstage`,
+# that codec, built first and not timed) while the DataLoader decodes the JPEGs, as a user who
+# builds the cache once would compare.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -23,11 +26,25 @@ if [ -z "$DATASET" ]; then
   "$BUILD/tools/textfeed" synth --profile "$SET" --count 16 --seed 1 --out "$WORK/$SET" >/dev/null 2>&1
   DATASET="$WORK/$SET/ufo/train.json"
 fi
+CACHE=${CACHE:-}
+TF_DATASET="$DATASET"
+if [ -n "$CACHE" ]; then
+  case "$CACHE" in
+    raw) codec=(--codec raw) ;;
+    jpeg) codec=(--codec jpeg) ;;
+    jpeg-restart) codec=(--codec jpeg --restart-rows) ;;
+    *) echo "CACHE must be raw, jpeg or jpeg-restart" >&2; exit 2 ;;
+  esac
+  "$BUILD/tools/textfeed" cache build --dataset "$DATASET" --profile upstage --out "$WORK/train.tfc" "${codec[@]}" >/dev/null
+  TF_DATASET="$WORK/train.tfc"
+fi
 run() {  # run LOADER STEPS WARMUP [flags]
-  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/examples/train_east.py" --loader "$1" --dataset "$DATASET" \
+  local data="$DATASET"
+  [ "$1" = textfeed ] && data="$TF_DATASET"
+  PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/examples/train_east.py" --loader "$1" --dataset "$data" \
     --batch-size "$BATCH" --steps "$2" --warmup "$3" --workers "$WORKERS" --threads "$THREADS" --json "${@:4}"
 }
-echo "dataset $DATASET, batch $BATCH, textfeed $THREADS threads, DataLoader $WORKERS workers, $REPS rounds"
+echo "dataset $DATASET (textfeed: $TF_DATASET), batch $BATCH, textfeed $THREADS threads, DataLoader $WORKERS workers, $REPS rounds"
 for r in $(seq "$REPS"); do
   run textfeed 24 2 | tee -a "$WORK/results"
   run torch 3 1 | tee -a "$WORK/results"

@@ -12,9 +12,9 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_pipeline.h>
-#include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
+#include "augment/inference.h"
 #include "loader/detail/jpeg_restart.h"
 #include "loader/detail/worker_pool_tbb.h"
 
@@ -36,6 +36,7 @@ struct Item {
 
 struct Worker {
   Decoder decoder;
+  augment::InferenceScratch resize;  // pil_bilinear_resize's buffers
   tjhandle compressor = nullptr;
   explicit Worker(const DecodeOptions& o) : decoder(o) {}
   ~Worker() {
@@ -97,8 +98,9 @@ Status check_record_size(const std::string& path, const SampleRecord& rec, const
   return Status();
 }
 
-// Decodes it.file at the smallest DCT scale that is still at least the plan's size, then resizes
-// into it.stored (rp.width x rp.height).
+// Decodes it.file at the smallest DCT scale that is still at least the plan's size (up to 5%
+// less), then resizes into it.stored (rp.width x rp.height) as the references' resize_img does:
+// PIL's bilinear resize. From a full-size decode the stored pixels are then the references' own.
 Status decode_resized(Item& it, const std::string& path, const ImageInfo& info, const ResizePlan& rp, Worker& w) {
   const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info.width,
                                                 static_cast<double>(rp.height) / info.height));
@@ -112,13 +114,7 @@ Status decode_resized(Item& it, const std::string& path, const ImageInfo& info, 
     std::memcpy(it.stored.data(), it.decoded.data(), it.stored.size_bytes());
     return Status();
   }
-  const cv::Mat src(it.decoded.height(), it.decoded.width(), CV_8UC3, it.decoded.data());
-  cv::Mat dst(rp.height, rp.width, CV_8UC3, it.stored.data());
-  // Below 0.75 bilinear would skip source pixels (aliasing): average them instead. Above it,
-  // bilinear is what the reference's PIL filter nearly is, at a fraction of INTER_AREA's cost.
-  const double ratio = std::min(static_cast<double>(rp.width) / it.decoded.width(),
-                                static_cast<double>(rp.height) / it.decoded.height());
-  cv::resize(src, dst, dst.size(), 0, 0, ratio < 0.75 ? cv::INTER_AREA : cv::INTER_LINEAR);
+  augment::pil_bilinear_resize(it.decoded.view(), it.stored.mutable_view(), w.resize);
   return Status();
 }
 
