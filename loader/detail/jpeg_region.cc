@@ -11,29 +11,12 @@
 // jpeglib.h first: jerror.h uses its types.
 #include <jerror.h>
 
+#include "loader/detail/jpeg_error.h"
 #include "loader/detail/jpeg_restart.h"
 
 namespace textfeed::loader::internal {
 
 namespace {
-
-struct ErrorManager {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-};
-
-extern "C" void on_error(j_common_ptr cinfo) {
-  auto* e = reinterpret_cast<ErrorManager*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, e->message);
-  std::longjmp(e->jump, 1);
-}
-
-extern "C" void on_message(j_common_ptr cinfo, int level) {
-  if (level >= 0) return;  // trace messages
-  // A warning: libjpeg would pad damaged data with grey and go on; a training sample is corrupt.
-  on_error(cinfo);
-}
 
 // A source of two pieces: a cut's patched headers, then its entropy-coded data (no copy of it).
 struct TwoPieceSource {
@@ -75,39 +58,34 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
                                       int x0, int y0, int x1, int y1, Image& out) {
   if (eighths < 1 || eighths > 8 || x0 < 0 || y0 < 0 || x1 <= x0 || y1 <= y0)
     return Status::invalid_argument(std::string(name) + ": bad JPEG window");
+  // A JPEG with a restart marker per MCU row starts at the last cut above the window: the rows
+  // above it are not even entropy-decoded. Rows then count from the cut (at eighths / 8 scale).
+  thread_local RestartCut cut;
+  const int cut_rows = y0 > 0 && find_restart_cut(bytes, y0 * 8 / eighths, cut) ? cut.rows_cut * eighths / 8 : 0;
+  const int top = y0 - cut_rows, bottom = y1 - cut_rows;
+  TwoPieceSource pieces;
+  pieces.pub.init_source = two_piece_init;
+  pieces.pub.fill_input_buffer = two_piece_fill;
+  pieces.pub.skip_input_data = two_piece_skip;
+  pieces.pub.resync_to_restart = jpeg_resync_to_restart;
+  pieces.pub.term_source = two_piece_term;
+  pieces.pub.bytes_in_buffer = 0;
+  pieces.pub.next_input_byte = nullptr;
+  pieces.pieces[0] = cut.header;
+  pieces.pieces[1] = cut.data;
   jpeg_decompress_struct cinfo;
-  ErrorManager err;
-  cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = on_error;
-  err.pub.emit_message = on_message;
-  err.message[0] = '\0';
+  JpegErrorManager err;
+  install_jpeg_errors(cinfo, err, true);
   JDIMENSION xoff = static_cast<JDIMENSION>(x0), width = static_cast<JDIMENSION>(x1 - x0);
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     return Status::corrupt(std::string(name) + ": JPEG decode failed: " + err.message);
   }
-  // A JPEG with a restart marker per MCU row starts at the last cut above the window: the rows
-  // above it are not even entropy-decoded. y0 and y1 then count from the cut.
-  thread_local RestartCut cut;
-  TwoPieceSource pieces;
-  int cut_rows = 0;  // at eighths / 8 scale
-  if (y0 > 0 && find_restart_cut(bytes, y0 * 8 / eighths, cut)) cut_rows = cut.rows_cut * eighths / 8;
   jpeg_create_decompress(&cinfo);
-  if (cut_rows > 0) {
-    pieces.pub.init_source = two_piece_init;
-    pieces.pub.fill_input_buffer = two_piece_fill;
-    pieces.pub.skip_input_data = two_piece_skip;
-    pieces.pub.resync_to_restart = jpeg_resync_to_restart;
-    pieces.pub.term_source = two_piece_term;
-    pieces.pub.bytes_in_buffer = 0;
-    pieces.pub.next_input_byte = nullptr;
-    pieces.pieces[0] = cut.header;
-    pieces.pieces[1] = cut.data;
+  if (cut_rows > 0)
     cinfo.src = &pieces.pub;
-    y0 -= cut_rows, y1 -= cut_rows;
-  } else {
+  else
     jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
-  }
   jpeg_read_header(&cinfo, TRUE);
   if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
     jpeg_destroy_decompress(&cinfo);
@@ -118,21 +96,21 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
   cinfo.out_color_space = JCS_RGB;
   cinfo.dct_method = JDCT_ISLOW;  // TurboJPEG's default: the same pixels as a whole decode
   jpeg_start_decompress(&cinfo);
-  if (static_cast<JDIMENSION>(x1) > cinfo.output_width || static_cast<JDIMENSION>(y1) > cinfo.output_height) {
+  if (static_cast<JDIMENSION>(x1) > cinfo.output_width || static_cast<JDIMENSION>(bottom) > cinfo.output_height) {
     jpeg_destroy_decompress(&cinfo);
     return Status::invalid_argument(std::string(name) + ": JPEG window outside the image");
   }
   if (xoff > 0 || width < cinfo.output_width) jpeg_crop_scanline(&cinfo, &xoff, &width);
-  if (y0 > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(y0));
-  out.reset(y1 - y0, static_cast<int>(width), 3);
-  while (cinfo.output_scanline < static_cast<JDIMENSION>(y1)) {
-    JSAMPROW row = out.data() + static_cast<size_t>(cinfo.output_scanline - y0) * width * 3;
+  if (top > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(top));
+  out.reset(bottom - top, static_cast<int>(width), 3);
+  while (cinfo.output_scanline < static_cast<JDIMENSION>(bottom)) {
+    JSAMPROW row = out.data() + static_cast<size_t>(cinfo.output_scanline - top) * width * 3;
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
   // Rows below the window are never decoded.
   jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
-  return JpegWindow{static_cast<int>(xoff), y0 + cut_rows};
+  return JpegWindow{static_cast<int>(xoff), y0};
 }
 
 }  // namespace textfeed::loader::internal

@@ -4,29 +4,46 @@
 
 #include <algorithm>
 #include <csetjmp>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include <jpeglib.h>
 
+#include "loader/detail/jpeg_error.h"
+
 namespace textfeed::loader::internal {
 namespace {
 
-struct CompressError {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
+int be16(const uint8_t* p) { return (p[0] << 8) | p[1]; }
+
+// libjpeg's output straight into the caller's vector (which lives outside the frame that setjmp
+// marks, so nothing there changes between setjmp and a longjmp).
+struct VectorDest {
+  jpeg_destination_mgr pub;
+  std::vector<uint8_t>* out;
 };
 
-extern "C" void compress_error_exit(j_common_ptr cinfo) {
-  auto* e = reinterpret_cast<CompressError*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, e->message);
-  std::longjmp(e->jump, 1);
+extern "C" void vector_dest_init(j_compress_ptr cinfo) {
+  auto* d = reinterpret_cast<VectorDest*>(cinfo->dest);
+  d->out->resize(std::max<size_t>(d->out->capacity(), 1 << 16));
+  d->pub.next_output_byte = d->out->data();
+  d->pub.free_in_buffer = d->out->size();
 }
 
-int be16(const uint8_t* p) { return (p[0] << 8) | p[1]; }
+extern "C" boolean vector_dest_grow(j_compress_ptr cinfo) {  // the buffer is full: double it
+  auto* d = reinterpret_cast<VectorDest*>(cinfo->dest);
+  const size_t used = d->out->size();
+  d->out->resize(used * 2);
+  d->pub.next_output_byte = d->out->data() + used;
+  d->pub.free_in_buffer = d->out->size() - used;
+  return TRUE;
+}
+
+extern "C" void vector_dest_term(j_compress_ptr cinfo) {
+  auto* d = reinterpret_cast<VectorDest*>(cinfo->dest);
+  d->out->resize(d->out->size() - d->pub.free_in_buffer);
+}
 
 }  // namespace
 
@@ -34,19 +51,19 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
   if (rgb.channels() != 3 || rgb.width() < 1 || rgb.height() < 1 || quality < 1 || quality > 100)
     return Status::invalid_argument("restart-row JPEG: an RGB image and a quality in 1..100");
   jpeg_compress_struct cinfo;
-  CompressError err;
-  cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = compress_error_exit;
-  err.message[0] = '\0';
-  unsigned char* mem = nullptr;  // jpeg_mem_dest's buffer (malloc'ed by libjpeg)
-  unsigned long size = 0;
+  JpegErrorManager err;
+  install_jpeg_errors(cinfo, err, false);
+  VectorDest dest{{}, &out};
+  dest.pub.init_destination = vector_dest_init;
+  dest.pub.empty_output_buffer = vector_dest_grow;
+  dest.pub.term_destination = vector_dest_term;
   if (setjmp(err.jump)) {
     jpeg_destroy_compress(&cinfo);
-    std::free(mem);
+    out.clear();
     return Status::internal(std::string("JPEG encode failed: ") + err.message);
   }
   jpeg_create_compress(&cinfo);
-  jpeg_mem_dest(&cinfo, &mem, &size);
+  cinfo.dest = &dest.pub;
   cinfo.image_width = static_cast<JDIMENSION>(rgb.width());
   cinfo.image_height = static_cast<JDIMENSION>(rgb.height());
   cinfo.input_components = 3;
@@ -63,8 +80,6 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
   }
   jpeg_finish_compress(&cinfo);
   jpeg_destroy_compress(&cinfo);
-  out.assign(mem, mem + size);
-  std::free(mem);
   return Status();
 }
 
