@@ -1,4 +1,4 @@
-// warp_to_crop: compose the decode scale into the plan's matrix, resize the shrinking axes as PIL
+// warp_to_crop: compose the decode scale into the plan's matrix, resize the axes it scales as PIL
 // does (only the part the crop reads), then the bilinear step straight into the caller's crop.
 #include "augment/warp.h"
 
@@ -93,7 +93,7 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
   const AxisScales sh = axis_scales(m, src_scale != 1.0);
   ImageView from = src;
   if (sh.resize_x || sh.resize_y) {
-    // PIL's resize of those axes, on the grid of the whole image (out_size =
+    // PIL's resize of the scaled axes, on the grid of the whole image (out_size =
     // round(size * scale)), for the part the crop reads only: the crop's inverse image in resized
     // pixels, 3 more on each side for the bilinear step, and no pixel whose filter reaches past
     // the view (a window holds what the crop reads and more; see loader/producer.cc). From here

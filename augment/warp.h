@@ -1,8 +1,8 @@
-// The one warp: source pixels -> the square crop in one bilinear resampling with a black border
-// (docs/design.md "One warp"). Along a source axis that the warp shrinks (scale < 1), the part of
-// the source the crop reads is first resized as PIL's bilinear resize does (a triangle filter widened
-// by the downscale), as the references resize before they rotate; the bilinear step then works at a
-// scale near 1.
+// The one warp: source pixels -> the square crop, black outside the source (docs/design.md "One
+// warp"). Along a source axis that the warp scales (axis_scales), the part of the source the crop
+// reads is first resized as PIL's bilinear resize does (a triangle filter, widened by the downscale
+// when it shrinks), as the references resize before they rotate; one bilinear step then does the
+// rest (rotation, shift, a scale near 1).
 #pragma once
 
 #include <optional>
@@ -17,8 +17,8 @@ namespace textfeed::augment {
 // Reusable buffers (per worker thread): they grow to the largest read region seen and are then
 // reused, so a steady state allocates nothing. Not thread-safe.
 struct WarpScratch {
-  std::vector<uint8_t> horizontal;  // the horizontal pass's rows (when x shrinks)
-  std::vector<uint8_t> resized;     // the part of the resized source the crop reads (when y shrinks)
+  std::vector<uint8_t> horizontal;  // the horizontal pass's rows (when x is resized)
+  std::vector<uint8_t> resized;     // the part of the resized source the crop reads (when y is)
   internal::PilTaps taps_x, taps_y;
 };
 
