@@ -137,7 +137,7 @@ void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, Infe
     in_stride = dst_stride;
   }
   internal::pil_taps(src.height, out.height, 0, out.height, s.taps);
-  internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes);
+  internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes, 0, out.height);
 }
 
 Status render_inference(const MutableImageView& out, const ImageView& src, const InferencePlan& plan,

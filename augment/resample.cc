@@ -19,7 +19,7 @@ namespace avx2 {
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
                     ptrdiff_t out_stride);
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride);
+                  ptrdiff_t out_stride, int from, int to);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace avx2
 #endif
@@ -95,18 +95,20 @@ void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int row
 }
 
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride) {
+                  ptrdiff_t out_stride, int from, int to) {
 #if defined(TEXTFEED_AUGMENT_AVX2)
-  if (avx2_builds_run()) return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride);
+  if (avx2_builds_run()) return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
 #endif
-  baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride);
+  baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
 }
 
-void bilinear_warp(const BilinearJob& job) {
+void bilinear_warp(const BilinearJob& job) { bilinear_warp_rows(job, 0, job.dst_h); }
+
+void bilinear_warp_rows(const BilinearJob& job, int y_begin, int y_end) {
 #if defined(TEXTFEED_AUGMENT_AVX2)
-  if (avx2_builds_run()) return avx2::bilinear_rows(job, 0, job.dst_h);
+  if (avx2_builds_run()) return avx2::bilinear_rows(job, y_begin, y_end);
 #endif
-  baseline::bilinear_rows(job, 0, job.dst_h);
+  baseline::bilinear_rows(job, y_begin, y_end);
 }
 
 }  // namespace textfeed::augment::internal

@@ -33,10 +33,11 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t);
 // into t.end - t.begin pixels per row at `out`. Rounded and clamped as PIL does.
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
                     ptrdiff_t out_stride);
-// PIL's vertical pass: output row o (t.begin <= o < t.end) from source rows t.first[...] ...,
-// source row r at in + (r - in_row0) * in_stride, `bytes` bytes per row.
+// PIL's vertical pass: output rows [from, to) (within [t.begin, t.end)), row o at out + (o -
+// t.begin) * out_stride, from source rows t.first[o - t.begin] ..., source row r at in + (r -
+// in_row0) * in_stride; `bytes` bytes per row.
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride);
+                  ptrdiff_t out_stride, int from, int to);
 
 // Bilinear warp into `dst` (dst_w x dst_h, 3 channels) of `src` through `inv`, which maps a
 // destination pixel centre (x, y) to the source: (inv[0] x + inv[1] y + inv[2], inv[3] x + inv[4] y
@@ -52,13 +53,15 @@ struct BilinearJob {
   double inv[6];
 };
 void bilinear_warp(const BilinearJob& job);
+// Destination rows [y_begin, y_end) of it.
+void bilinear_warp_rows(const BilinearJob& job, int y_begin, int y_end);
 
 // The baseline build of each, whatever the CPU (for tests that compare the two).
 namespace baseline {
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
                     ptrdiff_t out_stride);
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride);
+                  ptrdiff_t out_stride, int from, int to);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace baseline
 

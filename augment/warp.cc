@@ -16,6 +16,17 @@ using internal::pil_horizontal;
 using internal::pil_taps;
 using internal::pil_vertical;
 
+// The bilinear step from `from` into `out` through m (from -> out): it reads the inverse.
+BilinearJob bilinear_job(const MutableImageView& out, const ImageView& from, const double m[6]) {
+  const double d = m[0] * m[4] - m[1] * m[3];
+  BilinearJob job{from.data, from.stride_bytes, from.width, from.height, out.data, out.stride_bytes, out.width,
+                  out.height, {}};
+  job.inv[0] = m[4] / d, job.inv[1] = -m[1] / d, job.inv[3] = -m[3] / d, job.inv[4] = m[0] / d;
+  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]);
+  job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
+  return job;
+}
+
 // Grows a buffer to n bytes, and at once to `expect` (what any rotation of this crop may need),
 // so that samples after the first do not touch fresh pages again.
 void grow(std::vector<uint8_t>& v, size_t n, size_t expect) {
@@ -149,10 +160,12 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     } else {
       in += 3 * static_cast<ptrdiff_t>(c0 - f.x0);
     }
+    // The vertical pass's input; its output rows are made band by band below, just before the
+    // bilinear step reads them (they are then still in the cache).
+    const uint8_t* v_in = in;
+    const ptrdiff_t v_stride = in_stride;
     if (sh.resize_y) {
       grow(scratch.resized, static_cast<size_t>(rows) * cols * 3, static_cast<size_t>(expect));
-      pil_vertical(in, in_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(),
-                   static_cast<ptrdiff_t>(cols) * 3);
       in = scratch.resized.data();
       in_stride = static_cast<ptrdiff_t>(cols) * 3;
     }
@@ -162,15 +175,40 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     const double r[6] = {g[0] * kx, g[1] * ky, g[0] * bx + g[1] * by + g[2],
                          g[3] * kx, g[4] * ky, g[3] * bx + g[4] * by + g[5]};
     std::copy(r, r + 6, m);
+    if (sh.resize_y) {
+      const BilinearJob job = bilinear_job(out, from, m);
+      // Each band of destination rows reads resized rows between the least and the greatest v of
+      // its corners (v is affine), plus the bilinear neighbour: make those not made yet. Made rows
+      // stay one interval [lo, hi) (bands are adjacent, so their row ranges overlap or touch).
+      constexpr int kBand = 32;
+      int lo = 0, hi = 0;
+      for (int y = 0; y < out.height; y += kBand) {
+        const int y1 = std::min(y + kBand, out.height);
+        double vmin = 1e300, vmax = -1e300;
+        for (const int cy : {y, y1 - 1})
+          for (const int cx : {0, out.width - 1}) {
+            const double v = job.inv[3] * cx + job.inv[4] * cy + job.inv[5];
+            vmin = std::min(vmin, v), vmax = std::max(vmax, v);
+          }
+        const int need0 = static_cast<int>(std::clamp(std::floor(vmin) - 1, 0.0, static_cast<double>(rows)));
+        const int need1 = static_cast<int>(std::clamp(std::floor(vmax) + 3, 0.0, static_cast<double>(rows)));
+        auto make = [&](int a, int z) {  // resized rows [a, z) of this part = outputs i0 + a ...
+          if (z > a)
+            pil_vertical(v_in, v_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(), in_stride,
+                         i0 + a, i0 + z);
+        };
+        if (hi <= lo) {
+          make(need0, need1), lo = need0, hi = need1;
+        } else {
+          if (need0 < lo) make(need0, lo), lo = need0;
+          if (need1 > hi) make(hi, need1), hi = need1;
+        }
+        internal::bilinear_warp_rows(job, y, y1);
+      }
+      return Status();
+    }
   }
-  // The bilinear step reads the destination -> source matrix.
-  const double d = m[0] * m[4] - m[1] * m[3];
-  BilinearJob job{from.data, from.stride_bytes, from.width, from.height, out.data, out.stride_bytes, out.width,
-                  out.height, {}};
-  job.inv[0] = m[4] / d, job.inv[1] = -m[1] / d, job.inv[3] = -m[3] / d, job.inv[4] = m[0] / d;
-  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]);
-  job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
-  bilinear_warp(job);
+  bilinear_warp(bilinear_job(out, from, m));
   return Status();
 }
 

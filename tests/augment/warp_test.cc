@@ -309,8 +309,8 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     ASSERT_EQ(a, b) << out;
     internal::pil_taps(120, out % 120 + 1, 0, out % 120 + 1, t);
     std::vector<uint8_t> c(static_cast<size_t>(out % 120 + 1) * 333 * 3), d(c.size());
-    internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3);
-    internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3);
+    internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3, t.begin, t.end);
+    internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3, t.begin, t.end);
     ASSERT_EQ(c, d) << out;
   }
 }
