@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "augment/resample.h"
 
@@ -102,8 +103,12 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     return Status();
   };
   const AxisScales sh = axis_scales(m, src_scale != 1.0);
+  // A rotation without a resize still goes through the banded path below, the rows copied instead
+  // of resized: a rotated row reads a cache line from each of ~100 source rows, which no hardware
+  // prefetcher predicts, while a band's rows just copied are in the cache.
+  const bool copy_rows = !sh.resize_x && !sh.resize_y && m[3] != 0;
   ImageView from = src;
-  if (sh.resize_x || sh.resize_y) {
+  if (sh.resize_x || sh.resize_y || copy_rows) {
     // PIL's resize of the scaled axes, on the grid of the whole image (out_size =
     // round(size * scale)), for the part the crop reads only: the crop's inverse image in resized
     // pixels, 3 more on each side for the bilinear step, and no pixel whose filter reaches past
@@ -146,10 +151,10 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     // sqrt(2) times the crop's) with the margins.
     const double side = 1.45 * std::max(out.width, out.height) + 16;
     const double expect = side * side * 3;
-    // `in` holds whole-image row in_row0 (of `in_rows` rows) and column in_col0 at its start.
+    // `in` starts at whole-image row in_row0, column c0 (or the horizontal pass's first column).
     const uint8_t* in = src.data + static_cast<ptrdiff_t>(r0 - f.y0) * src.stride_bytes;
     ptrdiff_t in_stride = src.stride_bytes;
-    int in_row0 = r0;
+    const int in_row0 = r0;
     if (sh.resize_x) {  // horizontal first, as PIL: rows r0..r1, resized columns j0..j1
       grow(scratch.horizontal, static_cast<size_t>(r1 - r0) * cols * 3,
            static_cast<size_t>(expect * (sh.resize_y ? std::max(1.0, 1.0 / sh.sy) : 1.0)));
@@ -164,7 +169,8 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     // bilinear step reads them (they are then still in the cache).
     const uint8_t* v_in = in;
     const ptrdiff_t v_stride = in_stride;
-    if (sh.resize_y) {
+    const bool banded = sh.resize_y || copy_rows;
+    if (banded) {
       grow(scratch.resized, static_cast<size_t>(rows) * cols * 3, static_cast<size_t>(expect));
       in = scratch.resized.data();
       in_stride = static_cast<ptrdiff_t>(cols) * 3;
@@ -175,7 +181,7 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     const double r[6] = {g[0] * kx, g[1] * ky, g[0] * bx + g[1] * by + g[2],
                          g[3] * kx, g[4] * ky, g[3] * bx + g[4] * by + g[5]};
     std::copy(r, r + 6, m);
-    if (sh.resize_y) {
+    if (banded) {
       const BilinearJob job = bilinear_job(out, from, m);
       // Each band of destination rows reads resized rows between the least and the greatest v of
       // its corners (v is affine), plus the bilinear neighbour: make those not made yet. Made rows
@@ -192,10 +198,15 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
           }
         const int need0 = static_cast<int>(std::clamp(std::floor(vmin) - 1, 0.0, static_cast<double>(rows)));
         const int need1 = static_cast<int>(std::clamp(std::floor(vmax) + 3, 0.0, static_cast<double>(rows)));
-        auto make = [&](int a, int z) {  // resized rows [a, z) of this part = outputs i0 + a ...
-          if (z > a)
+        auto make = [&](int a, int z) {  // rows [a, z) of this part (whole-image rows i0 + a ...)
+          if (z <= a) return;
+          if (sh.resize_y) {
             pil_vertical(v_in, v_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(), in_stride,
                          i0 + a, i0 + z);
+            return;
+          }
+          for (int k = a; k < z; ++k)  // v_in holds rows i0.. (r0 = i0 when y is not resized)
+            std::memcpy(scratch.resized.data() + k * in_stride, v_in + k * v_stride, static_cast<size_t>(cols) * 3);
         };
         if (hi <= lo) {
           make(need0, need1), lo = need0, hi = need1;
