@@ -16,10 +16,10 @@ namespace baseline {
 #if defined(TEXTFEED_AUGMENT_AVX2)
 namespace avx2 {
 // resample_avx2.cc.
-void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
-                    ptrdiff_t out_stride);
-void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride, int from, int to);
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
+                    uint8_t* out, ptrdiff_t out_stride);
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace avx2
 #endif
@@ -64,7 +64,8 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
       const double d = std::abs((x + xmin - center + 0.5) * ss);
       const double v = d < 1.0 ? 1.0 - d : 0.0;
       const double n = ww != 0.0 ? v / ww : v;
-      w[xmin - first + x] = static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
+      w[xmin - first + x] =
+          static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
     }
   }
   // The horizontal pass's AVX2 layout: per output pixel and group of 4 taps, the weights split
@@ -86,18 +87,20 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
     }
 }
 
-void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
-                    ptrdiff_t out_stride) {
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
+                    uint8_t* out, ptrdiff_t out_stride) {
 #if defined(TEXTFEED_AUGMENT_AVX2)
-  if (avx2_builds_run()) return avx2::pil_horizontal(in, in_stride, in_col0, rows, t, out, out_stride);
+  if (avx2_builds_run())
+    return avx2::pil_horizontal(in, in_stride, in_col0, rows, t, out, out_stride);
 #endif
   baseline::pil_horizontal(in, in_stride, in_col0, rows, t, out, out_stride);
 }
 
-void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride, int from, int to) {
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to) {
 #if defined(TEXTFEED_AUGMENT_AVX2)
-  if (avx2_builds_run()) return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
+  if (avx2_builds_run())
+    return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
 #endif
   baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
 }

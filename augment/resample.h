@@ -1,8 +1,8 @@
 // The resampling kernels under the one warp (augment/warp.h) and the inference resize
 // (augment/inference.h): PIL's separable bilinear (triangle) resize, pass by pass and for a part of
 // the output only, and a bilinear affine warp in 6-bit fixed point. Each has a baseline build and,
-// on x86-64 CPUs with AVX2, a second build (resample_avx2.cc) chosen at run time; both give the same
-// bytes. Internal to augment.
+// on x86-64 CPUs with AVX2, a second build (resample_avx2.cc) chosen at run time; both give the
+// same bytes. Internal to augment.
 #pragma once
 
 #include <cstddef>
@@ -31,13 +31,13 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t);
 
 // PIL's horizontal pass: `rows` rows of 3-channel pixels, source column c at in + 3 (c - in_col0),
 // into t.end - t.begin pixels per row at `out`. Rounded and clamped as PIL does.
-void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
-                    ptrdiff_t out_stride);
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
+                    uint8_t* out, ptrdiff_t out_stride);
 // PIL's vertical pass: output rows [from, to) (within [t.begin, t.end)), row o at out + (o -
 // t.begin) * out_stride, from source rows t.first[o - t.begin] ..., source row r at in + (r -
 // in_row0) * in_stride; `bytes` bytes per row.
-void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride, int from, int to);
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
 
 // Bilinear warp into `dst` (dst_w x dst_h, 3 channels) of `src` through `inv`, which maps a
 // destination pixel centre (x, y) to the source: (inv[0] x + inv[1] y + inv[2], inv[3] x + inv[4] y
@@ -58,10 +58,10 @@ void bilinear_warp_rows(const BilinearJob& job, int y_begin, int y_end);
 
 // The baseline build of each, whatever the CPU (for tests that compare the two).
 namespace baseline {
-void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t, uint8_t* out,
-                    ptrdiff_t out_stride);
-void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t, uint8_t* out,
-                  ptrdiff_t out_stride, int from, int to);
+void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
+                    uint8_t* out, ptrdiff_t out_stride);
+void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace baseline
 

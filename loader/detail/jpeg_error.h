@@ -3,10 +3,10 @@
 // <jpeglib.h>. The frame that calls setjmp must hold nothing with a destructor.
 #pragma once
 
+#include <jpeglib.h>
+
 #include <csetjmp>
 #include <cstdio>
-
-#include <jpeglib.h>
 
 namespace textfeed::loader::internal {
 

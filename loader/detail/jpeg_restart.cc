@@ -2,13 +2,13 @@
 // find_restart_cut by walking the markers of the file.
 #include "loader/detail/jpeg_restart.h"
 
+#include <jpeglib.h>
+
 #include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
 #include <string>
-
-#include <jpeglib.h>
 
 #include "loader/detail/jpeg_error.h"
 
@@ -75,7 +75,8 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
   cinfo.restart_in_rows = 1;
   jpeg_start_compress(&cinfo, TRUE);
   while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row = const_cast<uint8_t*>(rgb.data()) + static_cast<size_t>(cinfo.next_scanline) * rgb.stride_bytes();
+    JSAMPROW row = const_cast<uint8_t*>(rgb.data()) +
+                   static_cast<size_t>(cinfo.next_scanline) * rgb.stride_bytes();
     jpeg_write_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_compress(&cinfo);
@@ -110,7 +111,8 @@ bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut) {
         max_h = std::max(max_h, seg[6 + 3 * c + 1] >> 4);
         max_v = std::max(max_v, seg[6 + 3 * c + 1] & 15);
       }
-    } else if ((marker >= 0xC2 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC)) {
+    } else if ((marker >= 0xC2 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
+                marker != 0xCC)) {
       return false;  // progressive, lossless, arithmetic: not cut
     } else if (marker == 0xDD) {
       if (len < 4) return false;
@@ -141,7 +143,7 @@ bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut) {
       p += m == 0x00 ? 2 : 1;
       continue;
     }
-    if (m < 0xD0 || m > 0xD7) return false;  // EOI or another marker before the k-th restart
+    if (m < 0xD0 || m > 0xD7) return false;   // EOI or another marker before the k-th restart
     if ((m & 7) != (seen & 7)) return false;  // markers out of sequence: not ours to trust
     if (++seen == k) {
       cut.data = std::span<const uint8_t>(p + 2, static_cast<size_t>(end - (p + 2)));

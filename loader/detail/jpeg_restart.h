@@ -23,9 +23,9 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
 // and the entropy-coded data from that row on. Not for a JPEG without such markers, a progressive
 // one, or a row within the first 8 MCU rows.
 struct RestartCut {
-  int rows_cut = 0;                  // full-size rows above the cut
-  std::vector<uint8_t> header;       // SOI .. SOS, the frame's height patched
-  std::span<const uint8_t> data;     // the entropy-coded data from the cut to the end of the file
+  int rows_cut = 0;               // full-size rows above the cut
+  std::vector<uint8_t> header;    // SOI .. SOS, the frame's height patched
+  std::span<const uint8_t> data;  // the entropy-coded data from the cut to the end of the file
 };
 // cut.header's buffer is reused; returns false (rows_cut 0) when the JPEG cannot be cut there.
 bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut);
