@@ -1,7 +1,7 @@
 """The one warp against the SakuraRiven chain's three PIL resamplings (bench/psnr_sweep.py), seed by
 seed: at least 35 dB on the built-in ICDAR-2015 sample and on images made to be hard on resampling
 (white noise, small text, softened noise), for height ratios on both sides of 1 and every angle."""
-import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,16 +9,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _sweep_module():
-    spec = importlib.util.spec_from_file_location("psnr_sweep", ROOT / "bench" / "psnr_sweep.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def sweep():
-    return _sweep_module()
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import psnr_sweep
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return psnr_sweep
 
 
 def _check(results):
