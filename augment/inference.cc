@@ -130,13 +130,13 @@ void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, Infe
       dst = s.pass.data();
       dst_stride = static_cast<ptrdiff_t>(out.width) * 3;
     }
-    internal::pil_taps(src.width, out.width, 0, out.width, s.taps);
+    internal::pil_taps(src.width, out.width, 0, out.width, true, s.taps);
     internal::pil_horizontal(in, in_stride, 0, src.height, s.taps, dst, dst_stride);
     if (!vertical) return;
     in = dst;
     in_stride = dst_stride;
   }
-  internal::pil_taps(src.height, out.height, 0, out.height, s.taps);
+  internal::pil_taps(src.height, out.height, 0, out.height, false, s.taps);
   internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes, 0, out.height);
 }
 

@@ -24,7 +24,7 @@ void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace avx2
 #endif
 
-void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
+void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, PilTaps& t) {
   // PIL's precompute_coeffs (Resample.c) for the bilinear filter: support 1, widened by the
   // downscale; centre of output pixel o at (o + 0.5) * scale; window [xmin, xmax) clipped to the
   // image; weights normalized by their sum; then normalize_coeffs_8bpc's rounding to 22 bits.
@@ -71,7 +71,11 @@ void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t) {
   // The horizontal pass's AVX2 layout: per output pixel and group of 4 taps, the weights split
   // exactly into w = hi * 2^11 + lo (both < 2^15), as 16 words [hi0 hi1 hi0 hi1 hi0 hi1 0 0 |
   // hi2 hi3 ...] then the same for lo, to multiply pixels laid out [R0 R1 G0 G1 B0 B1 0 0 | R2 R3
-  // ...] with pmaddwd.
+  // ...] with pmaddwd. A vertical pass reads none of it.
+  if (!horizontal) {
+    t.packed.clear();
+    return;
+  }
   const int groups = (taps + 3) / 4;
   t.packed.assign(static_cast<size_t>(end - begin) * groups * 32, 0);
   for (int o = 0; o < end - begin; ++o)

@@ -21,13 +21,14 @@ struct PilTaps {
   int begin = 0, end = 0, taps = 0;
   std::vector<int> first;
   std::vector<int32_t> weights;  // (end - begin) x taps
-  std::vector<int16_t> packed;   // the same weights as the AVX2 horizontal pass reads them
+  std::vector<int16_t> packed;   // the same weights as the AVX2 horizontal pass reads them, or empty
   int min_source() const { return first.empty() ? 0 : first.front(); }
   int end_source() const { return first.empty() ? 0 : first.back() + taps; }
 };
 // Reuses t's buffers (no allocation once they have grown). in_size, out_size >= 1;
-// 0 <= begin < end <= out_size.
-void pil_taps(int in_size, int out_size, int begin, int end, PilTaps& t);
+// 0 <= begin < end <= out_size. `horizontal`: also lay the weights out for the AVX2 horizontal
+// pass (`packed`; without it that pass runs its baseline loop).
+void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, PilTaps& t);
 
 // PIL's horizontal pass: `rows` rows of 3-channel pixels, source column c at in + 3 (c - in_col0),
 // into t.end - t.begin pixels per row at `out`. Rounded and clamped as PIL does.

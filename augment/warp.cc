@@ -121,8 +121,8 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     const double kx = static_cast<double>(f.width) / nx, ky = static_cast<double>(f.height) / ny;
     // Resized pixels [a, z) of an axis: those the crop reads whose filter stays in the view's
     // [lo, hi) source pixels. Taps are computed (into t) for the axes that resize.
-    auto axis = [](bool resize, double b0, double b1, double k, int size, int n, int lo, int hi,
-                   internal::PilTaps& t, int& a, int& z) {
+    auto axis = [](bool resize, bool horizontal, double b0, double b1, double k, int size, int n, int lo,
+                   int hi, internal::PilTaps& t, int& a, int& z) {
       a = static_cast<int>(std::clamp(std::floor((b0 + 0.5) / k - 0.5) - 3, 0.0, static_cast<double>(n)));
       z = static_cast<int>(std::clamp(std::ceil((b1 + 0.5) / k - 0.5) + 4, 0.0, static_cast<double>(n)));
       if (!resize) {
@@ -130,18 +130,18 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
         return;
       }
       if (z <= a) return;
-      pil_taps(size, n, a, z, t);
+      pil_taps(size, n, a, z, horizontal, t);
       int a2 = a, z2 = z;  // `first` grows with the output pixel: trim from both ends
       while (a2 < z2 && t.first[static_cast<size_t>(a2 - a)] < lo) ++a2;
       while (z2 > a2 && t.first[static_cast<size_t>(z2 - 1 - a)] + t.taps > hi) --z2;
       if (a2 != a || z2 != z) {
-        if (z2 > a2) pil_taps(size, n, a2, z2, t);
+        if (z2 > a2) pil_taps(size, n, a2, z2, horizontal, t);
         a = a2, z = z2;
       }
     };
     int j0, j1, i0, i1;
-    axis(sh.resize_x, b.x0, b.x1, kx, f.width, nx, f.x0, f.x0 + src.width, scratch.taps_x, j0, j1);
-    axis(sh.resize_y, b.y0, b.y1, ky, f.height, ny, f.y0, f.y0 + src.height, scratch.taps_y, i0, i1);
+    axis(sh.resize_x, true, b.x0, b.x1, kx, f.width, nx, f.x0, f.x0 + src.width, scratch.taps_x, j0, j1);
+    axis(sh.resize_y, false, b.y0, b.y1, ky, f.height, ny, f.y0, f.y0 + src.height, scratch.taps_y, i0, i1);
     if (j1 <= j0 || i1 <= i0) return black();  // the crop reads nothing of the source
     // The whole image's columns and rows the two passes read.
     const int c0 = sh.resize_x ? scratch.taps_x.min_source() : j0;
