@@ -1,5 +1,5 @@
-// Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), PNG, BMP, TIFF, WebP, PNM/PAM
-// and Sun raster through OpenCV. For every format the header is read and the pixel limit checked
+// Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), PNG, BMP, TIFF, WebP and
+// PNM/PAM through OpenCV (each from memory: none through a temporary file). For every format the header is read and the pixel limit checked
 // before anything is allocated; formats whose size cannot be read first are refused.
 #pragma once
 
@@ -39,7 +39,7 @@ class Decoder {
   // Reads the size from the header only. `name` is used in messages (the file path).
   // Errors: kCorrupt (unknown format, or a damaged header or one giving a 0 size),
   // kUnimplemented (a format OpenCV knows but textfeed does not read: HDR, PFM, DICOM, JPEG 2000,
-  // OpenEXR, GIF, BigTIFF), kInvalidArgument (over max_pixels). After a failure the Decoder is
+  // OpenEXR, GIF, BigTIFF, Sun raster), kInvalidArgument (over max_pixels). After a failure the Decoder is
   // as good as new (a damaged JPEG never spoils the next one).
   Result<ImageInfo> read_info(std::span<const uint8_t> bytes, std::string_view name);
 

@@ -11,7 +11,7 @@ namespace {
 
 using Bytes = std::span<const uint8_t>;
 
-constexpr std::string_view kSupported = "textfeed reads JPEG, PNG, BMP, TIFF, WebP, PNM/PAM and Sun raster images";
+constexpr std::string_view kSupported = "textfeed reads JPEG, PNG, BMP, TIFF, WebP and PNM/PAM images";
 
 bool starts_with(Bytes b, size_t at, std::string_view sig) {
   return b.size() >= at + sig.size() && std::memcmp(b.data() + at, sig.data(), sig.size()) == 0;
@@ -26,12 +26,15 @@ Status corrupt(std::string_view name, std::string_view format, const std::string
   return Status::corrupt(std::string(name) + ": " + std::string(format) + " " + what);
 }
 
-// A header's size as ints, refusing 0 and anything past INT_MAX.
+// A header's size as ints, refusing 0 and a side past 2^20, where OpenCV's imdecode throws (and
+// some of its decoders would have written the bytes to a temporary file first).
 Result<ImageHeader> sized(std::string_view name, HeaderFormat f, uint64_t w, uint64_t h, int channels) {
-  constexpr uint64_t kMax = std::numeric_limits<int>::max();
-  if (w == 0 || h == 0 || w > kMax || h > kMax)
-    return corrupt(name, header_format_name(f),
-                   "header gives an impossible size " + std::to_string(w) + "x" + std::to_string(h));
+  constexpr uint64_t kMax = uint64_t{1} << 20;
+  const std::string size = std::to_string(w) + "x" + std::to_string(h);
+  if (w == 0 || h == 0) return corrupt(name, header_format_name(f), "header gives an impossible size " + size);
+  if (w > kMax || h > kMax)
+    return Status::invalid_argument(std::string(name) + ": " + std::string(header_format_name(f)) + " of " + size +
+                                    ": a side over 1048576 pixels, which OpenCV does not decode");
   return ImageHeader{f, static_cast<int>(w), static_cast<int>(h), channels};
 }
 
@@ -164,6 +167,8 @@ std::string_view refused_format(Bytes b) {
   if (starts_with(b, 0, "\x76\x2f\x31\x01")) return "an OpenEXR image";
   if (starts_with(b, 0, "GIF8")) return "a GIF image";
   if (starts_with(b, 0, "II+") || starts_with(b, 0, std::string_view("MM\0+", 4))) return "a BigTIFF image";
+  // OpenCV decodes Sun raster only from a file: it would write the bytes to its temp directory.
+  if (starts_with(b, 0, "\x59\xa6\x6a\x95")) return "a Sun raster image";
   return {};
 }
 
@@ -177,7 +182,6 @@ std::string_view header_format_name(HeaderFormat f) {
     case HeaderFormat::kWebp: return "WebP";
     case HeaderFormat::kPnm: return "PNM";
     case HeaderFormat::kPam: return "PAM";
-    case HeaderFormat::kSunRaster: return "Sun raster";
   }
   return "?";
 }
@@ -190,10 +194,6 @@ Result<ImageHeader> read_image_header(Bytes b, std::string_view name) {
   if (starts_with(b, 0, "RIFF") && starts_with(b, 8, "WEBP")) return webp(b, name);
   if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6' && is_space(b[2])) return pnm(b, name);
   if (b.size() >= 3 && b[0] == 'P' && b[1] == '7' && is_space(b[2])) return pam(b, name);
-  if (starts_with(b, 0, "\x59\xa6\x6a\x95")) {
-    if (b.size() < 32) return corrupt(name, "Sun raster", "header is truncated");
-    return sized(name, HeaderFormat::kSunRaster, be32(b, 4), be32(b, 8), 3);
-  }
   if (const std::string_view what = refused_format(b); !what.empty())
     return Status::unimplemented(std::string(name) + ": " + std::string(what) + "; " + std::string(kSupported));
   return Status::corrupt(std::string(name) + ": not an image of a known format (" + std::string(kSupported) + ")");

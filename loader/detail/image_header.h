@@ -3,7 +3,8 @@
 // Each signature here is the one OpenCV 4's imdecode selects its decoder by, and each size is read
 // as that decoder reads it; the Decoder still compares the decoded size with the header's.
 // Formats OpenCV may decode but whose size this cannot read first (Radiance HDR, PFM, DICOM,
-// JPEG 2000, OpenEXR, GIF, ...) are refused: a decoder is never run on a size unchecked.
+// JPEG 2000, OpenEXR, GIF, ...) are refused: a decoder is never run on a size unchecked. So is Sun
+// raster, which OpenCV decodes only through a temporary file.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 
 namespace textfeed::loader::internal {
 
-enum class HeaderFormat : unsigned char { kPng, kBmp, kTiff, kWebp, kPnm, kPam, kSunRaster };
+enum class HeaderFormat : unsigned char { kPng, kBmp, kTiff, kWebp, kPnm, kPam };
 
 struct ImageHeader {
   HeaderFormat format = HeaderFormat::kPng;

@@ -18,7 +18,7 @@
 namespace textfeed::loader::testing {
 
 // A w x h BGR image of noise (seeded) encoded as `ext` (".jpg", ".png", ".bmp", ".tif", ".webp",
-// ".ppm", ".pgm", ".pam", ".ras"); empty when OpenCV cannot encode it.
+// ".ppm", ".pgm", ".pam"); empty when OpenCV cannot encode it.
 inline std::vector<uint8_t> encoded_image(const std::string& ext, int w, int h, int seed = 1) {
   cv::Mat bgr(h, w, CV_8UC3);
   cv::theRNG().state = static_cast<uint64_t>(seed) + 1;
