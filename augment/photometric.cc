@@ -3,43 +3,25 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "augment/avx2_builds.h"
-#include "augment/color_jitter.h"
 #include "augment/normalize.h"
 #include "base/stream_store.h"
 
 namespace textfeed::augment {
-namespace internal {
-namespace baseline {
-#include "augment/color_kernels.inc"
-}  // namespace baseline
-
-#if defined(TEXTFEED_AUGMENT_AVX2)
-namespace avx2 {
-// photometric_avx2.cc.
-void jitter_row(float* r, float* g, float* b, int n, const ColorOp* ops, int count, const JitterFactors& p);
-}  // namespace avx2
-#endif
-
-void jitter_row(float* r, float* g, float* b, int n, const ColorOp* ops, int count, const JitterFactors& p) {
-#if defined(TEXTFEED_AUGMENT_AVX2)
-  if (avx2_builds_run()) return avx2::jitter_row(r, g, b, n, ops, count, p);
-#endif
-  baseline::jitter_row(r, g, b, n, ops, count, p);
-}
-
-}  // namespace internal
-
 namespace {
 
-// One row as three float planes.
+// One row as three float planes; every op is a tight loop over them that the compiler vectorizes,
+// cloned for AVX2 with a run-time dispatch (x86-64 baseline code stays the fallback).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TF_VECTOR_CLONES
+#endif
 struct Row {
   float* r;
   float* g;
@@ -47,8 +29,72 @@ struct Row {
   int n;
 };
 
-// Every 4th pixel of a row into the planes (the contrast mean's sample).
-void load_row(const uint8_t* s, int stride_px, Row x) {
+inline float clamp255(float v) { return std::min(255.f, std::max(0.f, v)); }
+
+TF_VECTOR_CLONES void scale_clamp(Row x, float f, float add) {
+  for (int i = 0; i < x.n; ++i) {
+    x.r[i] = clamp255(x.r[i] * f + add);
+    x.g[i] = clamp255(x.g[i] * f + add);
+    x.b[i] = clamp255(x.b[i] * f + add);
+  }
+}
+
+TF_VECTOR_CLONES void saturate(Row x, float f) {
+  for (int i = 0; i < x.n; ++i) {
+    const float y = (0.299f * x.r[i] + 0.587f * x.g[i] + 0.114f * x.b[i]) * (1 - f);
+    x.r[i] = clamp255(x.r[i] * f + y);
+    x.g[i] = clamp255(x.g[i] * f + y);
+    x.b[i] = clamp255(x.b[i] * f + y);
+  }
+}
+
+// HSV hue rotation by `shift6` sixths of a turn; value and chroma are kept. Branch-free.
+TF_VECTOR_CLONES void rotate_hue(Row x, float shift6) {
+  for (int i = 0; i < x.n; ++i) {
+    const float r = x.r[i], g = x.g[i], b = x.b[i];
+    const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
+    const float ch = mx - mn;
+    // Every candidate computed, then selected (no division under a branch): with
+    // -fno-trapping-math (CMakeLists) the loop vectorizes, and each pixel gets the same
+    // operations as the branching form.
+    const float q = 1.f / (ch > 0 ? ch : 1.f);
+    const float inv = ch > 0 ? q : 0.f;
+    const float hr = (g - b) * inv, hg = 2.f + (b - r) * inv, hb = 4.f + (r - g) * inv;
+    float h = mx == r ? hr : (mx == g ? hg : hb);
+    h += shift6;  // h in [-4, 9]: |shift6| <= 3 (hue within half a turn either way)
+    h += h < 0 ? 6.f : 0.f;
+    h -= h >= 6 ? 6.f : 0.f;
+    float k;
+    k = 5.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.r[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+    k = 3.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.g[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+    k = 1.f + h;
+    k -= k >= 6 ? 6.f : 0.f;
+    x.b[i] = mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
+  }
+}
+
+void apply_op(ColorOp op, const ColorParams& p, float contrast_mean, Row x) {
+  switch (op) {
+    case ColorOp::kBrightness:
+      scale_clamp(x, static_cast<float>(p.brightness), 0.f);
+      break;
+    case ColorOp::kContrast:
+      scale_clamp(x, static_cast<float>(p.contrast), contrast_mean * (1 - static_cast<float>(p.contrast)));
+      break;
+    case ColorOp::kSaturation:
+      saturate(x, static_cast<float>(p.saturation));
+      break;
+    case ColorOp::kHue:
+      rotate_hue(x, static_cast<float>(p.hue * 6));
+      break;
+  }
+}
+
+TF_VECTOR_CLONES void load_row(const uint8_t* s, int stride_px, Row x) {
   for (int i = 0; i < x.n; ++i) {
     x.r[i] = s[stride_px * i];
     x.g[i] = s[stride_px * i + 1];
@@ -155,16 +201,6 @@ ColorParams draw_color_params(const AugmentOptions& o, Rng& rng) {
 
 namespace {
 
-internal::JitterFactors factors(const ColorParams& p, float contrast_mean) {
-  internal::JitterFactors f;
-  f.brightness = static_cast<float>(p.brightness);
-  f.contrast = static_cast<float>(p.contrast);
-  f.contrast_add = contrast_mean * (1 - f.contrast);
-  f.saturation = static_cast<float>(p.saturation);
-  f.shift6 = static_cast<float>(p.hue * 6);
-  return f;
-}
-
 // Contrast blends with the grey mean of the image as it is when contrast runs: kFused estimates it
 // on a 4x4-subsampled grid (pixels x = 1, 5, 9, ... of rows y = 1, 5, 9, ...) after the ops that
 // come before it. `buf` holds at least 3 * crop.width floats.
@@ -177,7 +213,7 @@ float fused_contrast_mean(const ImageView& crop, const ColorParams& p, float* bu
   size_t count = 0;
   for (int y = 1; y < h && sub.n > 0; y += 4) {
     load_row(crop.row(y) + 3, 12, sub);
-    internal::jitter_row(sub.r, sub.g, sub.b, sub.n, p.order, contrast_at, factors(p, 0.f));
+    for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, sub);
     for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
     count += static_cast<size_t>(sub.n);
   }
@@ -219,13 +255,12 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   }
   const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
-  const internal::JitterFactors jitter = factors(p, contrast_mean);
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {
     float* const channels[3] = {x.r, x.g, x.b};
     split_channels(src.row(y), c, channels);
     if (fused)
-      internal::jitter_row(x.r, x.g, x.b, c, p.order, 4, jitter);
+      for (ColorOp op : p.order) apply_op(op, p, contrast_mean, x);
     for (int k = 0; k < 3; ++k) {
       uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
       const float* v = planes[k];

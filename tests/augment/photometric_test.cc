@@ -5,11 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <random>
 #include <vector>
-
-#include "augment/color_jitter.h"
 
 namespace textfeed::augment {
 namespace {
@@ -226,81 +222,6 @@ TEST(PhotometricTest, HueMatchesAReferenceHsvRotation) {
       double want[3];
       hue_reference(px[0], px[1], px[2], shift, want);
       for (int c = 0; c < 3; ++c) ASSERT_NEAR(out[c * 256 + i], want[c], 0.51) << "shift " << shift << " px " << i;
-    }
-  }
-}
-
-// The fused row kernel (both builds) against the ops written out one pixel at a time with
-// std::min/std::max, in every order and on rows whose length is not a multiple of 8: the same
-// floats, bit for bit. Pixels include greys (no chroma), ties between channels, 0 and 255.
-namespace scalar {
-float clamp255(float v) { return std::min(255.f, std::max(0.f, v)); }
-void op(ColorOp op, const internal::JitterFactors& f, float& r, float& g, float& b) {
-  switch (op) {
-    case ColorOp::kBrightness:
-    case ColorOp::kContrast: {
-      const float m = op == ColorOp::kBrightness ? f.brightness : f.contrast;
-      const float add = op == ColorOp::kBrightness ? 0.f : f.contrast_add;
-      r = clamp255(r * m + add), g = clamp255(g * m + add), b = clamp255(b * m + add);
-      return;
-    }
-    case ColorOp::kSaturation: {
-      const float y = (0.299f * r + 0.587f * g + 0.114f * b) * (1 - f.saturation);
-      r = clamp255(r * f.saturation + y), g = clamp255(g * f.saturation + y), b = clamp255(b * f.saturation + y);
-      return;
-    }
-    case ColorOp::kHue: {
-      const float mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b)), ch = mx - mn;
-      const float inv = ch > 0 ? 1.f / ch : 0.f;
-      float h = mx == r ? (g - b) * inv : mx == g ? 2.f + (b - r) * inv : 4.f + (r - g) * inv;
-      h += f.shift6;
-      if (h < 0) h += 6.f;
-      if (h >= 6) h -= 6.f;
-      auto channel = [&](float offset) {
-        float k = offset + h;
-        if (k >= 6) k -= 6.f;
-        return mx - ch * std::max(0.f, std::min(std::min(k, 4.f - k), 1.f));
-      };
-      const float nr = channel(5.f), ng = channel(3.f), nb = channel(1.f);
-      r = nr, g = ng, b = nb;
-      return;
-    }
-  }
-}
-}  // namespace scalar
-
-TEST(PhotometricTest, FusedRowKernelEqualsTheScalarOpsInBothBuilds) {
-  std::mt19937 gen(7);
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> factor(0.f, 2.f), shift(-3.f, 3.f);
-  for (int trial = 0; trial < 200; ++trial) {
-    const int n = 1 + trial % 37;
-    std::vector<float> r(n), g(n), b(n);
-    for (int i = 0; i < n; ++i) {
-      const int kind = byte(gen) % 4;  // 0: any, 1: grey, 2: r == g, 3: extremes
-      r[i] = static_cast<float>(kind == 3 ? 255 * (byte(gen) & 1) : byte(gen));
-      g[i] = kind == 1 || kind == 2 ? r[i] : static_cast<float>(kind == 3 ? 255 * (byte(gen) & 1) : byte(gen));
-      b[i] = kind == 1 ? r[i] : static_cast<float>(byte(gen));
-    }
-    internal::JitterFactors f;
-    f.brightness = factor(gen), f.contrast = factor(gen), f.saturation = factor(gen), f.shift6 = shift(gen);
-    f.contrast_add = 117.3f * (1 - f.contrast);
-    ColorOp ops[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation, ColorOp::kHue};
-    std::shuffle(ops, ops + 4, gen);
-    const int count = 1 + trial % 4;
-    std::vector<float> er = r, eg = g, eb = b;
-    for (int i = 0; i < n; ++i)
-      for (int k = 0; k < count; ++k) scalar::op(ops[k], f, er[i], eg[i], eb[i]);
-    std::vector<float> vr = r, vg = g, vb = b, br = r, bg = g, bb = b;
-    internal::jitter_row(vr.data(), vg.data(), vb.data(), n, ops, count, f);
-    internal::baseline::jitter_row(br.data(), bg.data(), bb.data(), n, ops, count, f);
-    for (int i = 0; i < n; ++i) {
-      ASSERT_EQ(std::memcmp(&vr[i], &er[i], 4), 0) << "trial " << trial << " px " << i << ": " << vr[i] << " vs " << er[i];
-      ASSERT_EQ(std::memcmp(&vg[i], &eg[i], 4), 0) << "trial " << trial << " px " << i;
-      ASSERT_EQ(std::memcmp(&vb[i], &eb[i], 4), 0) << "trial " << trial << " px " << i;
-      ASSERT_EQ(std::memcmp(&br[i], &er[i], 4), 0) << "trial " << trial << " px " << i;
-      ASSERT_EQ(std::memcmp(&bg[i], &eg[i], 4), 0) << "trial " << trial << " px " << i;
-      ASSERT_EQ(std::memcmp(&bb[i], &eb[i], 4), 0) << "trial " << trial << " px " << i;
     }
   }
 }
