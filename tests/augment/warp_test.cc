@@ -318,6 +318,23 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3, t.begin, t.end);
     ASSERT_EQ(c, d) << out;
   }
+  // The vertical pass at every tap count its AVX2 loop takes (1 to 16) and past it, enlarging and
+  // shrinking, on noise and on white (the sums at their largest), rows of 999 bytes (a ragged end).
+  Image white(120, 333, 3);
+  std::fill_n(white.data(), white.size_bytes(), uint8_t{255});
+  for (const Image* img : std::initializer_list<const Image*>{&src, &white}) {
+    for (const int out : {120, 119, 240, 97, 60, 41, 30, 20, 15, 13, 9, 8, 7, 5}) {
+      internal::PilTaps t;
+      internal::pil_taps(120, out, 0, out, false, t);
+      std::vector<uint8_t> c(static_cast<size_t>(out) * 999), d(c.size());
+      internal::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, c.data(), 999, t.begin, t.end);
+      internal::baseline::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, d.data(), 999, t.begin, t.end);
+      ASSERT_EQ(c, d) << out << " rows, " << t.taps << " taps";
+      if (img == &white) {
+        ASSERT_EQ(*std::min_element(c.begin(), c.end()), 255) << out;
+      }
+    }
+  }
 }
 
 TEST(ResampleTest, TapsStayInsideTheSourceAndSumToOne) {
