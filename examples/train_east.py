@@ -125,9 +125,12 @@ class MemoryWatch:
 def textfeed_batches(args: argparse.Namespace, overrides: Dict[str, float]) -> Iterator[Sequence[torch.Tensor]]:
     import textfeed
 
+    keys = {}
+    if args.curve_server_key or args.curve_client_key:
+        keys = dict(curve_server_key=args.curve_server_key, curve_client_key=args.curve_client_key)
     loader = textfeed.Loader(args.endpoint, dataset=args.dataset, batch_size=args.batch_size,
                              profile=args.profile, seed=args.seed, threads=args.threads,
-                             pin_memory=args.device == "cuda", **overrides)
+                             pin_memory=args.device == "cuda", **keys, **overrides)
     with loader:
         for epoch in range(10 ** 9):
             loader.set_epoch(epoch)
@@ -177,6 +180,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     parser.add_argument("--dataset", default=str(DEFAULT_DATASET),
                         help="ICDAR-2015 folder or UFO json (textfeed with --endpoint: the daemon's dataset name)")
     parser.add_argument("--endpoint", help="textfeed: a `textfeed serve` endpoint (default: in process)")
+    parser.add_argument("--curve-server-key", help="textfeed over tcp: the daemon's public key file (NAME.pub)")
+    parser.add_argument("--curve-client-key", help="textfeed over tcp: this client's secret key file (NAME.key)")
     parser.add_argument("--profile", choices=("upstage", "sakura"), default="upstage")
     parser.add_argument("--batch-size", type=int, default=4)
     parser.add_argument("--steps", type=int, default=10, help="timed training steps")
