@@ -77,14 +77,21 @@ def textfeed_command() -> str:
     return found
 
 
+def _load_prctl() -> Optional[Callable[..., int]]:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return None
+
+
+_PRCTL = _load_prctl()  # resolved here, not in a forked child (which must not take the loader's lock)
+
+
 def _die_with_parent() -> None:
     """In a child before exec: SIGKILL it when the process that started it dies (Linux), so that a
     worker killed mid-task leaves no command running on."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:  # pragma: no cover - not Linux: the child may outlive its worker
-        pass
+    if _PRCTL is not None:
+        _PRCTL(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
 
 
 def shard_paths(out: PathLike, shards: int) -> List[Path]:
