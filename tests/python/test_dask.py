@@ -98,3 +98,76 @@ def test_serve_refuses_bad_arguments(cluster):
     # A dataset the daemon cannot open: it exits, and the error carries its log.
     with pytest.raises(textfeed.errors.UnavailableError, match="textfeed-dataset: no such file"):
         tfdask.serve(cluster, {"x": "/nonexistent/textfeed-dataset"}, timeout=10)
+
+
+def _cache_batches(path, n=None):
+    with textfeed.Loader(dataset=str(path), batch_size=3, profile="sakura", seed=11) as loader:
+        return _batches(loader, n)
+
+
+def test_a_sharded_build_on_the_cluster_gives_the_single_caches_batches(cluster, tmp_path):
+    single = tmp_path / "single.tfc"
+    subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--codec", "jpeg",
+                    "--out", str(single)], check=True, capture_output=True, timeout=300)
+    seen = []
+    r = tfdask.build_cache(cluster, SAMPLE, tmp_path / "s.tfmanifest", shards=3, profile="sakura", codec="jpeg",
+                           threads=1, progress=lambda s, done, total: seen.append((s["shard"], done, total)))
+    assert sorted(s for s, _, _ in seen) == [0, 1, 2] and [d for _, d, _ in seen] == [1, 2, 3]
+    assert [Path(s["path"]).name for s in r["shards"]] == [p.name for p in tfdask.shard_paths(r["manifest"], 3)]
+    verify = subprocess.run([TEXTFEED, "cache", "verify", r["manifest"]], capture_output=True, text=True, timeout=300)
+    assert verify.returncode == 0, verify.stderr
+    _equal(_cache_batches(r["manifest"]), _cache_batches(single))
+    # The same outputs again: refused without force, before any task runs.
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="force=True"):
+        tfdask.build_cache(cluster, SAMPLE, r["manifest"], shards=3, profile="sakura", codec="jpeg")
+
+
+def test_a_worker_killed_mid_build_costs_a_retry_not_a_shard(cluster, tmp_path):
+    pids = cluster.run(os.getpid)  # worker address -> pid
+    killed = []
+
+    def killer():
+        deadline = time.monotonic() + 60
+        while not killed and time.monotonic() < deadline:
+            busy = [w for w, keys in cluster.processing().items() if keys]
+            if busy and busy[0] in pids:
+                time.sleep(0.2)  # inside the task's textfeed command
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+            time.sleep(0.02)
+
+    t = threading.Thread(target=killer)
+    t.start()
+    try:
+        r = tfdask.build_cache(cluster, SAMPLE, tmp_path / "k.tfmanifest", shards=5, profile="sakura", codec="jpeg",
+                               threads=1, progress=False)
+    finally:
+        t.join()
+    assert killed, "no worker was busy to kill"
+    verify = subprocess.run([TEXTFEED, "cache", "verify", r["manifest"]], capture_output=True, text=True, timeout=300)
+    assert verify.returncode == 0, verify.stderr
+    single = tmp_path / "single.tfc"
+    subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--codec", "jpeg",
+                    "--out", str(single)], check=True, capture_output=True, timeout=300)
+    _equal(_cache_batches(r["manifest"]), _cache_batches(single))
+    cluster.wait_for_workers(2, timeout=60)  # the nanny restarted the killed one
+
+
+def test_build_cache_refuses_bad_arguments(cluster, tmp_path):
+    E = textfeed.errors
+    with pytest.raises(E.InvalidArgumentError, match="shards"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfmanifest", shards=0)
+    with pytest.raises(E.InvalidArgumentError, match="tfmanifest"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfc", shards=2)
+    with pytest.raises(E.InvalidArgumentError, match="unknown option 'colour'"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfmanifest", shards=2, colour="red")
+    with pytest.raises(E.InvalidArgumentError, match="image_size"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfmanifest", shards=2, image_size=[1])
+    with pytest.raises(E.NotFoundError, match="does not exist"):
+        tfdask.build_cache(cluster, tmp_path / "nothing", tmp_path / "a.tfmanifest", shards=2)
+    # A shard that fails on every try: the command's own message, and no manifest.
+    with pytest.raises(E.TextfeedError, match="quality"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "b.tfmanifest", shards=2, codec="jpeg", quality=1000,
+                           retries=0, progress=False)
+    assert not (tmp_path / "b.tfmanifest").exists()
+    assert tfdask.shard_paths(tmp_path / "c.tfmanifest", 12)[3].name == "c.03-of-12.tfc"

@@ -79,7 +79,7 @@ def textfeed_command() -> str:
 
 def _load_prctl() -> Optional[Callable[..., int]]:
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         return None
 
