@@ -4,7 +4,9 @@ sets, missing, swapped or damaged shards and hostile manifests are clear errors 
 
 import json
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 import torch
@@ -98,6 +100,31 @@ def test_show_and_bench_take_a_manifest(caches, tmp_path):
     r = tf("bench", "--dataset", caches / "train.tfmanifest", "--set", f"image_size={SIZE}", "--set", "crop_size=128",
            "--threads", 1, "--samples", 8, "--repeat", 1)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_daemon_serves_a_manifest_as_it_serves_the_whole_cache(caches, tmp_path):
+    sock = tmp_path / "tf.sock"
+    endpoint = f"ipc://{sock}"
+    serve = subprocess.Popen([TEXTFEED, "serve", "--dataset", f"whole={caches / 'whole.tfc'}", "--dataset",
+                              f"sharded={caches / 'train.tfmanifest'}", "--bind", endpoint, "--threads", "2"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not sock.exists():
+            assert serve.poll() is None, serve.stderr.read()
+            time.sleep(0.02)
+        kw = dict(batch_size=4, profile="upstage", seed=3, prefetch=2, pin_memory=False, image_size=SIZE,
+                  crop_size=128)
+        got = {}
+        for name in ("whole", "sharded"):
+            with textfeed.Loader(endpoint, dataset=name, **kw) as loader:
+                b = next(iter(loader))
+                got[name] = (b.indices, [t.clone() for t in b])
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.communicate(timeout=30)
+    assert got["whole"][0] == got["sharded"][0]
+    assert all(torch.equal(x, y) for x, y in zip(got["whole"][1], got["sharded"][1]))
 
 
 @pytest.mark.parametrize("spec, why", [("3/3", "K must be below N"), ("a/b", "two whole numbers"),
