@@ -379,7 +379,8 @@ void add_cache_command(CLI::App& app) {
 
   auto b = std::make_shared<BuildArgs>();
   CLI::App* build = cmd->add_subcommand(
-      "build", "Decode and resize every image of a dataset once, into one cache file. Random augmentation "
+      "build", "Decode and resize every image of a dataset (or, with --shard K/N, of its K-th part) once, into "
+               "one cache file. Random augmentation "
                "stays online: every epoch still sees fresh crops. Unreadable images are quarantined (listed) up to "
                "--max-bad. Interrupted by SIGINT, SIGTERM or SIGHUP, the build stops, removes its temporary file "
                "and exits with 128 + the signal number.");
