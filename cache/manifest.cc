@@ -207,6 +207,10 @@ Status check_shard(const Manifest& m, const std::string& manifest_path, size_t k
     return differs("shard",
                    std::to_string(meta.shard_index) + "/" + std::to_string(meta.shard_count),
                    std::to_string(s.index) + "/" + std::to_string(m.build.shard_count));
+  if (meta.first_input != s.first_input || meta.num_inputs != s.num_inputs)
+    return differs("inputs",
+                   std::to_string(meta.first_input) + " + " + std::to_string(meta.num_inputs),
+                   std::to_string(s.first_input) + " + " + std::to_string(s.num_inputs));
   CacheMeta listed = m.build;
   listed.max_bad_share =
       meta.max_bad_share;  // a double that went through JSON text: compared loosely
