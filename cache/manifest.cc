@@ -110,6 +110,53 @@ Status check_merge_member(const CacheReader& r, const std::string& path, const C
 
 }  // namespace
 
+namespace {
+
+// The position in `shards` of shard K, for every K of 0..N-1, once each shard is checked on its
+// own and against the first. Errors: kInvalidArgument naming the file, a K given twice or missing.
+Result<std::vector<size_t>> shard_order(std::span<const std::shared_ptr<const CacheReader>> shards,
+                                        std::span<const std::string> paths) {
+  const CacheMeta& first = shards[0]->meta();
+  std::vector<int> by_index;  // shard K -> position in `shards`, -1: none yet
+  for (size_t i = 0; i < shards.size(); ++i) {
+    TF_RETURN_IF_ERROR(check_merge_member(*shards[i], paths[i], first));
+    if (i == 0) by_index.assign(first.shard_count, -1);
+    const uint32_t k = shards[i]->meta().shard_index;
+    if (by_index[k] >= 0)
+      return Status::invalid_argument(paths[static_cast<size_t>(by_index[k])] + " and " + paths[i] +
+                                      " are both shard " + std::to_string(k) + "/" +
+                                      std::to_string(first.shard_count));
+    by_index[k] = static_cast<int>(i);
+  }
+  std::vector<size_t> order;
+  for (uint32_t k = 0; k < first.shard_count; ++k) {
+    if (by_index[k] < 0)
+      return Status::invalid_argument(
+          "shard " + std::to_string(k) + "/" + std::to_string(first.shard_count) +
+          " of the dataset of " + paths[0] + " is missing (" + std::to_string(shards.size()) +
+          " of " + std::to_string(first.shard_count) + " shard files given)");
+    order.push_back(static_cast<size_t>(by_index[k]));
+  }
+  return order;
+}
+
+// What a manifest records of shard file `r`, shard `k`, whose samples start at global `first`.
+ManifestShard manifest_entry(const CacheReader& r, uint32_t k, uint64_t first, std::string path) {
+  ManifestShard e;
+  e.path = std::move(path);
+  e.index = k;
+  e.first = first;
+  e.samples = r.size();
+  e.first_input = r.meta().first_input;
+  e.num_inputs = r.meta().num_inputs;
+  e.file_bytes = r.file_bytes();
+  e.header_crc = r.header_crc();
+  e.footer_crc = r.footer_crc();
+  return e;
+}
+
+}  // namespace
+
 Result<Manifest> merge_shards(std::span<const std::shared_ptr<const CacheReader>> shards,
                               std::span<const std::string> shard_paths,
                               const std::string& manifest_path) {
@@ -119,24 +166,8 @@ Result<Manifest> merge_shards(std::span<const std::shared_ptr<const CacheReader>
     return Status::invalid_argument(std::to_string(shards.size()) +
                                     " shard files, over the limit of " +
                                     std::to_string(kMaxShards));
+  TF_ASSIGN_OR_RETURN(const std::vector<size_t> order, shard_order(shards, shard_paths));
   const CacheMeta& first = shards[0]->meta();
-  std::vector<int> by_index;  // shard K -> position in `shards`, -1: none yet
-  for (size_t i = 0; i < shards.size(); ++i) {
-    TF_RETURN_IF_ERROR(check_merge_member(*shards[i], shard_paths[i], first));
-    if (i == 0) by_index.assign(first.shard_count, -1);
-    const uint32_t k = shards[i]->meta().shard_index;
-    if (by_index[k] >= 0)
-      return Status::invalid_argument(shard_paths[static_cast<size_t>(by_index[k])] + " and " +
-                                      shard_paths[i] + " are both shard " + std::to_string(k) +
-                                      "/" + std::to_string(first.shard_count));
-    by_index[k] = static_cast<int>(i);
-  }
-  for (uint32_t k = 0; k < first.shard_count; ++k)
-    if (by_index[k] < 0)
-      return Status::invalid_argument(
-          "shard " + std::to_string(k) + "/" + std::to_string(first.shard_count) +
-          " of the dataset of " + shard_paths[0] + " is missing (" + std::to_string(shards.size()) +
-          " of " + std::to_string(first.shard_count) + " shard files given)");
   std::error_code ec;
   const fs::path folder =
       fs::absolute(fs::path(manifest_path), ec).lexically_normal().parent_path();
@@ -144,8 +175,7 @@ Result<Manifest> merge_shards(std::span<const std::shared_ptr<const CacheReader>
   out.build = common_build(first);
   uint64_t quarantined = 0;
   for (uint32_t k = 0; k < first.shard_count; ++k) {
-    const size_t i = static_cast<size_t>(by_index[k]);
-    const CacheReader& r = *shards[i];
+    const size_t i = order[k];
     const auto rel =
         relative_below(folder, fs::absolute(fs::path(shard_paths[i]), ec).lexically_normal());
     if (!rel)
@@ -153,19 +183,9 @@ Result<Manifest> merge_shards(std::span<const std::shared_ptr<const CacheReader>
           shard_paths[i] + " is not in or below " + folder.string() +
           ", the manifest's folder: a manifest names its shards by relative paths "
           "without '..'");
-    ManifestShard e;
-    e.path = *rel;
-    e.index = k;
-    e.first = out.samples;
-    e.samples = r.size();
-    e.first_input = r.meta().first_input;
-    e.num_inputs = r.meta().num_inputs;
-    e.file_bytes = r.file_bytes();
-    e.header_crc = r.header_crc();
-    e.footer_crc = r.footer_crc();
-    out.shards.push_back(std::move(e));
-    out.samples += r.size();
-    quarantined += r.meta().quarantine.size();
+    out.shards.push_back(manifest_entry(*shards[i], k, out.samples, *rel));
+    out.samples += shards[i]->size();
+    quarantined += shards[i]->meta().quarantine.size();
   }
   const auto budget = static_cast<uint64_t>(
       std::floor(first.max_bad_share * static_cast<double>(first.dataset_samples)));

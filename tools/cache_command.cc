@@ -369,16 +369,9 @@ void run_merge(const MergeArgs& a) {
               static_cast<unsigned long long>(m->samples), static_cast<unsigned long long>(m->build.dataset_samples));
 }
 
-}  // namespace
-
-void add_cache_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "cache", "Build, merge, inspect and verify memory-mapped sample caches (decoded, resized pixels + "
-               "annotations), whole or in shards.");
-  cmd->require_subcommand(1);
-
+void add_build_command(CLI::App& cmd) {
   auto b = std::make_shared<BuildArgs>();
-  CLI::App* build = cmd->add_subcommand(
+  CLI::App* build = cmd.add_subcommand(
       "build", "Decode and resize every image of a dataset (or, with --shard K/N, of its K-th part) once, into "
                "one cache file. Random augmentation "
                "stays online: every epoch still sees fresh crops. Unreadable images are quarantined (listed) up to "
@@ -417,24 +410,28 @@ void add_cache_command(CLI::App& app) {
     b->image_size_given = image_size->count() > 0;
     run_build(*b);
   });
+}
 
+void add_inspect_and_verify_commands(CLI::App& cmd) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* inspect = cmd->add_subcommand(
+  CLI::App* inspect = cmd.add_subcommand(
       "inspect", "Show what a cache or a manifest's shards hold: counts, sizes, profile, build, quarantine.");
   inspect->add_option("file", *path, "cache file or manifest")->required();
   inspect->add_flag("--json", *json, "print one JSON object");
   inspect->callback([path, json] { run_inspect(*path, *json); });
 
   auto vpath = std::make_shared<std::string>();
-  CLI::App* verify = cmd->add_subcommand(
+  CLI::App* verify = cmd.add_subcommand(
       "verify", "Check every checksum and record; exit 1 naming each corrupt sample. Of a manifest: every shard, "
                 "reported one by one, each also checked against what the manifest recorded of it.");
   verify->add_option("file", *vpath, "cache file or manifest")->required();
   verify->callback([vpath] { run_verify(*vpath); });
+}
 
+void add_merge_command(CLI::App& cmd) {
   auto ma = std::make_shared<MergeArgs>();
-  CLI::App* merge = cmd->add_subcommand(
+  CLI::App* merge = cmd.add_subcommand(
       "merge", "Write a manifest of the shard files of one `cache build --shard K/N` set: a small JSON file "
                "(docs/cache_format.md) naming every shard by its path relative to the manifest's folder, with its "
                "sample count and checksums, and the build's and reader's options. It opens as one cache wherever "
@@ -449,7 +446,18 @@ void add_cache_command(CLI::App& app) {
       ->required();
   merge->add_flag("--force", ma->force, "replace an existing manifest at --out (never any other file)");
   merge->callback([ma] { run_merge(*ma); });
+}
 
+}  // namespace
+
+void add_cache_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "cache", "Build, merge, inspect and verify memory-mapped sample caches (decoded, resized pixels + "
+               "annotations), whole or in shards.");
+  cmd->require_subcommand(1);
+  add_build_command(*cmd);
+  add_inspect_and_verify_commands(*cmd);
+  add_merge_command(*cmd);
   add_cache_bench_command(*cmd);
 }
 

@@ -154,6 +154,17 @@ def test_merge_refuses_an_incomplete_or_mixed_set(caches, tmp_path):
     assert not (tmp_path / "m.tfmanifest").exists() and not (caches / "m.tfmanifest").exists()
 
 
+def test_merge_of_a_folder_writes_the_same_manifest(caches, tmp_path):
+    copy_set(caches, tmp_path)
+    r = tf("cache", "merge", "--out", tmp_path / "again.tfmanifest", tmp_path / "parts")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "again.tfmanifest").read_text() == (caches / "train.tfmanifest").read_text()
+    r = tf("cache", "merge", "--force", "--out", tmp_path / "again.tfmanifest", tmp_path / "parts")
+    assert r.returncode == 0, r.stderr
+    r = tf("cache", "merge", "--force", "--out", tmp_path / "parts" / "train.0.tfc", tmp_path / "parts")
+    assert r.returncode == 2 and "not a cache manifest" in r.stderr, r.stderr
+
+
 def test_a_missing_or_swapped_shard_is_named(caches, tmp_path):
     manifest = copy_set(caches, tmp_path)
     (tmp_path / "parts" / "train.1.tfc").unlink()
