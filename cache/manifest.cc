@@ -251,7 +251,7 @@ Result<std::shared_ptr<const ShardSet>> open_manifest(const std::string& path) {
     const std::string file = shard_file_path(path, m.shards[k]);
     Result<std::shared_ptr<const CacheReader>> r = CacheReader::open(file);
     if (!r.has_value())
-      return Status(r.error().code() == Code::kNotFound ? Code::kNotFound : Code::kCorrupt,
+      return Status(r.error().code(),  // kNotFound for a missing shard, kCorrupt for a damaged one
                     shard_name(m.shards[k], m.build.shard_count) + " of cache manifest " + path +
                         ": " + r.error().message());
     TF_RETURN_IF_ERROR(check_shard(m, path, k, **r));

@@ -100,8 +100,9 @@ struct ShardSet {
 };
 
 // read_manifest(path), then CacheReader::open and check_shard for every shard, in order.
-// Errors: those of read_manifest; kNotFound (a missing shard file), kCorrupt (a shard that does
-// not open or differs from the manifest): each naming the shard file and the manifest.
+// Errors: those of read_manifest; those of CacheReader::open (kNotFound for a missing shard file,
+// kCorrupt for a damaged one, ...) and kCorrupt (a shard that differs from the manifest): each
+// naming the shard file and the manifest.
 Result<std::shared_ptr<const ShardSet>> open_manifest(const std::string& path);
 
 }  // namespace textfeed::cache
