@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -61,9 +60,9 @@ std::string manifest_json(const Manifest& m) {
 
 Status write_manifest(const Manifest& manifest, const std::string& path, bool overwrite) {
   for (const ManifestShard& s : manifest.shards) {
-    const std::string round_trip =
-        Json(s.path).dump(-1, ' ', false, Json::error_handler_t::replace);
-    if (Json::parse(round_trip).get<std::string>() != s.path)
+    const Json back = Json::parse(Json(s.path).dump(-1, ' ', false, Json::error_handler_t::replace),
+                                  nullptr, /*allow_exceptions=*/false);
+    if (!back.is_string() || back.get<std::string>() != s.path)
       return Status::invalid_argument(
           s.path + ": a shard path that is not valid UTF-8 cannot be written to a manifest");
   }
@@ -99,7 +98,9 @@ bool is_manifest_file(const std::string& path) {
   for (std::string_view token :
        {std::string_view("{"), std::string_view("\"format\""), std::string_view(":"),
         std::string_view("\"textfeed-cache-manifest\"")}) {
-    while (at < text.size() && std::strchr(" \t\r\n", text[at]) != nullptr) ++at;
+    while (at < text.size() &&
+           (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' || text[at] == '\n'))
+      ++at;
     if (text.substr(at, token.size()) != token) return false;
     at += token.size();
   }

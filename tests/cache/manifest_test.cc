@@ -123,6 +123,24 @@ TEST_F(ManifestTest, MergedShardsOpenAsOneCacheInTheWholeOrder) {
             Code::kInvalidArgument);  // not a manifest
 }
 
+TEST_F(ManifestTest, AManifestIsKnownByItsFirstBytesAlone) {
+  const fs::path p = dir_ / "x.json";
+  const std::pair<std::string, bool> cases[] = {
+      {"{\"format\": \"textfeed-cache-manifest\"", true},
+      {" \n\t{\r\n  \"format\"\n:\n\"textfeed-cache-manifest\", garbage", true},
+      {std::string("\0\0", 2) + "{\"format\": \"textfeed-cache-manifest\"", false},
+      {"{\"images\": {}}", false},  // a UFO json
+      {"{\"format\": \"textfeed-cache-manifesto\"", false},
+      {"", false},
+  };
+  for (const auto& [text, manifest] : cases) {
+    fs::remove(p);
+    std::ofstream(p, std::ios::binary) << text;
+    EXPECT_EQ(is_manifest_file(p.string()), manifest) << text;
+  }
+  EXPECT_FALSE(is_manifest_file(dir_.string()));
+}
+
 TEST_F(ManifestTest, MergeRefusesAnIncompleteRepeatedOrForeignSet) {
   auto missing = merge({shard_path(0), shard_path(2)});
   ASSERT_FALSE(missing.has_value());
