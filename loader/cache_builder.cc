@@ -15,6 +15,7 @@
 #include <turbojpeg.h>
 
 #include "augment/inference.h"
+#include "cache/manifest.h"
 #include "loader/dataset_source.h"
 #include "loader/detail/jpeg_restart.h"
 #include "loader/detail/worker_pool_tbb.h"
@@ -168,6 +169,8 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
 }
 
 }  // namespace
+
+static_assert(kMaxShardCount == cache::kMaxShards, "every shard count a build takes must merge");
 
 Result<ShardSpec> parse_shard(std::string_view text) {
   const auto bad = [&](const std::string& why) {
