@@ -55,4 +55,21 @@ struct Meta {
   rawPixelBytes @12 :UInt64;   # sum of height * width * 3 over all samples: the pixel bytes codec raw
                                # stores (equals pixelBytes when codec = raw). 0 in files written
                                # before this field existed.
+  # Where the samples came from and how they were built, so that `textfeed cache merge` can tell
+  # whether shard files make one dataset (docs/cache_format.md "Sharded caches and manifests").
+  # All 0 / empty in files written before these fields existed: such a file opens as before but
+  # is never merged.
+  shardIndex @13 :UInt32;      # K of `cache build --shard K/N`; 0 for a whole build
+  shardCount @14 :UInt32;      # N; 1 for a whole build (0: written before shards existed)
+  firstInput @15 :UInt64;      # dataset index (reader order) of the first input this file covers:
+                               # floor(K * datasetSamples / N)
+  numInputs @16 :UInt64;       # inputs covered: the samples here plus those quarantined
+  datasetSamples @17 :UInt64;  # samples the reader listed for the whole dataset (every shard's)
+  datasetFingerprint @18 :UInt64;  # hash of the reader's whole index (names, sizes, words), as
+                                   # DatasetSource::fingerprint(): the same dataset read the same way
+  readerOptions @19 :Text;     # the reader options the dataset was read with, one "name=value"
+                               # per option, space separated, in a fixed order
+  restartRows @20 :Bool;       # codec jpeg built with --restart-rows
+  maxBadShare @21 :Float64;    # the build's --max-bad: quarantined inputs allowed, as a share of
+                               # datasetSamples (a shard's budget is the whole dataset's)
 }

@@ -74,6 +74,17 @@ struct CacheMeta {
   uint64_t pixel_bytes = 0;      // stored pixel bytes, all samples
   uint64_t raw_pixel_bytes = 0;  // what codec raw would store: sum of width * height * 3
   std::vector<QuarantineEntry> quarantine;
+  // Provenance (cache.capnp Meta documents each): which part of which dataset this file holds
+  // and with which options. shard_count 0: a file written before these fields existed.
+  uint32_t shard_index = 0;
+  uint32_t shard_count = 0;
+  uint64_t first_input = 0;
+  uint64_t num_inputs = 0;
+  uint64_t dataset_samples = 0;
+  uint64_t dataset_fingerprint = 0;
+  std::string reader_options;
+  bool restart_rows = false;
+  double max_bad_share = 0;
 };
 
 // Writes a cache file. A resource type owned by one thread. Nothing appears at the final path
@@ -160,6 +171,11 @@ class CacheReader {
   const CacheMeta& meta() const;
   const std::string& path() const;
   uint64_t file_bytes() const;
+  // The header's and the footer's CRC32C as stored (docs/cache_format.md). The footer's covers
+  // the index's and Meta's CRCs, so it tells one build's file from any other: a manifest records
+  // both for each shard.
+  uint32_t header_crc() const;
+  uint32_t footer_crc() const;
   // Sample i. Its checksum and content (finite quads, labels 0 or 1, a JPEG's frame size equal to
   // width x height) are checked the first time this reader returns it.
   // Errors: kInvalidArgument (i out of range), kCorrupt (checksum or structure, naming sample i).

@@ -81,6 +81,7 @@ struct CacheReader::Impl {
   const IndexEntry* index = nullptr;
   size_t n = 0;
   CacheMeta meta;
+  uint32_t header_crc = 0, footer_crc = 0;
   std::unique_ptr<std::atomic<bool>[]> verified;  // one flag per sample; grows with the index
 
   ~Impl() {
@@ -111,6 +112,8 @@ Result<std::shared_ptr<const CacheReader>> CacheReader::open(const std::string& 
   TF_ASSIGN_OR_RETURN(const FileFooter f, m->check_footer(h));
   TF_RETURN_IF_ERROR(m->check_index(f));
   TF_RETURN_IF_ERROR(m->read_meta_record(f));
+  m->header_crc = h.header_crc;
+  m->footer_crc = f.footer_crc;
   m->verified.reset(new std::atomic<bool>[m->n]());
   return std::shared_ptr<const CacheReader>(new CacheReader(std::move(m)));
 }
@@ -242,6 +245,8 @@ size_t CacheReader::size() const { return impl_->n; }
 const CacheMeta& CacheReader::meta() const { return impl_->meta; }
 const std::string& CacheReader::path() const { return impl_->path; }
 uint64_t CacheReader::file_bytes() const { return impl_->bytes; }
+uint32_t CacheReader::header_crc() const { return impl_->header_crc; }
+uint32_t CacheReader::footer_crc() const { return impl_->footer_crc; }
 
 Result<SampleView> CacheReader::sample(size_t i) const {
   const Impl& m = *impl_;

@@ -110,6 +110,15 @@ void write_meta(kj::OutputStream& out, const CacheMeta& m) {
   r.setNumIgnored(m.num_ignored);
   r.setPixelBytes(m.pixel_bytes);
   r.setRawPixelBytes(m.raw_pixel_bytes);
+  r.setShardIndex(m.shard_index);
+  r.setShardCount(m.shard_count);
+  r.setFirstInput(m.first_input);
+  r.setNumInputs(m.num_inputs);
+  r.setDatasetSamples(m.dataset_samples);
+  r.setDatasetFingerprint(m.dataset_fingerprint);
+  r.setReaderOptions(m.reader_options);
+  r.setRestartRows(m.restart_rows);
+  r.setMaxBadShare(m.max_bad_share);
   auto q = r.initQuarantine(static_cast<unsigned>(m.quarantine.size()));
   for (size_t i = 0; i < m.quarantine.size(); ++i) {
     q[i].setFile(m.quarantine[i].file);
@@ -176,6 +185,15 @@ Status read_meta(std::span<const capnp::word> words, CacheMeta& m) {
     m.num_ignored = r.getNumIgnored();
     m.pixel_bytes = r.getPixelBytes();
     m.raw_pixel_bytes = r.getRawPixelBytes();
+    m.shard_index = r.getShardIndex();
+    m.shard_count = r.getShardCount();
+    m.first_input = r.getFirstInput();
+    m.num_inputs = r.getNumInputs();
+    m.dataset_samples = r.getDatasetSamples();
+    m.dataset_fingerprint = r.getDatasetFingerprint();
+    m.reader_options = r.getReaderOptions();
+    m.restart_rows = r.getRestartRows();
+    m.max_bad_share = r.getMaxBadShare();
     m.quarantine.clear();
     for (auto q : r.getQuarantine()) m.quarantine.push_back({q.getFile(), q.getReason()});
   } catch (const kj::Exception& e) {

@@ -15,6 +15,8 @@
 #include <turbojpeg.h>
 
 #include "augment/inference.h"
+#include "cache/manifest.h"
+#include "loader/dataset_source.h"
 #include "loader/detail/jpeg_restart.h"
 #include "loader/detail/worker_pool_tbb.h"
 
@@ -168,6 +170,35 @@ void process(Item& it, const Dataset& ds, const CacheBuildOptions& o, Worker& w)
 
 }  // namespace
 
+static_assert(kMaxShardCount == cache::kMaxShards, "every shard count a build takes must merge");
+
+Result<ShardSpec> parse_shard(std::string_view text) {
+  const auto bad = [&](const std::string& why) {
+    return Status::invalid_argument("--shard " + std::string(text) + ": " + why);
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return bad("expected K/N, e.g. 0/3 for the first of 3 shards");
+  uint64_t part[2] = {0, 0};
+  const std::string_view digits[2] = {text.substr(0, slash), text.substr(slash + 1)};
+  for (int i = 0; i < 2; ++i) {
+    if (digits[i].empty() || digits[i].size() > 9 || digits[i].find_first_not_of("0123456789") != std::string_view::npos)
+      return bad("expected K/N of two whole numbers, e.g. 0/3 for the first of 3 shards");
+    for (char c : digits[i]) part[i] = part[i] * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (part[1] == 0) return bad("N must be at least 1");
+  if (part[1] > kMaxShardCount) return bad("N must be at most " + std::to_string(kMaxShardCount));
+  if (part[0] >= part[1])
+    return bad("K must be below N (shards are numbered 0 to " + std::to_string(part[1] - 1) + ")");
+  return ShardSpec{static_cast<uint32_t>(part[0]), static_cast<uint32_t>(part[1])};
+}
+
+std::pair<size_t, size_t> shard_inputs(size_t n, ShardSpec shard) {
+  // floor(k n / N) as k (n / N) + floor(k (n % N) / N): no product wraps (k <= N < 2^32).
+  const uint64_t count = std::max<uint32_t>(shard.count, 1);
+  const auto at = [&](uint64_t k) { return static_cast<size_t>(k * (n / count) + k * (n % count) / count); };
+  return {at(shard.index), at(uint64_t{shard.index} + 1) - at(shard.index)};
+}
+
 ResizePlan reference_resize(int width, int height, int image_size) {
   const double r = static_cast<double>(image_size) / std::max(width, height);
   ResizePlan p;
@@ -188,10 +219,12 @@ namespace {
 // one, reports progress, and stops the build once more inputs are bad than max_bad_share allows.
 class Collector {
  public:
-  Collector(const Dataset& ds, const CacheBuildOptions& o, cache::CacheWriter& writer,
+  // `inputs`: how many samples this build takes (its shard's). The budget of bad ones is the
+  // whole dataset's, whatever the shard.
+  Collector(const Dataset& ds, const CacheBuildOptions& o, size_t inputs, cache::CacheWriter& writer,
             const std::function<void(const BuildProgress&)>& progress, std::function<double()> elapsed)
       : ds_(ds), o_(o), writer_(writer), progress_(progress), elapsed_(std::move(elapsed)) {
-    prog_.total = ds.samples.size();
+    prog_.total = inputs;
     max_bad_ = static_cast<size_t>(std::floor(o.max_bad_share * static_cast<double>(ds.samples.size())));
   }
 
@@ -245,8 +278,9 @@ class Collector {
     const auto& q = report_.quarantine;
     return Status::corrupt(std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
                            std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
-                           std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) +
-                           "); nothing was written." + first_failures());
+                           std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) + " of the " +
+                           std::to_string(ds_.samples.size()) + " of the dataset); nothing was written." +
+                           first_failures());
   }
 
   const Dataset& ds_;
@@ -273,6 +307,13 @@ Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
                                     std::to_string(o.max_bad_share));
   if (ds.samples.empty())
     return Status::invalid_argument("dataset " + ds.root + " has no images; a cache of nothing is not written");
+  if (o.shard.count < 1 || o.shard.count > kMaxShardCount || o.shard.index >= o.shard.count)
+    return Status::invalid_argument("shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) +
+                                    ": K must be below N, and N in [1, " + std::to_string(kMaxShardCount) + "]");
+  if (o.shard.count > ds.samples.size())
+    return Status::invalid_argument("shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) +
+                                    ": N is more than the " + std::to_string(ds.samples.size()) + " images of " +
+                                    ds.root + "; every shard needs at least one");
   return Status();
 }
 
@@ -302,21 +343,22 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
 // collect) until every sample is collected, the collector reports an error or o.cancel is set;
 // returns whether it was cancelled.
 bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOptions& o, Collector& out) {
-  const size_t n = ds.samples.size();
+  const auto [first, count] = shard_inputs(ds.samples.size(), o.shard);
+  const size_t end = first + count;
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
   // Item i uses items[i % tokens]: with at most `tokens` items in flight and in-order output,
   // that item's previous sample has been written before sample i is read.
   std::vector<Item> items(tokens);
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(o.decode); });
   bool cancelled = false;
-  size_t next = 0;
+  size_t next = first;
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
         tbb::make_filter<void, Item*>(tbb::filter_mode::serial_in_order,
                                       [&](tbb::flow_control& fc) -> Item* {
                                         cancelled = cancelled || (o.cancel && o.cancel->load());
-                                        if (next >= n || !out.error().ok() || cancelled) {
+                                        if (next >= end || !out.error().ok() || cancelled) {
                                           fc.stop();
                                           return nullptr;
                                         }
@@ -347,6 +389,16 @@ cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o, const
   meta.dataset_root = ds.root;
   meta.dataset_format = std::string(dataset_format_name(ds.format));
   meta.quarantine = report.quarantine;
+  const auto [first, count] = shard_inputs(ds.samples.size(), o.shard);
+  meta.shard_index = o.shard.index;
+  meta.shard_count = o.shard.count;
+  meta.first_input = first;
+  meta.num_inputs = count;
+  meta.dataset_samples = ds.samples.size();
+  meta.dataset_fingerprint = dataset_fingerprint(ds);
+  meta.reader_options = describe(o.reader);
+  meta.restart_rows = o.restart_rows;
+  meta.max_bad_share = o.max_bad_share;
   return meta;
 }
 
@@ -360,8 +412,8 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const size_t n = ds.samples.size();
-  Collector out(ds, o, *writer, progress, elapsed);
+  const size_t n = shard_inputs(ds.samples.size(), o.shard).second;
+  Collector out(ds, o, n, *writer, progress, elapsed);
   const bool cancelled = run_pipeline(internal::arena_of(pool), ds, o, out);
   // Returning before finish() destroys the writer, which removes its temporary file.
   if (cancelled)
@@ -369,7 +421,8 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
                              " images; nothing was written");
   TF_RETURN_IF_ERROR(out.error());
   BuildReport& report = out.report();
-  if (writer->num_samples() == 0)
+  // A shard may be all quarantined (within the dataset's budget): merged, it adds no sample.
+  if (writer->num_samples() == 0 && o.shard.count == 1)
     return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
                            out.first_failures());
 

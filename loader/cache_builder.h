@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "augment/profile.h"
 #include "cache/cache.h"
@@ -16,6 +18,23 @@
 #include "loader/worker_pool.h"
 
 namespace textfeed::loader {
+
+// Which part of a dataset a build writes (`cache build --shard K/N`): shard `index` of `count`
+// holds the inputs [floor(index n / count), floor((index + 1) n / count)) of the reader's sample
+// order (n = the dataset's size), so shards are disjoint, together cover every input, and their
+// samples end to end are a whole build's, in the same order. {0, 1}: the whole dataset.
+struct ShardSpec {
+  uint32_t index = 0;
+  uint32_t count = 1;
+};
+// The most shards of one dataset (cache::kMaxShards: what a manifest lists).
+inline constexpr uint32_t kMaxShardCount = 4096;
+
+// "K/N" (decimal, K < N, 1 <= N <= kMaxShardCount). Errors: kInvalidArgument saying which rule
+// the text breaks.
+Result<ShardSpec> parse_shard(std::string_view text);
+// [first, first + count) of the inputs of `shard` in a dataset of `n`.
+std::pair<size_t, size_t> shard_inputs(size_t n, ShardSpec shard);
 
 struct CacheBuildOptions {
   std::string out;                 // final path of the cache file
@@ -33,6 +52,14 @@ struct CacheBuildOptions {
   // are quarantined: a mostly unreadable dataset (a wrong folder, a broken copy) is an error to
   // report, not a cache to write. In [0, 1]; 1 accepts any number of bad images (but not all).
   double max_bad_share = 0.05;
+  // The part of the dataset to build; the budget of max_bad_share stays the whole dataset's
+  // (floor(max_bad_share * n)): a shard fails when it alone quarantines more, and
+  // `cache merge` refuses shards that together do, so a sharded build fails where a whole one
+  // would. Each shard must hold at least one input (count <= n).
+  ShardSpec shard;
+  // The options the dataset was read with, recorded in the cache's Meta (as describe(reader)):
+  // `cache merge` refuses shards read differently.
+  ReaderOptions reader;
   // Polled between samples (may be set from a signal handler): the build then stops, removes its
   // temporary file and returns kCancelled. Must outlive the build; null: never cancelled.
   const std::atomic<bool>* cancel = nullptr;
@@ -67,7 +94,7 @@ ResizePlan reference_resize(int width, int height, int image_size);
 // from one thread at a time after every sample. Per-sample failures are quarantined (listed in the
 // report and the cache's Meta) up to max_bad_share; among them an image whose stored size would
 // exceed decode.max_pixels (or what one record holds), which is never allocated. Errors, after which nothing is left at `out`
-// nor beside it: kInvalidArgument (options, an empty dataset, an existing output without force,
+// nor beside it: kInvalidArgument (options, an empty dataset, a shard of no inputs, an existing output without force,
 // an output that is not a regular file or is one of the dataset's images or annotation files),
 // kCorrupt (more images quarantined than max_bad_share allows, or none usable; both name the
 // first ones and why), kCancelled, kIo.

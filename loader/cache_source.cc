@@ -1,6 +1,8 @@
-// CacheSource: samples as views into the mapped cache; the index fingerprinted from its meta.
+// CacheSource: samples as views into the mapped cache or its shards; the index fingerprinted
+// from their meta.
 #include "loader/cache_source.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "loader/detail/fingerprint.h"
@@ -8,11 +10,11 @@
 namespace textfeed::loader {
 
 namespace {
-uint64_t cache_fingerprint(const cache::CacheReader& c) {
-  const cache::CacheMeta& m = c.meta();
+// Of what a whole build and its shards merged have alike, so that both give the same value.
+uint64_t cache_fingerprint(size_t samples, const cache::CacheMeta& m) {
   internal::Fingerprint f;
   f.text("textfeed cache index 1");
-  f.u64(c.size());
+  f.u64(samples);
   f.text(m.dataset_format);
   f.u64(static_cast<uint64_t>(static_cast<int64_t>(m.image_size)));
   f.u64(m.num_words);
@@ -20,23 +22,57 @@ uint64_t cache_fingerprint(const cache::CacheReader& c) {
   f.u64(m.raw_pixel_bytes);
   return f.value();
 }
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 }  // namespace
 
 Result<std::shared_ptr<const CacheSource>> CacheSource::open(const std::string& path) {
-  TF_ASSIGN_OR_RETURN(auto reader, cache::CacheReader::open(path));
-  if (reader->size() == 0) return Status::invalid_argument(path + ": the cache holds no samples");
-  return std::make_shared<const CacheSource>(std::move(reader));
+  std::shared_ptr<const CacheSource> source;
+  if (ends_with(path, ".tfmanifest") || cache::is_manifest_file(path)) {
+    TF_ASSIGN_OR_RETURN(auto shards, cache::open_manifest(path));
+    source = std::make_shared<const CacheSource>(std::move(shards));
+  } else {
+    TF_ASSIGN_OR_RETURN(auto reader, cache::CacheReader::open(path));
+    source = std::make_shared<const CacheSource>(std::move(reader));
+  }
+  if (source->size() == 0) return Status::invalid_argument(path + ": the cache holds no samples");
+  return source;
 }
 
 CacheSource::CacheSource(std::shared_ptr<const cache::CacheReader> reader)
-    : reader_(std::move(reader)), fingerprint_(cache_fingerprint(*reader_)) {}
+    : shards_{reader}, offsets_{0, reader->size()}, meta_(reader->meta()), path_(reader->path()) {
+  fingerprint_ = cache_fingerprint(size(), meta_);
+}
+
+CacheSource::CacheSource(std::shared_ptr<const cache::ShardSet> set)
+    : set_(std::move(set)), shards_(set_->shards), meta_(set_->meta), path_(set_->path) {
+  offsets_.reserve(shards_.size() + 1);
+  offsets_.push_back(0);
+  for (const auto& s : shards_) offsets_.push_back(offsets_.back() + s->size());
+  fingerprint_ = cache_fingerprint(size(), meta_);
+}
+
+std::pair<size_t, size_t> CacheSource::locate(size_t i) const {
+  if (shards_.size() == 1) return {0, i};
+  // The last shard whose first index is <= i (an empty shard starts where the next one does).
+  const size_t k = static_cast<size_t>(std::upper_bound(offsets_.begin(), offsets_.end() - 1, i) -
+                                       offsets_.begin()) -
+                   1;
+  return {k, i - offsets_[k]};
+}
 
 Status CacheSource::read(size_t i, SampleRead& out) const {
-  TF_ASSIGN_OR_RETURN(const cache::SampleView view, reader_->sample(i));
+  if (i >= size())
+    return Status::invalid_argument(path_ + ": sample " + std::to_string(i) + " of " +
+                                    std::to_string(size()));
+  const auto [k, j] = locate(i);
+  TF_ASSIGN_OR_RETURN(const cache::SampleView view, shards_[k]->sample(j));
   out.name.assign(view.name);
   out.width = view.width;
   out.height = view.height;
-  out.pre_resized = reader_->meta().image_size > 0;
+  out.pre_resized = meta_.image_size > 0;
   out.quads = view.quads;
   out.labels = view.labels;
   out.poly_xy = view.poly_xy;  // empty in a cache written before polygons were kept
@@ -53,12 +89,16 @@ Status CacheSource::read(size_t i, SampleRead& out) const {
 }
 
 std::string CacheSource::name(size_t i) const {
-  auto v = reader_->sample(i);
+  if (i >= size()) return "sample " + std::to_string(i);
+  const auto [k, j] = locate(i);
+  auto v = shards_[k]->sample(j);
   return v.has_value() ? std::string(v->name) : "sample " + std::to_string(i);
 }
 
 std::string CacheSource::describe() const {
-  return "cache " + reader_->path() + " (" + std::to_string(size()) + " samples)";
+  if (!set_) return "cache " + path_ + " (" + std::to_string(size()) + " samples)";
+  return "cache manifest " + path_ + " (" + std::to_string(size()) + " samples in " +
+         std::to_string(shards_.size()) + " shards)";
 }
 
 }  // namespace textfeed::loader

@@ -9,8 +9,6 @@
 
 namespace textfeed::loader {
 
-namespace {
-
 uint64_t dataset_fingerprint(const Dataset& d) {
   internal::Fingerprint f;
   f.text("textfeed dataset index 1");
@@ -27,6 +25,8 @@ uint64_t dataset_fingerprint(const Dataset& d) {
   }
   return f.value();
 }
+
+namespace {
 
 // The records the readers left out, said once for every consumer of a dataset (serve, bench, show,
 // the Python Loader): a word or an image dropped without a word to anyone is a silent loss. The

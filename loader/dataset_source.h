@@ -10,6 +10,10 @@
 
 namespace textfeed::loader {
 
+// Each sample's image name, size, word coordinates (float bits) and labels, in index order: what
+// DatasetSource::fingerprint() gives, and what a cache records of the dataset it was built from.
+uint64_t dataset_fingerprint(const Dataset& dataset);
+
 // Immutable; every method is safe from many threads.
 class DatasetSource final : public SampleSource {
  public:

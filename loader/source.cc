@@ -1,16 +1,22 @@
-// SampleSource::open: a cache file or a dataset folder, told apart by name and magic.
+// SampleSource::open: a cache file, a cache manifest or a dataset, told apart by name and content.
 #include "loader/source.h"
 
 #include "cache/cache.h"
+#include "cache/manifest.h"
 #include "loader/cache_source.h"
 #include "loader/dataset_source.h"
 
 namespace textfeed::loader {
 
 namespace {
-// A .tfc that does not open is reported as a broken cache, not read as a dataset.
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+// A .tfc or .tfmanifest that does not open is reported as a broken cache, not read as a dataset;
+// a manifest is known by its content too (a dataset's json never starts as one does).
 bool looks_like_cache(const std::string& path) {
-  return (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tfc") == 0) || cache::is_cache_file(path);
+  return ends_with(path, ".tfc") || ends_with(path, ".tfmanifest") || cache::is_cache_file(path) ||
+         cache::is_manifest_file(path);
 }
 }  // namespace
 

@@ -60,8 +60,9 @@ class SampleSource {
  public:
   virtual ~SampleSource() = default;
 
-  // A path ending in ".tfc" or starting with the cache magic is a cache (CacheSource::open);
-  // anything else is a dataset (DatasetSource::open). Errors: theirs.
+  // A path ending in ".tfc" or starting with the cache magic is a cache, one ending in
+  // ".tfmanifest" or starting as a cache manifest does (cache/manifest.h) is the shards it lists
+  // (CacheSource::open both); anything else is a dataset (DatasetSource::open). Errors: theirs.
   static Result<std::shared_ptr<const SampleSource>> open(const std::string& path, const ReaderOptions& options);
 
   // Number of samples; indexes are [0, size()).

@@ -234,6 +234,18 @@ std::string_view illegibility_name(Illegibility v) { return name_of(v, kIllegibi
 Result<ReaderFormat> parse_reader_format(std::string_view name) { return parse_name("format", name, kReaderFormat); }
 std::string_view reader_format_name(ReaderFormat v) { return name_of(v, kReaderFormat); }
 
+std::string describe(const ReaderOptions& o) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "ignore_text=" << ignore_text_name(o.ignore_text) << " ignore_tags=";
+  for (size_t i = 0; i < o.ignore_tags.size(); ++i) s << (i ? "," : "") << o.ignore_tags[i];
+  s << " poly_policy=" << poly_policy_name(o.poly_policy) << " drop_under_area=" << o.drop_under_area
+    << " ignore_under_area=" << o.ignore_under_area << " images_dir=" << o.images_dir << " gt_dir=" << o.gt_dir
+    << " illegibility=" << illegibility_name(o.illegibility) << " split=" << o.split
+    << " format=" << reader_format_name(o.format);
+  return s.str();
+}
+
 std::string describe(const PipelineSpec& spec) {
   std::ostringstream s;
   for (const SourceSpec& src : spec.sources)

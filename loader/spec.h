@@ -226,5 +226,9 @@ std::string_view reader_format_name(ReaderFormat v);
 
 // One line naming every field, for logs.
 std::string describe(const PipelineSpec& spec);
+// Every field of `options`, "name=value" space separated in declaration order (lists
+// comma-separated, numbers exact): the same options always give the same text, which a cache
+// records of the reader its dataset was read with.
+std::string describe(const ReaderOptions& options);
 
 }  // namespace textfeed::loader

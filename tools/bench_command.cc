@@ -156,6 +156,7 @@ std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, con
   co.profile = spec.augment.profile;
   co.image_size = spec.augment.image_size;
   co.force = temp.has_value();  // only the private scratch folder's own file
+  co.reader = reader;
   std::fprintf(stderr, "bench: building cache %s ...\n", printable(path).c_str());
   auto rep = loader::build_cache(dataset->dataset(), co, pool, nullptr);
   if (!rep.has_value()) fail("bench", rep.error().to_string());
@@ -276,7 +277,8 @@ void add_bench_command(CLI::App& app) {
       "bench", "Measure the batch pipeline (decode + augment + the profile's targets: EAST or DB): samples/s, CPU-ms per sample and "
                "a per-stage breakdown, min/median over repeats.");
   cmd->add_option("--dataset", a->dataset,
-                  "dataset folder, UFO .json, or a cache file (.tfc); with --endpoint, the daemon's dataset NAME")
+                  "dataset folder, UFO .json, a cache file (.tfc) or a cache manifest (.tfmanifest); with "
+                  "--endpoint, the daemon's dataset NAME")
       ->required();
   cmd->add_option("--endpoint", a->endpoint,
                   "measure batches delivered by a running `textfeed serve` to this process instead");

@@ -1,20 +1,25 @@
-// textfeed cache build | inspect | verify: the memory-mapped sample cache (docs/cache_format.md).
+// textfeed cache build | merge | inspect | verify: the memory-mapped sample cache and its sharded
+// form, shard files and a manifest (docs/cache_format.md).
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/printable.h"
 #include "cache/cache.h"
+#include "cache/manifest.h"
 #include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
 #include "tools/commands.h"
@@ -29,7 +34,7 @@ void add_cache_bench_command(CLI::App& cache_cmd);
 namespace {
 
 struct BuildArgs {
-  std::string dataset, out, profile = "upstage", codec = "raw";
+  std::string dataset, out, profile = "upstage", codec = "raw", shard = "0/1";
   int image_size = 0, quality = 95, threads = 0;
   bool image_size_given = false;  // else the profile's
   double max_bad = loader::CacheBuildOptions().max_bad_share;
@@ -126,12 +131,16 @@ void run_build(const BuildArgs& a) {
   o.force = a.force;
   o.max_bad_share = a.max_bad;
   o.cancel = &g_stop;
+  auto shard = loader::parse_shard(a.shard);
+  if (!shard.has_value()) fail("cache build", shard.error().message(), 2);
+  o.shard = *shard;
   // Checked before the dataset is read (which may take minutes); build_cache checks them again.
   if (!(a.max_bad >= 0 && a.max_bad <= 1)) fail("cache build", "--max-bad must be in [0, 1]", 2);
   if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))
     fail("cache build", "--image-size must be 0 (keep the source size) or in [32, 32768], got " +
                             std::to_string(o.image_size), 2);
-  auto ds = loader::open_dataset(a.dataset, reader_options("cache build", a.reader));
+  o.reader = reader_options("cache build", a.reader);
+  auto ds = loader::open_dataset(a.dataset, o.reader);
   if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
   for (const loader::BadRecord& b : ds->bad)
     std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", printable(b.file).c_str(),
@@ -141,6 +150,11 @@ void run_build(const BuildArgs& a) {
   std::fprintf(stderr, "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
                ds->samples.size(), printable(ds->root).c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(),
                threads);
+  if (o.shard.count > 1) {
+    const auto [first, count] = loader::shard_inputs(ds->samples.size(), o.shard);
+    std::fprintf(stderr, "cache build: shard %u/%u: images %zu up to %zu of %zu\n", o.shard.index, o.shard.count,
+                 first, first + count, ds->samples.size());
+  }
   ProgressPrinter printer;
   auto report = [&] {
     StopSignals stop;
@@ -157,44 +171,79 @@ void run_build(const BuildArgs& a) {
               report->seconds, report->seconds > 0 ? report->samples / report->seconds : 0.0);
 }
 
-std::shared_ptr<const cache::CacheReader> open_or_fail(const std::string& cmd, const std::string& path) {
+bool is_manifest(const std::string& path) {
+  return (path.size() >= 11 && path.compare(path.size() - 11, 11, ".tfmanifest") == 0) ||
+         cache::is_manifest_file(path);
+}
+
+// What inspect shows: one cache file, or the shards of a manifest merged.
+struct Inspected {
+  size_t samples = 0;
+  uint64_t file_bytes = 0;
+  cache::CacheMeta meta;
+  std::shared_ptr<const cache::ShardSet> set;  // null for one file
+};
+
+Inspected open_for_inspect(const std::string& path) {
+  Inspected in;
+  if (is_manifest(path)) {
+    auto set = cache::open_manifest(path);
+    if (!set.has_value()) fail("cache inspect", set.error().to_string(), 2);
+    in.set = *set;
+    in.samples = in.set->manifest.samples;
+    in.file_bytes = in.set->file_bytes;
+    in.meta = in.set->meta;
+    return in;
+  }
   auto r = cache::CacheReader::open(path);
-  if (!r.has_value()) fail(cmd, r.error().to_string(), 2);
-  return *r;
+  if (!r.has_value()) fail("cache inspect", r.error().to_string(), 2);
+  in.samples = (*r)->size();
+  in.file_bytes = (*r)->file_bytes();
+  in.meta = (*r)->meta();
+  return in;
+}
+
+void print_inspect_json(const std::string& path, const Inspected& in) {
+  const cache::CacheMeta& m = in.meta;
+  nlohmann::ordered_json j;
+  j["path"] = path;
+  j["samples"] = in.samples;
+  j["file_bytes"] = in.file_bytes;
+  j["pixel_bytes"] = m.pixel_bytes;
+  j["raw_pixel_bytes"] = m.raw_pixel_bytes;
+  j["bytes_per_sample"] = in.samples ? in.file_bytes / in.samples : 0;
+  j["codec"] = cache::codec_name(m.codec);
+  j["jpeg_quality"] = m.jpeg_quality;
+  j["profile"] = m.profile;
+  j["image_size"] = m.image_size;
+  j["words"] = m.num_words;
+  j["ignored_words"] = m.num_ignored;
+  j["dataset_root"] = m.dataset_root;
+  j["dataset_format"] = m.dataset_format;
+  j["build_unix_seconds"] = m.build_unix_seconds;
+  j["build_seconds"] = m.build_seconds;
+  j["quarantine"] = nlohmann::json::array();
+  for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
+  j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
+  if (in.set) {
+    j["shards"] = nlohmann::json::array();
+    for (const cache::ManifestShard& s : in.set->manifest.shards)
+      j["shards"].push_back({{"path", s.path}, {"first", s.first}, {"samples", s.samples}, {"bytes", s.file_bytes}});
+  }
+  std::cout << json_text(j) << "\n";
 }
 
 void run_inspect(const std::string& path, bool json) {
-  auto r = open_or_fail("cache inspect", path);
-  const cache::CacheMeta& m = r->meta();
-  if (json) {
-    nlohmann::ordered_json j;
-    j["path"] = path;
-    j["samples"] = r->size();
-    j["file_bytes"] = r->file_bytes();
-    j["pixel_bytes"] = m.pixel_bytes;
-    j["raw_pixel_bytes"] = m.raw_pixel_bytes;
-    j["bytes_per_sample"] = r->size() ? r->file_bytes() / r->size() : 0;
-    j["codec"] = cache::codec_name(m.codec);
-    j["jpeg_quality"] = m.jpeg_quality;
-    j["profile"] = m.profile;
-    j["image_size"] = m.image_size;
-    j["words"] = m.num_words;
-    j["ignored_words"] = m.num_ignored;
-    j["dataset_root"] = m.dataset_root;
-    j["dataset_format"] = m.dataset_format;
-    j["build_unix_seconds"] = m.build_unix_seconds;
-    j["build_seconds"] = m.build_seconds;
-    j["quarantine"] = nlohmann::json::array();
-    for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
-    std::cout << json_text(j) << "\n";
-    return;
-  }
+  const Inspected in = open_for_inspect(path);
+  if (json) return print_inspect_json(path, in);
+  const cache::CacheMeta& m = in.meta;
   char when[64] = "?";
   const time_t t = static_cast<time_t>(m.build_unix_seconds);
   std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
-  std::printf("cache         %s\nsamples       %zu\nfile size     %s (%s per sample)\npixels        %s, codec %s",
-              printable(path).c_str(), r->size(), human_bytes(static_cast<double>(r->file_bytes())).c_str(),
-              human_bytes(r->size() ? static_cast<double>(r->file_bytes()) / r->size() : 0).c_str(),
+  std::printf("%s %s\nsamples       %zu\nfile size     %s (%s per sample)\npixels        %s, codec %s",
+              in.set ? "manifest     " : "cache        ", printable(path).c_str(), in.samples,
+              human_bytes(static_cast<double>(in.file_bytes)).c_str(),
+              human_bytes(in.samples ? static_cast<double>(in.file_bytes) / in.samples : 0).c_str(),
               human_bytes(static_cast<double>(m.pixel_bytes)).c_str(), std::string(cache::codec_name(m.codec)).c_str());
   if (m.codec == cache::PixelCodec::kJpeg) {
     std::printf(" (quality %d)", m.jpeg_quality);
@@ -203,38 +252,128 @@ void run_inspect(const std::string& path, bool json) {
                   static_cast<double>(m.raw_pixel_bytes) / static_cast<double>(m.pixel_bytes));
   }
   std::printf("\nprofile       %s, image_size %d\nwords         %llu (%llu ignored)\ndataset       %s (%s)\n"
-              "built         %s in %.1f s\nquarantined   %zu\n",
+              "built         %s in %.1f s\n",
               printable(m.profile).c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
               static_cast<unsigned long long>(m.num_ignored), printable(m.dataset_root).c_str(),
-              printable(m.dataset_format).c_str(), when, m.build_seconds, m.quarantine.size());
+              printable(m.dataset_format).c_str(), when, m.build_seconds);
+  if (in.set) {
+    std::printf("shards        %zu\n", in.set->manifest.shards.size());
+    for (const cache::ManifestShard& s : in.set->manifest.shards)
+      std::printf("  %u: %s, samples %llu from %llu, %s\n", s.index, printable(s.path).c_str(),
+                  static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.first),
+                  human_bytes(static_cast<double>(s.file_bytes)).c_str());
+  } else if (m.shard_count > 1) {
+    std::printf("shard         %u/%u: dataset images %llu up to %llu of %llu\n", m.shard_index, m.shard_count,
+                static_cast<unsigned long long>(m.first_input),
+                static_cast<unsigned long long>(m.first_input + m.num_inputs),
+                static_cast<unsigned long long>(m.dataset_samples));
+  }
+  std::printf("quarantined   %zu\n", m.quarantine.size());
   for (const auto& q : m.quarantine)
     std::printf("  %s: %s\n", printable(q.file).c_str(), printable(q.reason).c_str());
 }
 
-void run_verify(const std::string& path) {
-  auto r = open_or_fail("cache verify", path);
+// Every sample of `r`; returns the number of corrupt ones, each reported on stderr.
+size_t verify_samples(const cache::CacheReader& r) {
   size_t bad = 0;
-  for (size_t i = 0; i < r->size(); ++i) {
-    Status s = r->verify_sample(i);
+  for (size_t i = 0; i < r.size(); ++i) {
+    Status s = r.verify_sample(i);
     if (!s.ok()) {
       std::fprintf(stderr, "cache verify: %s\n", printable(s.message()).c_str());
       ++bad;
     }
   }
-  if (bad) fail("cache verify", std::to_string(bad) + " of " + std::to_string(r->size()) + " samples are corrupt", 1);
-  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n", printable(path).c_str(), r->size());
+  return bad;
 }
 
-}  // namespace
+// Each shard the manifest lists, reported one by one: a shard that does not open or differs from
+// the manifest does not stop the others from being checked.
+void run_verify_manifest(const std::string& path) {
+  auto m = cache::read_manifest(path);
+  if (!m.has_value()) fail("cache verify", m.error().to_string(), 2);
+  size_t bad_shards = 0;
+  for (size_t k = 0; k < m->shards.size(); ++k) {
+    const std::string file = cache::shard_file_path(path, m->shards[k]);
+    const std::string name = "shard " + std::to_string(k) + "/" + std::to_string(m->shards.size()) + " " + file;
+    auto r = cache::CacheReader::open(file);
+    Status s = r.has_value() ? cache::check_shard(*m, path, k, **r) : r.error();
+    if (!s.ok()) {
+      std::fprintf(stderr, "cache verify: %s: %s\n", printable(name).c_str(), printable(s.message()).c_str());
+      ++bad_shards;
+      continue;
+    }
+    if (const size_t bad = verify_samples(**r); bad > 0) {
+      std::fprintf(stderr, "cache verify: %s: %zu of %zu samples are corrupt\n", printable(name).c_str(), bad,
+                   (*r)->size());
+      ++bad_shards;
+      continue;
+    }
+    std::printf("%s: intact (%zu samples)\n", printable(name).c_str(), (*r)->size());
+  }
+  if (bad_shards)
+    fail("cache verify", std::to_string(bad_shards) + " of " + std::to_string(m->shards.size()) + " shards of " +
+                             path + " are missing, differ from the manifest or are corrupt", 1);
+  std::printf("%s: all %zu shards and %llu samples are intact\n", printable(path).c_str(), m->shards.size(),
+              static_cast<unsigned long long>(m->samples));
+}
 
-void add_cache_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "cache", "Build, inspect and verify memory-mapped sample caches (decoded, resized pixels + annotations).");
-  cmd->require_subcommand(1);
+void run_verify(const std::string& path) {
+  if (is_manifest(path)) return run_verify_manifest(path);
+  auto opened = cache::CacheReader::open(path);
+  if (!opened.has_value()) fail("cache verify", opened.error().to_string(), 2);
+  const cache::CacheReader& r = **opened;
+  if (size_t bad = verify_samples(r); bad)
+    fail("cache verify", std::to_string(bad) + " of " + std::to_string(r.size()) + " samples are corrupt", 1);
+  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n", printable(path).c_str(), r.size());
+}
 
+struct MergeArgs {
+  std::string out;
+  std::vector<std::string> inputs;
+  bool force = false;
+};
+
+// The shard files `inputs` name: each a file, or a folder whose *.tfc files (not below) are taken.
+std::vector<std::string> shard_files(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".tfc" && it->is_regular_file(ec)) found.push_back(it->path().string());
+    if (ec) fail("cache merge", in + ": " + ec.message(), 2);
+    if (found.empty()) fail("cache merge", in + " is a folder without .tfc files", 2);
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+void run_merge(const MergeArgs& a) {
+  const std::vector<std::string> files = shard_files(a.inputs);
+  std::vector<std::shared_ptr<const cache::CacheReader>> shards;
+  for (const std::string& f : files) {
+    auto r = cache::CacheReader::open(f);
+    if (!r.has_value()) fail("cache merge", r.error().to_string(), 2);
+    shards.push_back(*r);
+  }
+  auto m = cache::merge_shards(shards, files, a.out);
+  if (!m.has_value()) fail("cache merge", m.error().message(), 2);
+  if (Status s = cache::write_manifest(*m, a.out, a.force); !s.ok()) fail("cache merge", s.to_string(), 2);
+  std::printf("wrote %s: %zu shards, %llu samples of %llu images\n", printable(a.out).c_str(), m->shards.size(),
+              static_cast<unsigned long long>(m->samples), static_cast<unsigned long long>(m->build.dataset_samples));
+}
+
+void add_build_command(CLI::App& cmd) {
   auto b = std::make_shared<BuildArgs>();
-  CLI::App* build = cmd->add_subcommand(
-      "build", "Decode and resize every image of a dataset once, into one cache file. Random augmentation "
+  CLI::App* build = cmd.add_subcommand(
+      "build", "Decode and resize every image of a dataset (or, with --shard K/N, of its K-th part) once, into "
+               "one cache file. Random augmentation "
                "stays online: every epoch still sees fresh crops. Unreadable images are quarantined (listed) up to "
                "--max-bad. Interrupted by SIGINT, SIGTERM or SIGHUP, the build stops, removes its temporary file "
                "and exits with 128 + the signal number.");
@@ -260,24 +399,65 @@ void add_cache_command(CLI::App& app) {
       ->check(finite_in(0.0, 1.0));
   build->add_flag("--force", b->force, "replace an existing cache (or empty file) at --out: never another "
                                        "file, a symlink, a device or a FIFO");
+  build->add_option("--shard", b->shard,
+                    "K/N: build only the K-th of N parts of the dataset (K = 0..N-1), the images "
+                    "floor(K*n/N) up to floor((K+1)*n/N) of the reader's order, into --out; the same parts on "
+                    "every run. Build every K (on as many machines as you like), then `textfeed cache merge` the "
+                    "files into a manifest that opens as one cache, sample for sample the whole build's. --max-bad "
+                    "stays a share of the whole dataset (default 0/1: everything)");
   add_spec_flags(build, b->reader, kReaderFlags);
   build->callback([b, image_size] {
     b->image_size_given = image_size->count() > 0;
     run_build(*b);
   });
+}
 
+void add_inspect_and_verify_commands(CLI::App& cmd) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* inspect = cmd->add_subcommand("inspect", "Show what a cache holds: counts, sizes, profile, build, quarantine.");
-  inspect->add_option("file", *path, "cache file")->required();
+  CLI::App* inspect = cmd.add_subcommand(
+      "inspect", "Show what a cache or a manifest's shards hold: counts, sizes, profile, build, quarantine.");
+  inspect->add_option("file", *path, "cache file or manifest")->required();
   inspect->add_flag("--json", *json, "print one JSON object");
   inspect->callback([path, json] { run_inspect(*path, *json); });
 
   auto vpath = std::make_shared<std::string>();
-  CLI::App* verify = cmd->add_subcommand("verify", "Check every checksum and record; exit 1 naming each corrupt sample.");
-  verify->add_option("file", *vpath, "cache file")->required();
+  CLI::App* verify = cmd.add_subcommand(
+      "verify", "Check every checksum and record; exit 1 naming each corrupt sample. Of a manifest: every shard, "
+                "reported one by one, each also checked against what the manifest recorded of it.");
+  verify->add_option("file", *vpath, "cache file or manifest")->required();
   verify->callback([vpath] { run_verify(*vpath); });
+}
 
+void add_merge_command(CLI::App& cmd) {
+  auto ma = std::make_shared<MergeArgs>();
+  CLI::App* merge = cmd.add_subcommand(
+      "merge", "Write a manifest of the shard files of one `cache build --shard K/N` set: a small JSON file "
+               "(docs/cache_format.md) naming every shard by its path relative to the manifest's folder, with its "
+               "sample count and checksums, and the build's and reader's options. It opens as one cache wherever "
+               "a cache does (Loader, serve, bench, show, cache inspect and verify), with the samples, order and "
+               "batches of a whole build of the dataset. Refused unless the files are every K of 0..N-1 once, "
+               "of one dataset read and built the same way, in or below the manifest's folder.");
+  merge->add_option("--out", ma->out, "manifest to write, e.g. train.tfmanifest (appears only when complete)")
+      ->required();
+  merge->add_option("shards", ma->inputs,
+                    "the shard files (any order; a shell glob such as shards/*.tfc does), or folders whose .tfc "
+                    "files are all shards")
+      ->required();
+  merge->add_flag("--force", ma->force, "replace an existing manifest at --out (never any other file)");
+  merge->callback([ma] { run_merge(*ma); });
+}
+
+}  // namespace
+
+void add_cache_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "cache", "Build, merge, inspect and verify memory-mapped sample caches (decoded, resized pixels + "
+               "annotations), whole or in shards.");
+  cmd->require_subcommand(1);
+  add_build_command(*cmd);
+  add_inspect_and_verify_commands(*cmd);
+  add_merge_command(*cmd);
   add_cache_bench_command(*cmd);
 }
 

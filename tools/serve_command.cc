@@ -137,7 +137,7 @@ void add_serve_command(CLI::App& app) {
       "Default endpoint: an ipc socket of mode 0600. tcp needs CURVE keys (textfeed keygen) or --insecure-tcp.\n"
       "SIGTERM/SIGINT/SIGHUP: finish the batches in flight, tell the clients, exit 0.");
   cmd->add_option("--dataset", a->datasets,
-                  "NAME=PATH[@WEIGHT][,PATH[@WEIGHT]...], repeatable. PATH: a dataset folder, UFO json or cache. "
+                  "NAME=PATH[@WEIGHT][,PATH[@WEIGHT]...], repeatable. PATH: a dataset folder, UFO json, cache or cache manifest. "
                   "Several PATHs make one dataset: concatenated, or with a weight on each, drawn from in proportion "
                   "every epoch (e.g. train=a/ufo/train.json@1,b.tfc@3)")
       ->required();

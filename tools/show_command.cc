@@ -249,7 +249,7 @@ void add_show_command(CLI::App& app) {
               "word quads blue (ignored: red outline), boxes decoded from the geometry map yellow. Profile db: a "
               "grid of the image with its polygons, the shrink map (green) and ignored regions (red) over it, "
               "and the threshold map, threshold mask, shrink map and shrink mask in grey.");
-  cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json or cache file")->required();
+  cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json, cache file or cache manifest")->required();
   add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags);
   cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());

@@ -30,6 +30,11 @@ void decode_one_input(std::span<const uint8_t> input);
 void cache_one_input(std::span<const uint8_t> input);
 // Wire: the input is one Envelope frame given to transport::decode.
 void wire_one_input(std::span<const uint8_t> input);
+// Cache manifest: the input is a manifest, read and opened beside two shard files the target
+// writes once.
+void manifest_one_input(std::span<const uint8_t> input);
+// The manifest of those two shard files as cache merge writes it: the seed of the manifest target.
+std::string manifest_seed_for_testing();
 // DB targets: the input encodes a canvas, options and polygons for augment::make_db_targets.
 void db_one_input(std::span<const uint8_t> input);
 
@@ -44,7 +49,7 @@ struct Target {
 inline constexpr Target kTargets[] = {
     {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},   {"decode", decode_one_input},
     {"cache", cache_one_input},     {"wire", wire_one_input},     {"poly", poly_one_input},
-    {"db", db_one_input},
+    {"db", db_one_input},           {"manifest", manifest_one_input},
 };
 
 // Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input

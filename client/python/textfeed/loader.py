@@ -301,8 +301,8 @@ class Loader:
         endpoint: ``textfeed serve``'s endpoint (``ipc:///tmp/textfeed.sock``, ``tcp://host:port``);
             None runs the pipeline in this process (``dataset`` is then a path).
         dataset: with an endpoint, a dataset NAME the daemon serves; else a dataset folder
-            (ICDAR-2015), a UFO ``.json`` or a cache file from ``textfeed cache build``, as a str or
-            ``os.PathLike``.
+            (ICDAR-2015), a UFO ``.json``, a cache file from ``textfeed cache build`` or a manifest of
+            shard files from ``textfeed cache merge``, as a str or ``os.PathLike``.
         batch_size: samples per batch, 1..4096.
         profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline),
             ``"sakura"`` (SakuraRiven/EAST), ``"bc7"`` (the 7th-generation boostcamp baseline:

@@ -58,7 +58,8 @@ def reader_from(profile: Any = None, **given: Any) -> Any:
 
 
 class Source:
-    """A dataset folder, a UFO ``.json``, a cache file, or (with an endpoint) a daemon's dataset name.
+    """A dataset folder, a UFO ``.json``, a cache file or manifest, or (with an endpoint) a daemon's
+    dataset name.
 
     Args:
         path: the path (str or ``os.PathLike``) or name.
