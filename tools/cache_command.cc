@@ -8,7 +8,9 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -40,6 +42,8 @@ struct BuildArgs {
   double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false, restart_rows = false;
   SpecFlags reader;
+  std::string dask;  // a Dask scheduler: the build runs there as `shards` tasks (textfeed.dask)
+  int shards = 0;
 };
 
 // SIGINT, SIGTERM and SIGHUP during a build. The handler only records the signal (a lock-free
@@ -116,6 +120,49 @@ class ProgressPrinter {
   size_t last_decile_ = 0;
   double last_print_ = 0;
 };
+
+// --dask: hands the build to textfeed.dask (`python3 -m textfeed.dask build`, the same options),
+// which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
+// manifest. Runs the interpreter in $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH;
+// from a build tree, its python/ folder goes first on PYTHONPATH. Does not return.
+[[noreturn]] void run_dask_build(const BuildArgs& a, bool image_size_given, bool shard_given) {
+  if (shard_given) fail("cache build", "--dask builds every shard: give --shards N, not --shard", 2);
+  if (a.shards < 1 || a.shards > 4096) fail("cache build", "--dask needs --shards N, 1..4096", 2);
+  std::vector<std::string> args = {"-m", "textfeed.dask", "build", "--scheduler", a.dask, "--shards",
+                                   std::to_string(a.shards), "--dataset", a.dataset, "--out", a.out,
+                                   "--profile", a.profile, "--codec", a.codec, "--max-bad",
+                                   std::to_string(a.max_bad), "--ignore-text", a.reader.ignore_text,
+                                   "--poly-policy", a.reader.poly_policy, "--ignore-under-area",
+                                   std::to_string(a.reader.ignore_under_area), "--images-dir",
+                                   a.reader.images_dir, "--split", a.reader.split, "--format", a.reader.format};
+  if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
+  if (image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
+  if (a.threads != 0) args.insert(args.end(), {"--threads", std::to_string(a.threads)});
+  if (a.reader.ignore_tags) args.insert(args.end(), {"--ignore-tags", *a.reader.ignore_tags});
+  if (a.reader.illegibility) args.insert(args.end(), {"--illegibility", *a.reader.illegibility});
+  if (a.restart_rows) args.push_back("--restart-rows");
+  if (a.force) args.push_back("--force");
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path tree = exe.parent_path().parent_path() / "python";
+    if (std::filesystem::exists(tree / "textfeed" / "dask.py", ec)) {
+      const char* old = std::getenv("PYTHONPATH");
+      const std::string path = tree.string() + (old && *old ? ":" + std::string(old) : "");
+      ::setenv("PYTHONPATH", path.c_str(), 1);
+    }
+  }
+  const char* env = std::getenv("TEXTFEED_PYTHON");
+  const std::string python = env && *env ? env : (::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(python.c_str()));
+  for (std::string& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execvp(python.c_str(), argv.data());
+  fail("cache build", "--dask: cannot run " + python + " -m textfeed.dask (" + std::string(strerror(errno)) +
+                          "); set TEXTFEED_PYTHON to an interpreter with textfeed and python3-distributed", 2);
+}
 
 void run_build(const BuildArgs& a) {
   if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("cache build", s.message(), 2);
@@ -399,15 +446,22 @@ void add_build_command(CLI::App& cmd) {
       ->check(finite_in(0.0, 1.0));
   build->add_flag("--force", b->force, "replace an existing cache (or empty file) at --out: never another "
                                        "file, a symlink, a device or a FIFO");
-  build->add_option("--shard", b->shard,
+  CLI::Option* shard = build->add_option("--shard", b->shard,
                     "K/N: build only the K-th of N parts of the dataset (K = 0..N-1), the images "
                     "floor(K*n/N) up to floor((K+1)*n/N) of the reader's order, into --out; the same parts on "
                     "every run. Build every K (on as many machines as you like), then `textfeed cache merge` the "
                     "files into a manifest that opens as one cache, sample for sample the whole build's. --max-bad "
                     "stays a share of the whole dataset (default 0/1: everything)");
+  build->add_option("--dask", b->dask,
+                    "ADDRESS of a Dask scheduler (tcp://host:8786): build every shard there, one task each "
+                    "(textfeed.dask; a task whose worker dies runs again), then the manifest --out "
+                    "(NAME.tfmanifest, shards beside it); the paths must be the same on every worker");
+  build->add_option("--shards", b->shards, "with --dask: how many shards, 1..4096");
   add_spec_flags(build, b->reader, kReaderFlags);
-  build->callback([b, image_size] {
+  build->callback([b, image_size, shard] {
     b->image_size_given = image_size->count() > 0;
+    if (!b->dask.empty()) run_dask_build(*b, b->image_size_given, shard->count() > 0);
+    if (b->shards != 0) fail("cache build", "--shards N goes with --dask (for one part here: --shard K/N)", 2);
     run_build(*b);
   });
 }

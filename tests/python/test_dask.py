@@ -171,3 +171,26 @@ def test_build_cache_refuses_bad_arguments(cluster, tmp_path):
                            retries=0, progress=False)
     assert not (tmp_path / "b.tfmanifest").exists()
     assert tfdask.shard_paths(tmp_path / "c.tfmanifest", 12)[3].name == "c.03-of-12.tfc"
+
+
+def test_the_cache_build_command_hands_a_dask_build_to_textfeed_dask(cluster, tmp_path):
+    out = tmp_path / "cli.tfmanifest"
+    proc = subprocess.run([TEXTFEED, "cache", "build", "--dask", cluster.scheduler.address, "--shards", "2",
+                           "--dataset", str(SAMPLE), "--out", str(out), "--profile", "sakura", "--codec", "jpeg",
+                           "--threads", "1"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {out}: 2 shards" in proc.stdout and "[2/2]" in proc.stderr
+    assert sorted(p.name for p in tmp_path.glob("cli.*-of-2.tfc")) == ["cli.0-of-2.tfc", "cli.1-of-2.tfc"]
+    single = tmp_path / "single.tfc"
+    subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--codec", "jpeg",
+                    "--out", str(single)], check=True, capture_output=True, timeout=300)
+    _equal(_cache_batches(out), _cache_batches(single))
+    again = subprocess.run([TEXTFEED, "cache", "build", "--dask", cluster.scheduler.address, "--shards", "2",
+                            "--dataset", str(SAMPLE), "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 1 and "force=True" in again.stderr
+    for args, message in [(["--shards", "2"], "--shards N goes with --dask"),
+                          (["--dask", "tcp://127.0.0.1:1"], "--dask needs --shards N"),
+                          (["--dask", "tcp://127.0.0.1:1", "--shards", "2", "--shard", "0/2"], "not --shard")]:
+        bad = subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--out", str(tmp_path / "b.tfc"),
+                              *args], capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr

@@ -445,4 +445,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as the package's module, not as __main__: the tasks' functions then travel to the workers
+    # by name (they import textfeed.dask), not pickled by value.
+    from textfeed.dask import main as _main
+
+    sys.exit(_main())
