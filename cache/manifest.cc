@@ -91,6 +91,11 @@ Status check_merge_member(const CacheReader& r, const std::string& path, const C
   if (m.shard_index >= m.shard_count)
     return Status::invalid_argument(path + ": shard " + std::to_string(m.shard_index) + "/" +
                                     std::to_string(m.shard_count) + " is out of range");
+  // Before anything is sized by N (shard_order's table): a file's N is data, not a promise.
+  if (m.shard_count > kMaxShards)
+    return Status::invalid_argument(path + ": shard " + std::to_string(m.shard_index) + "/" +
+                                    std::to_string(m.shard_count) + ": N is over the " +
+                                    std::to_string(kMaxShards) + " shards a manifest holds");
   if (std::string d = build_difference(first, m); !d.empty())
     return Status::invalid_argument(path +
                                     " is not of the same build as the first shard given: " + d);

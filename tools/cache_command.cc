@@ -121,6 +121,13 @@ class ProgressPrinter {
   double last_print_ = 0;
 };
 
+// A double as text that reads back as the same double.
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 // --dask: hands the build to textfeed.dask (`python3 -m textfeed.dask build`, the same options),
 // which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
 // manifest. Runs the interpreter in $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH;
@@ -131,9 +138,9 @@ class ProgressPrinter {
   std::vector<std::string> args = {"-m", "textfeed.dask", "build", "--scheduler", a.dask, "--shards",
                                    std::to_string(a.shards), "--dataset", a.dataset, "--out", a.out,
                                    "--profile", a.profile, "--codec", a.codec, "--max-bad",
-                                   std::to_string(a.max_bad), "--ignore-text", a.reader.ignore_text,
+                                   exact(a.max_bad), "--ignore-text", a.reader.ignore_text,
                                    "--poly-policy", a.reader.poly_policy, "--ignore-under-area",
-                                   std::to_string(a.reader.ignore_under_area), "--images-dir",
+                                   exact(a.reader.ignore_under_area), "--images-dir",
                                    a.reader.images_dir, "--split", a.reader.split, "--format", a.reader.format};
   if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
   if (image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});

@@ -92,6 +92,18 @@ class ManifestTest : public testing::CacheFixture {
   std::string manifest_;
 };
 
+// A file's N is data: N = 2^32 - 1 (a shard of no inputs, consistent otherwise) is refused before
+// anything is sized by it (merge's K -> file table would be 16 GiB).
+TEST_F(ManifestTest, AShardFileClaimingMoreShardsThanAManifestHoldsIsRefusedBeforeAllocating) {
+  const std::string huge = (dir_ / "shards" / "huge.tfc").string();
+  write_shard(0, 0xFFFFFFFFu, huge);
+  auto m = merge({huge});
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code(), Code::kInvalidArgument) << m.error().to_string();
+  EXPECT_NE(m.error().message().find("huge.tfc"), std::string::npos) << m.error().message();
+  EXPECT_NE(m.error().message().find("over the 4096 shards"), std::string::npos) << m.error().message();
+}
+
 TEST_F(ManifestTest, MergedShardsOpenAsOneCacheInTheWholeOrder) {
   merge_and_write();
   EXPECT_TRUE(is_manifest_file(manifest_));

@@ -95,6 +95,8 @@ def test_serve_refuses_bad_arguments(cluster):
         tfdask.serve(cluster, {"icdar": SAMPLE}, threads=-1)
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="no worker"):
         tfdask.serve(cluster, {"icdar": SAMPLE}, hosts=["no-such-host"])
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="a list of host names"):
+        tfdask.serve(cluster, {"icdar": SAMPLE}, hosts="127.0.0.1")
     # A dataset the daemon cannot open: it exits, and the error carries its log.
     with pytest.raises(textfeed.errors.UnavailableError, match="textfeed-dataset: no such file"):
         tfdask.serve(cluster, {"x": "/nonexistent/textfeed-dataset"}, timeout=10)
@@ -157,6 +159,8 @@ def test_build_cache_refuses_bad_arguments(cluster, tmp_path):
     E = textfeed.errors
     with pytest.raises(E.InvalidArgumentError, match="shards"):
         tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfmanifest", shards=0)
+    with pytest.raises(E.InvalidArgumentError, match="1..4096"):
+        tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfmanifest", shards=4097)
     with pytest.raises(E.InvalidArgumentError, match="tfmanifest"):
         tfdask.build_cache(cluster, SAMPLE, tmp_path / "a.tfc", shards=2)
     with pytest.raises(E.InvalidArgumentError, match="unknown option 'colour'"):
@@ -188,6 +192,16 @@ def test_the_cache_build_command_hands_a_dask_build_to_textfeed_dask(cluster, tm
     again = subprocess.run([TEXTFEED, "cache", "build", "--dask", cluster.scheduler.address, "--shards", "2",
                             "--dataset", str(SAMPLE), "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert again.returncode == 1 and "force=True" in again.stderr
+    # The options reach textfeed.dask exactly (an interpreter that only echoes its arguments).
+    echo = subprocess.run([TEXTFEED, "cache", "build", "--dask", "tcp://127.0.0.1:1", "--shards", "3", "--dataset",
+                           str(SAMPLE), "--out", str(tmp_path / "e.tfmanifest"), "--max-bad", "0.0000004",
+                           "--ignore-under-area", "0.1", "--restart-rows", "--codec", "jpeg"],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "TEXTFEED_PYTHON": "echo"})
+    assert echo.returncode == 0, echo.stderr
+    words = echo.stdout.split()
+    assert words[:3] == ["-m", "textfeed.dask", "build"] and "--restart-rows" in words
+    assert float(words[words.index("--max-bad") + 1]) == 0.0000004
+    assert float(words[words.index("--ignore-under-area") + 1]) == 0.1
     for args, message in [(["--shards", "2"], "--shards N goes with --dask"),
                           (["--dask", "tcp://127.0.0.1:1"], "--dask needs --shards N"),
                           (["--dask", "tcp://127.0.0.1:1", "--shards", "2", "--shard", "0/2"], "not --shard")]:

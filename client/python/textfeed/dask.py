@@ -162,6 +162,9 @@ def build_cache(client: Any, dataset: PathLike, out: PathLike, shards: int, *, f
     times a failing task runs (a task whose worker died is rescheduled by Dask itself). ``progress``:
     a line on stderr per finished shard, or a callable(summary, done, total).
 
+    A build that fails part-way leaves the shards it finished (and tasks already running finish
+    theirs): run it again with ``force=True``.
+
     Returns ``{"manifest": path, "shards": [summary per shard, in order], "seconds": ...,
     "merge": the merge command's report}``. Raises InvalidArgumentError (arguments), NotFoundError
     (dataset, textfeed command), TextfeedError (a shard that failed on every try, with its message).
@@ -170,8 +173,8 @@ def build_cache(client: Any, dataset: PathLike, out: PathLike, shards: int, *, f
         from distributed import as_completed
     except ImportError as e:  # pragma: no cover - exercised only without python3-distributed
         raise InvalidArgumentError("textfeed.dask needs Dask distributed (Debian: python3-distributed)") from e
-    if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
-        raise InvalidArgumentError(f"shards = {shards!r}: need an int >= 1")
+    if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= 4096:
+        raise InvalidArgumentError(f"shards = {shards!r}: need an int in 1..4096")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise InvalidArgumentError(f"retries = {retries!r}: need an int >= 0")
     out = Path(os.path.abspath(os.fspath(out)))
@@ -378,6 +381,8 @@ def serve(client: Any, datasets: Union[Mapping[str, PathLike], Sequence[str]], *
         host = info[address].get("host") or address.split("://")[-1].rsplit(":", 1)[0]
         by_host.setdefault(host, address)
     if hosts is not None:
+        if isinstance(hosts, (str, bytes)) or not all(isinstance(h, str) for h in hosts):
+            raise InvalidArgumentError(f"hosts = {hosts!r}: a list of host names")
         missing = [h for h in hosts if h not in by_host]
         if missing:
             raise InvalidArgumentError(f"hosts {missing} have no worker (the cluster's: {sorted(by_host)})")
