@@ -278,7 +278,8 @@ void print_inspect_json(const std::string& path, const Inspected& in) {
   j["build_seconds"] = m.build_seconds;
   j["quarantine"] = nlohmann::json::array();
   for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
-  j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
+  // A shard file says which part it is; a manifest is every part (shard_count of them, below).
+  if (!in.set) j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
   if (in.set) {
     j["shards"] = nlohmann::json::array();
     for (const cache::ManifestShard& s : in.set->manifest.shards)
