@@ -28,6 +28,8 @@ set(CPACK_DEBIAN_MAIN_DESCRIPTION "The textfeed command (serve, cache, inspect, 
 textfeed (Loader, in place of torch.utils.data.DataLoader).")
 # What the Python package imports besides its extension (whose libraries shlibdeps finds).
 set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "python3 (>= 3.11), python3 (<< 3.12), python3-numpy, python3-torch")
+# textfeed.dask (sharded builds and daemons on a Dask cluster, cache build --dask) imports these.
+set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS "python3-distributed")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME textfeed-dev)
 set(CPACK_DEBIAN_DEV_DESCRIPTION "The C++ static libraries, headers and CMake package of textfeed:
