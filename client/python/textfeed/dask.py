@@ -303,7 +303,8 @@ def _stop_daemon(pid: int, folder: str, timeout: float) -> Optional[int]:
 class Daemons:
     """The daemons :func:`serve` started: one per host, each at ``endpoints[i]`` with the public key
     file ``server_keys[i]``; ``client_key`` is the secret key every Loader presents. ``close()`` (or
-    leaving a ``with`` block) stops them and removes the keys."""
+    leaving a ``with`` block) stops them and removes the keys; a daemon never stopped ends with the
+    Dask worker that started it."""
     client: Any
     endpoints: List[str]
     server_keys: List[str]
@@ -337,8 +338,10 @@ class Daemons:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
-        if not self.closed:
+    def __del__(self) -> None:  # pragma: no cover - best effort for a handle dropped unclosed
+        # Only through a client that still runs: at interpreter exit its loop may be gone, and a
+        # call through it could wait for ever. Daemons not stopped here end with their workers.
+        if not self.closed and getattr(self.client, "status", None) == "running":
             try:
                 self.close(timeout=5.0)
             except Exception:
