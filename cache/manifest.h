@@ -53,6 +53,10 @@ struct Manifest {
 // is told from a dataset's json by its content, without parsing it.
 bool is_manifest_file(const std::string& path);
 
+// Whether `path` is to be opened as a manifest: named "*.tfmanifest" (then one that does not open
+// is reported as a broken manifest), or is_manifest_file.
+bool is_manifest_path(const std::string& path);
+
 // The manifest of shard files `shards` (the opened files, in any order) to be written at
 // `manifest_path`; `shard_paths[i]` is the path shards[i] was opened from. Checks that they are
 // one complete set: every K of 0..N-1 exactly once, each covering floor(K n / N) ..

@@ -86,6 +86,10 @@ Status write_manifest(const Manifest& manifest, const std::string& path, bool ov
   return s;
 }
 
+bool is_manifest_path(const std::string& path) {
+  return path.ends_with(".tfmanifest") || is_manifest_file(path);
+}
+
 bool is_manifest_file(const std::string& path) {
   Result<ReadableFile> f = open_regular_file(path);
   if (!f.has_value()) return false;

@@ -22,15 +22,11 @@ uint64_t cache_fingerprint(size_t samples, const cache::CacheMeta& m) {
   f.u64(m.raw_pixel_bytes);
   return f.value();
 }
-
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 }  // namespace
 
 Result<std::shared_ptr<const CacheSource>> CacheSource::open(const std::string& path) {
   std::shared_ptr<const CacheSource> source;
-  if (ends_with(path, ".tfmanifest") || cache::is_manifest_file(path)) {
+  if (cache::is_manifest_path(path)) {
     TF_ASSIGN_OR_RETURN(auto shards, cache::open_manifest(path));
     source = std::make_shared<const CacheSource>(std::move(shards));
   } else {

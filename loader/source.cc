@@ -9,14 +9,10 @@
 namespace textfeed::loader {
 
 namespace {
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 // A .tfc or .tfmanifest that does not open is reported as a broken cache, not read as a dataset;
 // a manifest is known by its content too (a dataset's json never starts as one does).
 bool looks_like_cache(const std::string& path) {
-  return ends_with(path, ".tfc") || ends_with(path, ".tfmanifest") || cache::is_cache_file(path) ||
-         cache::is_manifest_file(path);
+  return path.ends_with(".tfc") || cache::is_cache_file(path) || cache::is_manifest_path(path);
 }
 }  // namespace
 

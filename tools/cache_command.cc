@@ -132,9 +132,10 @@ std::string exact(double v) {
 // which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
 // manifest. Runs the interpreter in $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH;
 // from a build tree, its python/ folder goes first on PYTHONPATH. Does not return.
-[[noreturn]] void run_dask_build(const BuildArgs& a, bool image_size_given, bool shard_given) {
+[[noreturn]] void run_dask_build(const BuildArgs& a, bool shard_given) {
   if (shard_given) fail("cache build", "--dask builds every shard: give --shards N, not --shard", 2);
-  if (a.shards < 1 || a.shards > 4096) fail("cache build", "--dask needs --shards N, 1..4096", 2);
+  if (a.shards < 1 || static_cast<uint32_t>(a.shards) > loader::kMaxShardCount)
+    fail("cache build", "--dask needs --shards N, 1.." + std::to_string(loader::kMaxShardCount), 2);
   std::vector<std::string> args = {"-m", "textfeed.dask", "build", "--scheduler", a.dask, "--shards",
                                    std::to_string(a.shards), "--dataset", a.dataset, "--out", a.out,
                                    "--profile", a.profile, "--codec", a.codec, "--max-bad",
@@ -143,7 +144,7 @@ std::string exact(double v) {
                                    exact(a.reader.ignore_under_area), "--images-dir",
                                    a.reader.images_dir, "--split", a.reader.split, "--format", a.reader.format};
   if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
-  if (image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
+  if (a.image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
   if (a.threads != 0) args.insert(args.end(), {"--threads", std::to_string(a.threads)});
   if (a.reader.ignore_tags) args.insert(args.end(), {"--ignore-tags", *a.reader.ignore_tags});
   if (a.reader.illegibility) args.insert(args.end(), {"--illegibility", *a.reader.illegibility});
@@ -225,11 +226,6 @@ void run_build(const BuildArgs& a) {
               report->seconds, report->seconds > 0 ? report->samples / report->seconds : 0.0);
 }
 
-bool is_manifest(const std::string& path) {
-  return (path.size() >= 11 && path.compare(path.size() - 11, 11, ".tfmanifest") == 0) ||
-         cache::is_manifest_file(path);
-}
-
 // What inspect shows: one cache file, or the shards of a manifest merged.
 struct Inspected {
   size_t samples = 0;
@@ -240,7 +236,7 @@ struct Inspected {
 
 Inspected open_for_inspect(const std::string& path) {
   Inspected in;
-  if (is_manifest(path)) {
+  if (cache::is_manifest_path(path)) {
     auto set = cache::open_manifest(path);
     if (!set.has_value()) fail("cache inspect", set.error().to_string(), 2);
     in.set = *set;
@@ -279,11 +275,12 @@ void print_inspect_json(const std::string& path, const Inspected& in) {
   j["quarantine"] = nlohmann::json::array();
   for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
   // A shard file says which part it is; a manifest is every part (shard_count of them, below).
-  if (!in.set) j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
   if (in.set) {
     j["shards"] = nlohmann::json::array();
     for (const cache::ManifestShard& s : in.set->manifest.shards)
       j["shards"].push_back({{"path", s.path}, {"first", s.first}, {"samples", s.samples}, {"bytes", s.file_bytes}});
+  } else {
+    j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
   }
   std::cout << json_text(j) << "\n";
 }
@@ -373,7 +370,7 @@ void run_verify_manifest(const std::string& path) {
 }
 
 void run_verify(const std::string& path) {
-  if (is_manifest(path)) return run_verify_manifest(path);
+  if (cache::is_manifest_path(path)) return run_verify_manifest(path);
   auto opened = cache::CacheReader::open(path);
   if (!opened.has_value()) fail("cache verify", opened.error().to_string(), 2);
   const cache::CacheReader& r = **opened;
@@ -464,11 +461,12 @@ void add_build_command(CLI::App& cmd) {
                     "ADDRESS of a Dask scheduler (tcp://host:8786): build every shard there, one task each "
                     "(textfeed.dask; a task whose worker dies runs again), then the manifest --out "
                     "(NAME.tfmanifest, shards beside it); the paths must be the same on every worker");
-  build->add_option("--shards", b->shards, "with --dask: how many shards, 1..4096");
+  build->add_option("--shards", b->shards,
+                    "with --dask: how many shards, 1.." + std::to_string(loader::kMaxShardCount));
   add_spec_flags(build, b->reader, kReaderFlags);
   build->callback([b, image_size, shard] {
     b->image_size_given = image_size->count() > 0;
-    if (!b->dask.empty()) run_dask_build(*b, b->image_size_given, shard->count() > 0);
+    if (!b->dask.empty()) run_dask_build(*b, shard->count() > 0);
     if (b->shards != 0) fail("cache build", "--shards N goes with --dask (for one part here: --shard K/N)", 2);
     run_build(*b);
   });
