@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -75,7 +76,7 @@ struct PolygonCounts {
 struct Position {
   uint64_t epoch = 0;
   uint64_t batch = 0;
-  friend bool operator==(const Position&, const Position&) = default;
+  friend auto operator<=>(const Position&, const Position&) = default;  // epoch first
 };
 
 // One sample's metadata (loader::BatchInfo::samples, the wire's Batch.samples, the feeds): in

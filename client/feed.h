@@ -60,6 +60,18 @@ struct FeedBatch {
   PolygonCounts polygons;           // the invalid_polygon policy's counts over the rows
 };
 
+// One producer of a MultiFeed: a daemon, or this process's own threads.
+struct ProducerStats {
+  std::string name;        // the daemon's endpoint, or "local"
+  std::string state;       // "up", "lost" (reconnecting), "out" (refused for good)
+  std::string transport;   // "shm", "frames" or "embedded"
+  uint64_t delivered = 0;  // its batches next() returned
+  uint64_t reissued = 0;   // batches it held when it was lost, handed to the others
+  uint32_t in_flight = 0;  // handed to it and not back yet
+  double wait_seconds = 0;  // next() waiting for a batch it held
+  uint64_t reconnects = 0;  // times it came back after being lost
+};
+
 struct FeedStats {
   uint64_t batches = 0, samples = 0, skipped_samples = 0;
   double wait_seconds = 0;     // time next() spent waiting for a batch
@@ -71,7 +83,10 @@ struct FeedStats {
                                       // gone (daemon_timeout, at least 3 of its heartbeats)
   std::vector<std::string> stage_names;  // EmbeddedFeed: per-sample ms by stage, summed over threads
   std::vector<double> stage_ms;
-  std::string transport;       // "embedded", or transport::transport_name(): "shm", "frames"
+  std::string transport;       // "embedded", or transport::transport_name(): "shm", "frames";
+                               // "multi" for a MultiFeed
+  std::vector<ProducerStats> producers;  // MultiFeed: one per producer, in the order given
+  uint64_t remade = 0;         // MultiFeed: made batches that gave up their slot to an earlier one
 };
 
 // Thread-safety: next(), seek(), stats() from one consumer thread; release(), release_after() and

@@ -27,7 +27,9 @@ void drain_fd(int fd) {
   [[maybe_unused]] const ssize_t n = ::read(fd, &v, sizeof(v));
 }
 
-FeedLayout layout_of(const transport::StreamOpened& o, const loader::ResumePoint& resume) {
+}  // namespace
+
+FeedLayout feed_layout(const transport::StreamOpened& o, const loader::ResumePoint& resume) {
   FeedLayout f;
   f.tensors = o.tensors;
   f.slot_bytes = o.slot_bytes;
@@ -41,7 +43,6 @@ FeedLayout layout_of(const transport::StreamOpened& o, const loader::ResumePoint
   if (o.dataset_fingerprint != 0) f.dataset_fingerprint = o.dataset_fingerprint;
   return f;
 }
-}  // namespace
 
 // The I/O thread's side: it owns the connection and the slots' states. Each step of its loop is a
 // method, and each reports whether the loop goes on.
@@ -374,7 +375,7 @@ Result<std::unique_ptr<RemoteFeed>> RemoteFeed::open(const RemoteOptions& option
   const std::chrono::milliseconds answer = f->options_.connect.timeout;
   f->silence_limit(*conn);
   TF_ASSIGN_OR_RETURN(transport::StreamOpened opened, conn->open(f->options_.request, answer));
-  f->layout_ = layout_of(opened, options.request.spec.sampler.resume);
+  f->layout_ = feed_layout(opened, options.request.spec.sampler.resume);
   // The daemon starts at the first batch there is from the position asked (a resumed epoch may have none).
   std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(f->epoch_, f->batch_);
   f->max_in_flight_ = options.prefetch;

@@ -38,6 +38,9 @@ struct RemoteOptions {
   std::chrono::milliseconds reconnect_timeout{60000};  // how long to retry before giving up
 };
 
+// The layout of a daemon's stream as a Feed describes it (`resume`: the spec's elastic resume).
+FeedLayout feed_layout(const transport::StreamOpened& opened, const loader::ResumePoint& resume);
+
 class RemoteFeed final : public Feed {
  public:
   // Connects, opens the stream and allocates the ring (returns once the first credits are out).

@@ -67,11 +67,16 @@ void BatchStream::cancel() {
 }
 
 void BatchStream::start(Slot slot) {
+  const uint64_t epoch = epoch_, batch = batch_;
+  std::tie(epoch_, batch_) = lengths_.after(epoch_, batch_);
+  start_at(slot, epoch, batch);
+}
+
+void BatchStream::start_at(Slot slot, uint64_t epoch, uint64_t batch) {
   auto job = std::make_shared<Job>();
   job->slot = slot;
-  job->epoch = epoch_;
-  job->batch = batch_;
-  std::tie(epoch_, batch_) = lengths_.after(epoch_, batch_);
+  job->epoch = epoch;
+  job->batch = batch;
   jobs_.push_back(job);
   std::shared_ptr<const CancelToken> cancel;
   {

@@ -71,6 +71,10 @@ class BatchStream {
   // Starts filling the next batch of the sequence into `slot`; after the last batch of an epoch
   // comes batch 0 of the next one. Returns without waiting.
   void start(Slot slot);
+  // Starts filling batch `batch` of `epoch` (which must exist: EpochLengths::check) into `slot`,
+  // whatever start()'s sequence says, which it does not move: a consumer that names each batch
+  // (several producers share an epoch). Pops still come in start order.
+  void start_at(Slot slot, uint64_t epoch, uint64_t batch);
   // The oldest started batch if its fill has finished (batches come out in start order).
   std::optional<ReadyBatch> pop();
   // Blocks until the oldest started batch has finished, then pops it; nullopt when it has not

@@ -233,6 +233,8 @@ Status Connection::credit_slots(uint64_t stream_id, std::span<const uint32_t> sl
   return impl_->send(Credit{stream_id, std::vector<uint32_t>(slots.begin(), slots.end()), 0});
 }
 
+Status Connection::credit(const Credit& credit) { return impl_->send(credit); }
+
 Result<std::optional<Message>> Connection::poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for,
                                                 int wake_fd) {
   const Clock::time_point deadline = Clock::now() + timeout;

@@ -53,6 +53,8 @@ class Connection {
   Status credit(uint64_t stream_id, uint32_t count);
   // Shared-memory streams: the daemon may write these slots next.
   Status credit_slots(uint64_t stream_id, std::span<const uint32_t> slots);
+  // Any Credit as it is: an assigned stream's names its batches (slots or a count, one each).
+  Status credit(const Credit& credit);
   // The next message of any kind except Heartbeat (answered by staying alive), or nullopt when
   // `timeout` passes or `wake_fd` (if >= 0) becomes readable first: the wait of a thread that also
   // serves a queue signalled through an eventfd. A frames Batch has its payload copied into

@@ -104,6 +104,11 @@ struct OpenStream {
   obsoleteBenchmark @15 :Bool = false;  # retired: the transport benchmark left the protocol
   obsoleteOnBadSample @16 :OnBadSample;
   spec @17 :PipelineSpec;       # what the stream is made of; the daemon validates every field
+  assigned @18 :Bool = false;   # the client names every batch it wants (Credit.epochs/batches),
+                                # in any order, instead of taking the batches from `epoch` and
+                                # `startBatch` on: a client fed by several producers hands each
+                                # its own batch numbers. The daemon says it honours this in
+                                # StreamOpened.assigned (an older one ignores it)
 }
 
 enum OnBadSample {
@@ -152,6 +157,7 @@ struct StreamOpened {
   resumedBatches @8 :UInt64;    # batches of the epoch Sampler.resume picks up (when it has stages)
   sourceSizes @9 :List(UInt64); # samples of each source, in index order (a dataset is one source;
                                 # a mixture one per member): Batch.indices locate in them
+  assigned @10 :Bool;           # the stream fills the batches each Credit names (OpenStream.assigned)
 }
 
 struct Credit {
@@ -160,6 +166,10 @@ struct Credit {
                                 # client, not credited before and not yet returned in a Batch;
                                 # a slot named twice, or already credited, is an Error)
   count @2 :UInt32;             # frames: how many more batches the client accepts
+  epochs @3 :List(UInt64);      # assigned streams: the batch each credited slot (or each counted
+  batches @4 :List(UInt64);     # batch) is to hold, as epoch and index within it, one pair per
+                                # slot or per count, filled in this order; each must exist (a
+                                # batch past its epoch is an Error). Other streams: empty
 }
 
 struct SampleError {

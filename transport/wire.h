@@ -51,6 +51,7 @@ struct OpenStream {
   loader::PipelineSpec spec;  // spec.sources[0].path names one of HelloReply.datasets
   Position start;             // the first batch to deliver
   Transport transport = Transport::kFrames;
+  bool assigned = false;      // the client names each batch in its Credits (protocol.capnp)
 };
 struct AttachMemory {
   uint64_t stream_id = 0;
@@ -68,11 +69,13 @@ struct StreamOpened {
   uint64_t dataset_fingerprint = 0;
   uint64_t resumed_batches = 0;        // of spec.sampler.resume.epoch, when the resume has stages
   std::vector<uint64_t> source_sizes;  // kMaxSources at most
+  bool assigned = false;               // the daemon fills the batches each Credit names
 };
 struct Credit {
   uint64_t stream_id = 0;
   std::vector<uint32_t> slots;
   uint32_t count = 0;
+  std::vector<Position> batches;  // assigned streams: one per slot or per count, in fill order
 };
 struct BatchHeader {
   uint64_t stream_id = 0, epoch = 0, batch = 0;

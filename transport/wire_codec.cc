@@ -430,11 +430,13 @@ void put(w::OpenStream::Builder b, const OpenStream& m) {
   b.setEpoch(m.start.epoch);
   b.setStartBatch(m.start.batch);
   b.setTransport(to_wire<w::Transport>(m.transport));
+  b.setAssigned(m.assigned);
 }
 Status get(w::OpenStream::Reader r, OpenStream& m) {
   if (!r.hasSpec()) return Status::invalid_argument("OpenStream has no spec (a client older than protocol 3?)");
   TF_RETURN_IF_ERROR(get(r.getSpec(), m.spec));
   m.start = {r.getEpoch(), r.getStartBatch()};
+  m.assigned = r.getAssigned();
   return from_wire(r.getTransport(), "OpenStream.transport", m.transport);
 }
 
@@ -466,6 +468,7 @@ void put(w::StreamOpened::Builder b, const StreamOpened& m) {
   b.setResumedBatches(m.resumed_batches);
   auto sizes = b.initSourceSizes(static_cast<unsigned>(m.source_sizes.size()));
   for (size_t i = 0; i < m.source_sizes.size(); ++i) sizes.set(static_cast<unsigned>(i), m.source_sizes[i]);
+  b.setAssigned(m.assigned);
 }
 Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   m.stream_id = r.getStreamId();
@@ -482,6 +485,7 @@ Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   TF_RETURN_IF_ERROR(bounded(sizes, loader::kMaxSources, "StreamOpened.sourceSizes"));
   m.source_sizes.clear();
   for (uint64_t n : sizes) m.source_sizes.push_back(n);
+  m.assigned = r.getAssigned();
   return Status();
 }
 
@@ -489,11 +493,25 @@ void put(w::Credit::Builder b, const Credit& m) {
   b.setStreamId(m.stream_id);
   put_list(b.initSlots(static_cast<unsigned>(m.slots.size())), m.slots);
   b.setCount(m.count);
+  auto epochs = b.initEpochs(static_cast<unsigned>(m.batches.size()));
+  auto batches = b.initBatches(static_cast<unsigned>(m.batches.size()));
+  for (size_t i = 0; i < m.batches.size(); ++i) {
+    epochs.set(static_cast<unsigned>(i), m.batches[i].epoch);
+    batches.set(static_cast<unsigned>(i), m.batches[i].batch);
+  }
 }
 Status get(w::Credit::Reader r, Credit& m) {
   m.stream_id = r.getStreamId();
   TF_RETURN_IF_ERROR(get_list(r.getSlots(), kMaxRows, "Credit.slots", m.slots));
   m.count = r.getCount();
+  const auto epochs = r.getEpochs();
+  const auto batches = r.getBatches();
+  TF_RETURN_IF_ERROR(bounded(epochs, kMaxRows, "Credit.epochs"));
+  if (batches.size() != epochs.size())
+    return Status::corrupt("Credit.batches lists " + std::to_string(batches.size()) + " batches for " +
+                           std::to_string(epochs.size()) + " epochs");
+  m.batches.clear();
+  for (unsigned i = 0; i < epochs.size(); ++i) m.batches.push_back({epochs[i], batches[i]});
   return Status();
 }
 

@@ -86,13 +86,42 @@ StreamOpened ServerStream::opened() const {
   o.dataset_fingerprint = pipeline_->source().fingerprint();
   o.resumed_batches = pipeline_->sampler().epoch_lengths().resumed_batches;
   for (size_t n : pipeline_->sampler().source_sizes()) o.source_sizes.push_back(n);
+  o.assigned = config_.request.assigned;
   return o;
+}
+
+Result<uint32_t> ServerStream::credit(const Credit& c) {
+  const std::string stream = "stream " + std::to_string(config_.id);
+  if (!config_.request.assigned) {
+    if (!c.batches.empty())
+      return Status::invalid_argument("a Credit of " + stream + " names batches, but it was not opened assigned");
+    return slots_->credit(c, batches_->in_flight());
+  }
+  const size_t granted = c.slots.empty() ? c.count : c.slots.size();
+  if (c.batches.size() != granted)
+    return Status::invalid_argument("a Credit of assigned " + stream + " names " + std::to_string(c.batches.size()) +
+                                    " batches for " + std::to_string(granted) + " slots: one each");
+  for (const Position& p : c.batches)
+    if (const uint64_t n = batches_->epoch_lengths().of(p.epoch); p.batch >= n)
+      return Status::invalid_argument("a Credit of " + stream + " names batch " + std::to_string(p.batch) +
+                                      " of epoch " + std::to_string(p.epoch) + ", which has " + std::to_string(n));
+  TF_ASSIGN_OR_RETURN(uint32_t more, slots_->credit(c, batches_->in_flight()));
+  assigned_.insert(assigned_.end(), c.batches.begin(), c.batches.end());
+  return more;
 }
 
 Result<bool> ServerStream::start_one() {
   TF_ASSIGN_OR_RETURN(std::optional<loader::Slot> slot, slots_->acquire());
   if (!slot) return false;  // every buffer is being filled or sent; a freed one wakes the loop
-  batches_->start(*slot);
+  if (!config_.request.assigned) {
+    batches_->start(*slot);
+    return true;
+  }
+  // Every credit came with its batch, in the order acquire() takes them.
+  TF_CHECK(!assigned_.empty()) << "an assigned stream acquired a slot no batch was credited for";
+  const Position p = assigned_.front();
+  assigned_.pop_front();
+  batches_->start_at(*slot, p.epoch, p.batch);
   return true;
 }
 
@@ -116,7 +145,8 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   h.samples = std::move(r->info.samples);
   h.polygons = r->info.polygons;
   out.payload = slots_->deliver(r->slot.id, h);
-  out.end_of_epoch = h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
+  // An assigned stream's batches come in the client's order: it knows where its epochs end.
+  out.end_of_epoch = !config_.request.assigned && h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
   ++batches_sent_;
   samples_sent_ += rows;
   skipped_ += h.errors.size();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,8 +74,11 @@ class ServerStream {
   bool memory_refused() const { return slots_->memory_refused(); }
   void deposit(FileDescriptor fd) { slots_->deposit(std::move(fd)); }
   Status attach(const AttachMemory& m) { return slots_->attach(m); }
-  // Takes a Credit; returns how many more fills it allows (StreamSlots::credit).
-  Result<uint32_t> credit(const Credit& c) { return slots_->credit(c, batches_->in_flight()); }
+  // Takes a Credit; returns how many more fills it allows (StreamSlots::credit). An assigned
+  // stream's Credit names one existing batch per slot or count, a sequential stream's none.
+  // Errors: StreamSlots::credit's, kInvalidArgument (the batches, checked before anything is
+  // taken).
+  Result<uint32_t> credit(const Credit& c);
   // Starts one fill if a slot is free; false when none is (a freed one wakes the loop).
   // Errors: kOverloaded (no memory for a frame buffer): the stream cannot go on.
   Result<bool> start_one();
@@ -104,6 +108,7 @@ class ServerStream {
   std::shared_ptr<loader::BatchPipeline> pipeline_;
   std::unique_ptr<StreamSlots> slots_;
   std::unique_ptr<loader::BatchStream> batches_;  // after slots_: destroyed first, its fills write there
+  std::deque<Position> assigned_;  // assigned streams: the batches credited and not yet started
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
   RateMeter rate_;
 };

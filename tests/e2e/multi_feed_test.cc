@@ -1,0 +1,344 @@
+// One rank fed by several daemons (ipc with shared memory, tcp with CURVE) and its own threads: every
+// batch once, in order, byte-equal to the in-process pipeline, whatever producer made it; a lost
+// daemon's batches go to the others and it rejoins; a daemon that comes later joins; producers
+// that disagree are refused; seeks continue exactly; the daemon checks what assigned credits name.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <thread>
+
+#include "client/multi_feed.h"
+#include "loader/pipeline.h"
+#include "loader/worker_pool.h"
+#include "tests/transport/wait.h"
+#include "transport/connection.h"
+#include "transport/curve.h"
+#include "transport/daemon/server.h"
+
+namespace textfeed::client {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using transport::Server;
+using transport::ServerOptions;
+using transport::wait_until;
+
+const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
+
+// This program is a composition root: each pool gets its threads (oneTBB's default limit is one
+// fewer than the cores, which a busy worker of one daemon would take from all the others).
+const loader::ProcessThreadSettings kThreadSettings;
+
+loader::PipelineSpec spec_of(const std::string& dataset) {
+  loader::PipelineSpec s = loader::default_spec(augment::Profile::kSakura, dataset);
+  s.sampler = {7, 2, 0, 1, true, false};  // seed 7, batch 2: 5 batches per epoch
+  return s;
+}
+
+// One in-process daemon on its own thread and pool.
+struct Daemon {
+  std::unique_ptr<loader::WorkerPool> pool = std::make_unique<loader::WorkerPool>(1);
+  std::unique_ptr<Server> server;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  std::string endpoint;
+  transport::CurveKeyPair keys;
+
+  void start(const ServerOptions& o) {
+    auto s = Server::create(o, *pool);
+    ASSERT_TRUE(s.has_value()) << s.error().to_string();
+    server = std::move(*s);
+    endpoint = server->endpoint();
+    stop = false;
+    thread = std::thread([this] { (void)server->run(stop); });
+  }
+  void halt() {
+    if (!server) return;
+    stop = true;
+    thread.join();
+    server.reset();
+  }
+  ~Daemon() { halt(); }
+};
+
+class MultiFeedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto src = loader::SampleSource::open(kSample, {});
+    ASSERT_TRUE(src.has_value());
+    source_ = *src;
+    client_keys_ = *transport::generate_curve_keypair();
+    ipc_ = "ipc:///tmp/textfeed-multi-" + std::to_string(::getpid()) + ".sock";
+  }
+
+  ServerOptions options(const std::string& endpoint, Daemon& d,
+                        std::shared_ptr<const loader::SampleSource> source = nullptr) const {
+    ServerOptions o;
+    o.endpoint = endpoint;
+    o.datasets["icdar"] = source ? source : source_;
+    o.max_credits = 8;
+    o.heartbeat_interval = 100ms;
+    o.client_timeout = 2s;
+    if (endpoint.rfind("tcp://", 0) == 0) {
+      d.keys = *transport::generate_curve_keypair();
+      o.curve.server = d.keys;
+      o.curve.allowed_clients = {client_keys_.public_key};
+    }
+    return o;
+  }
+  void start(Daemon& d, const std::string& endpoint) { d.start(options(endpoint, d)); }
+
+  DaemonProducer producer(const Daemon& d) const {
+    DaemonProducer p;
+    p.endpoint = d.endpoint;
+    p.connect.timeout = 5s;
+    p.connect.heartbeat_interval = 100ms;
+    if (d.endpoint.rfind("tcp://", 0) == 0) p.connect.curve = {d.keys.public_key, client_keys_};
+    return p;
+  }
+  MultiOptions multi(const std::vector<const Daemon*>& daemons, int local_threads) const {
+    MultiOptions o;
+    o.client_name = "multi test";
+    o.spec = spec_of("icdar");
+    for (const Daemon* d : daemons) o.daemons.push_back(producer(*d));
+    o.local_threads = local_threads;
+    o.local_spec = spec_of(kSample);
+    o.local_source = source_;
+    o.prefetch = 2;
+    o.daemon_timeout = 1000ms;
+    o.reconnect_timeout = 30s;
+    return o;
+  }
+
+  // Batch `batch` of `epoch` from the in-process pipeline.
+  const std::vector<uint8_t>& expected(uint64_t epoch, uint64_t batch) {
+    auto& slot = expected_[{epoch, batch}];
+    if (slot.empty()) {
+      auto p = loader::BatchPipeline::create(source_, spec_of(kSample));
+      EXPECT_TRUE(p.has_value());
+      slot.assign((*p)->layout().slot_bytes, 0);
+      loader::BatchInfo info;
+      EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), info, pool_).ok());
+    }
+    return slot;
+  }
+  // Pulls `n` batches: each the next in order and byte-equal to the in-process one.
+  void pull(MultiFeed& f, int n, uint64_t& position) {
+    const uint64_t per = f.layout().epochs.per_epoch;
+    for (int i = 0; i < n; ++i, ++position) {
+      auto b = f.next(60s);
+      ASSERT_TRUE(b.has_value()) << b.error().to_string();
+      ASSERT_TRUE(b->has_value()) << "no batch within 60 s";
+      const FeedBatch& got = **b;
+      ASSERT_EQ(got.epoch * per + got.batch, position) << "lost, repeated or out of order";
+      const std::vector<uint8_t>& want = expected(got.epoch, got.batch);
+      for (const TensorDesc& t : f.layout().tensors)
+        ASSERT_EQ(0, std::memcmp(f.ring().slot(got.slot) + t.offset_bytes, want.data() + t.offset_bytes,
+                                 t.sample_bytes * got.indices.size()))
+            << t.name << " of epoch " << got.epoch << " batch " << got.batch;
+      f.release(got.slot);
+    }
+  }
+
+  std::shared_ptr<const loader::SampleSource> source_;
+  transport::CurveKeyPair client_keys_;
+  std::string ipc_;
+  loader::WorkerPool pool_{2};
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<uint8_t>> expected_;
+};
+
+TEST_F(MultiFeedTest, ThreeDaemonsAndLocalThreadsDeliverEveryBatchOnceInOrder) {
+  Daemon a, b, c;
+  start(a, ipc_);
+  start(b, "tcp://127.0.0.1:0");
+  start(c, "tcp://127.0.0.1:0");
+  auto f = MultiFeed::open(multi({&a, &b, &c}, 1));
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  uint64_t position = 0;
+  pull(**f, 15, position);  // three epochs
+  const FeedStats s = (*f)->stats();
+  ASSERT_EQ(s.producers.size(), 4u);
+  uint64_t delivered = 0;
+  for (const ProducerStats& p : s.producers) {
+    delivered += p.delivered;
+    EXPECT_EQ(p.state, "up") << p.name;
+    EXPECT_EQ(p.reissued, 0u) << p.name;
+  }
+  EXPECT_EQ(delivered, 15u);
+  EXPECT_EQ(s.producers[0].transport, "shm");
+  EXPECT_EQ(s.producers[1].transport, "frames");
+  EXPECT_EQ(s.producers[3].transport, "embedded");
+}
+
+TEST_F(MultiFeedTest, ALostDaemonsBatchesGoToTheOthersAndItRejoins) {
+  Daemon a, b, stuck;
+  start(a, ipc_);
+  start(b, "tcp://127.0.0.1:0");
+  // A daemon that answers and heartbeats but whose only worker is busy: the batches it is given
+  // stay in flight until it is taken for lost.
+  std::promise<void> release_worker;
+  std::shared_future<void> released = release_worker.get_future().share();
+  stuck.pool->enqueue([released] { released.wait(); });
+  start(stuck, "tcp://127.0.0.1:0");
+  auto f = MultiFeed::open(multi({&a, &b, &stuck}, 0));
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  uint64_t position = 0;
+  ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[2].in_flight == 2; }, 20s));
+  (*f)->lose_for_testing(2);
+  ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[2].state == "lost"; }, 20s));
+  EXPECT_EQ((*f)->stats().producers[2].reissued, 2u);
+  pull(**f, 7, position);  // the stuck daemon's batches among them, made by the others
+  release_worker.set_value();
+  EXPECT_TRUE(wait_until([&] { return (*f)->stats().producers[2].reconnects >= 1; }, 20s));
+  EXPECT_EQ((*f)->stats().producers[2].state, "up");
+  b.halt();  // the tcp daemon goes away for good: its batches go to those left
+  pull(**f, 8, position);
+  const FeedStats s = (*f)->stats();
+  EXPECT_EQ(s.producers[0].state, "up");
+  EXPECT_NE(s.producers[1].state, "up");
+}
+
+TEST_F(MultiFeedTest, ADaemonThatAnswersButMakesNothingIsTakenForLostAfterTheStallTimeout) {
+  Daemon a, stuck;
+  start(a, ipc_);
+  std::promise<void> release_worker;
+  std::shared_future<void> released = release_worker.get_future().share();
+  stuck.pool->enqueue([released] { released.wait(); });
+  start(stuck, "tcp://127.0.0.1:0");
+  MultiOptions o = multi({&stuck, &a}, 0);
+  o.stall_timeout = 500ms;
+  auto f = MultiFeed::open(o);
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  uint64_t position = 0;
+  pull(**f, 10, position);  // whatever the stuck daemon was given comes from the other
+  EXPECT_GE((*f)->stats().producers[0].reissued, 1u);
+  EXPECT_EQ((*f)->stats().producers[0].delivered, 0u);
+  release_worker.set_value();
+}
+
+TEST_F(MultiFeedTest, ADaemonThatComesLaterJoins) {
+  Daemon a, late;
+  start(a, "tcp://127.0.0.1:0");
+  MultiOptions o = multi({&a}, 0);
+  DaemonProducer p;
+  p.endpoint = ipc_;  // nobody there yet
+  p.connect.timeout = 500ms;
+  o.daemons.push_back(p);
+  auto f = MultiFeed::open(o);
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  EXPECT_EQ((*f)->stats().producers[1].state, "lost");
+  uint64_t position = 0;
+  pull(**f, 2, position);
+  start(late, ipc_);
+  EXPECT_TRUE(wait_until([&] { return (*f)->stats().producers[1].state == "up"; }, 20s));
+  pull(**f, 10, position);
+  EXPECT_EQ((*f)->stats().producers[1].transport, "shm");
+}
+
+TEST_F(MultiFeedTest, ProducersOfAnotherDatasetAreRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("textfeed-multi-half-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "images");
+  fs::create_directories(dir / "gt");
+  for (int i = 1; i <= 5; ++i) {
+    const std::string stem = "img_" + std::to_string(i);
+    fs::copy_file(fs::path(kSample) / "images" / (stem + ".jpg"), dir / "images" / (stem + ".jpg"),
+                  fs::copy_options::overwrite_existing);
+    fs::copy_file(fs::path(kSample) / "gt" / ("gt_" + stem + ".txt"), dir / "gt" / ("gt_" + stem + ".txt"),
+                  fs::copy_options::overwrite_existing);
+  }
+  auto half = loader::SampleSource::open(dir.string(), {});
+  ASSERT_TRUE(half.has_value()) << half.error().to_string();
+  Daemon a, b;
+  start(a, "tcp://127.0.0.1:0");
+  b.start(options(ipc_, b, *half));
+  auto f = MultiFeed::open(multi({&a, &b}, 0));
+  ASSERT_FALSE(f.has_value());
+  EXPECT_EQ(f.error().code(), Code::kInvalidArgument);
+  EXPECT_NE(f.error().message().find("the daemon at " + ipc_), std::string::npos) << f.error().message();
+  EXPECT_NE(f.error().message().find("must serve the same dataset"), std::string::npos) << f.error().message();
+  // The local threads over another dataset are refused the same way.
+  MultiOptions o = multi({&a}, 1);
+  o.local_source = *half;
+  auto g = MultiFeed::open(o);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.error().message().find("this process's threads"), std::string::npos) << g.error().message();
+  fs::remove_all(dir);
+}
+
+TEST_F(MultiFeedTest, ASeekContinuesExactlyAndBadOptionsAreRefused) {
+  Daemon a, b;
+  start(a, ipc_);
+  start(b, "tcp://127.0.0.1:0");
+  MultiOptions o = multi({&a, &b}, 1);
+  o.epoch = 1;
+  o.batch = 2;
+  auto f = MultiFeed::open(o);
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  uint64_t position = 7;
+  pull(**f, 2, position);
+  ASSERT_TRUE((*f)->seek(3, 4).ok());
+  position = 19;
+  pull(**f, 3, position);
+  EXPECT_FALSE((*f)->seek(0, 5).ok());  // past the epoch
+
+  MultiOptions bad = multi({&a, &a}, 0);
+  EXPECT_NE(MultiFeed::open(bad).error().message().find("named twice"), std::string::npos);
+  bad = multi({}, 1);
+  EXPECT_EQ(MultiFeed::open(bad).error().code(), Code::kInvalidArgument);
+  bad = multi({&a}, 0);
+  bad.prefetch = 0;
+  EXPECT_EQ(MultiFeed::open(bad).error().code(), Code::kInvalidArgument);
+  bad = multi({&a}, 1);
+  bad.local_source = nullptr;
+  EXPECT_EQ(MultiFeed::open(bad).error().code(), Code::kInvalidArgument);
+}
+
+// The daemon's side of assigned streams: what a Credit names is checked before anything is taken.
+TEST_F(MultiFeedTest, TheDaemonChecksWhatAssignedCreditsName) {
+  Daemon a;
+  start(a, "tcp://127.0.0.1:0");
+  const DaemonProducer p = producer(a);
+  auto conn = transport::Connection::connect(a.endpoint, "raw", p.connect);
+  ASSERT_TRUE(conn.has_value()) << conn.error().to_string();
+  transport::OpenStream request;
+  request.spec = spec_of("icdar");
+  request.transport = transport::Transport::kFrames;
+  auto plain = (*conn)->open(request, 10s);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->assigned);
+  request.assigned = true;
+  auto opened = (*conn)->open(request, 10s);
+  ASSERT_TRUE(opened.has_value());
+  EXPECT_TRUE(opened->assigned);
+  const auto reply = [&](const transport::Credit& c) -> std::string {
+    auto frame = transport::encode(c);
+    EXPECT_TRUE(frame.has_value());
+    auto m = (*conn)->send_raw_for_testing(*frame, 10s);
+    if (!m.has_value()) return m.error().to_string();
+    if (const auto* e = std::get_if<transport::ErrorReply>(&*m)) return e->message;
+    return "no error";
+  };
+  EXPECT_NE(reply({plain->stream_id, {}, 1, {{0, 1}}}).find("not opened assigned"), std::string::npos);
+  EXPECT_NE(reply({opened->stream_id, {}, 2, {{0, 1}}}).find("1 batches for 2"), std::string::npos);
+  EXPECT_NE(reply({opened->stream_id, {}, 1, {{0, 5}}}).find("batch 5"), std::string::npos);
+  // A good credit: batch 3 of epoch 2, then batch 0 of epoch 0, come in that order.
+  auto frame = transport::encode(transport::Credit{opened->stream_id, {}, 2, {{2, 3}, {0, 0}}});
+  ASSERT_TRUE(frame.has_value());
+  ASSERT_TRUE((*conn)->send_only_for_testing(*frame).ok());
+  std::vector<uint8_t> slot(opened->slot_bytes);
+  for (const Position want : {Position{2, 3}, Position{0, 0}}) {
+    auto h = (*conn)->receive(slot, 60s);
+    ASSERT_TRUE(h.has_value()) << h.error().to_string();
+    EXPECT_EQ((Position{h->epoch, h->batch}), want);
+    const std::vector<uint8_t>& e = expected(want.epoch, want.batch);
+    EXPECT_EQ(0, std::memcmp(slot.data(), e.data(), h->tensors[0].size_bytes));
+  }
+}
+
+}  // namespace
+}  // namespace textfeed::client
