@@ -19,6 +19,7 @@
 #include "base/printable.h"
 #include "client/embedded_feed.h"
 #include "client/python/register.h"
+#include "client/multi_feed.h"
 #include "client/remote_feed.h"
 #include "loader/mixture_source.h"
 #include "transport/curve.h"
@@ -291,6 +292,23 @@ class PyFeed {
     d["held_slots"] = s.held_slots;
     d["reconnects"] = s.reconnects;
     d["transport"] = text(s.transport);
+    if (!s.producers.empty()) {
+      py::list producers;
+      for (const client::ProducerStats& p : s.producers) {
+        py::dict e;
+        e["name"] = text(p.name);
+        e["state"] = text(p.state);
+        e["transport"] = text(p.transport);
+        e["delivered"] = p.delivered;
+        e["reissued"] = p.reissued;
+        e["in_flight"] = p.in_flight;
+        e["wait_seconds"] = p.wait_seconds;
+        e["reconnects"] = p.reconnects;
+        producers.append(e);
+      }
+      d["producers"] = producers;
+      d["remade"] = s.remade;
+    }
     py::dict stages;
     for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[text(s.stage_names[i])] = s.stage_ms[i];
     d["stage_ms_per_sample"] = stages;
@@ -439,6 +457,60 @@ std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const loader::P
   return std::make_unique<PyFeed>(std::move(*f));
 }
 
+// Several daemons (and this process's threads): one producer each (client::MultiFeed).
+// `server_keys`: one file per endpoint ("" where that daemon takes no CURVE), or none at all.
+std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, const loader::PipelineSpec& spec,
+                                   transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
+                                   const std::string& client_name, double timeout_s, double daemon_timeout_s,
+                                   double reconnect_timeout_s, double stall_timeout_s,
+                                   const std::vector<std::string>& server_keys, const std::string& client_key_file,
+                                   int local_threads, const std::optional<loader::PipelineSpec>& local_spec) {
+  if (!server_keys.empty() && server_keys.size() != endpoints.size())
+    throw_status(Status::invalid_argument("curve_server_key lists " + std::to_string(server_keys.size()) +
+                                          " key files for " + std::to_string(endpoints.size()) + " endpoints"));
+  client::MultiOptions o;
+  o.client_name = client_name;
+  o.spec = checked_spec(spec, "dataset");
+  o.prefetch = prefetch;
+  o.held_slots = 1;  // the batch a `for` loop holds while it asks for the next
+  o.epoch = epoch;
+  o.batch = batch;
+  o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
+  o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
+  o.stall_timeout = timeout_ms("stall_timeout", stall_timeout_s);
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    check_text("endpoint", endpoints[i]);
+    client::DaemonProducer d;
+    d.endpoint = endpoints[i];
+    d.transport = how;
+    d.connect.timeout = timeout_ms("timeout", timeout_s);
+    const std::string server_key = server_keys.empty() ? std::string() : server_keys[i];
+    if (!server_key.empty() || (!client_key_file.empty() && endpoints[i].rfind("tcp://", 0) == 0))
+      if (auto keys = curve_keys(server_key, client_key_file)) d.connect.curve = *keys;
+    o.daemons.push_back(std::move(d));
+  }
+  if (local_threads < 0 || (local_threads > 0 && !local_spec))
+    throw_status(Status::invalid_argument("local_threads needs a local dataset"));
+  if (local_threads > 0) {
+    if (Status s = loader::check_worker_threads(local_threads); !s.ok()) throw_status(s.with_context("local_threads"));
+    o.local_threads = local_threads;
+    o.local_spec = checked_spec(*local_spec, "local_dataset");
+  }
+  Result<std::unique_ptr<client::MultiFeed>> f = Status();
+  {
+    py::gil_scoped_release nogil;
+    Status local;
+    if (o.local_threads > 0) {
+      auto opened = loader::open_sources(o.local_spec.sources);
+      if (opened.has_value()) o.local_source = *opened;
+      else local = opened.error().with_context("local_dataset");
+    }
+    f = local.ok() ? client::MultiFeed::open(o) : Result<std::unique_ptr<client::MultiFeed>>(local);
+  }
+  if (!f.has_value()) throw_status(f.error());
+  return std::make_unique<PyFeed>(std::move(*f));
+}
+
 }  // namespace
 
 void register_loader(py::module_& m) {
@@ -477,6 +549,14 @@ void register_loader(py::module_& m) {
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),
         py::arg("curve_client_key"),
         "A stream from `textfeed serve` at `endpoint` (spec.sources[0].path: the name of a dataset it serves).");
+  m.def("open_multi", &open_multi, py::arg("endpoints"), py::arg("spec"), py::kw_only(), py::arg("transport"),
+        py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
+        py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("stall_timeout_s"),
+        py::arg("curve_server_keys"), py::arg("curve_client_key"), py::arg("local_threads"),
+        py::arg("local_spec"),
+        "One stream fed by several daemons (and, with local_threads, this process's own threads "
+        "over local_spec), delivered in order.");
+  m.attr("MAX_PRODUCERS") = client::kMaxProducers;
   m.attr("MAX_WORKER_THREADS") = loader::kMaxWorkerThreads;
   m.attr("MAX_TIMEOUT_SECONDS") = kMaxTimeoutSeconds;
   m.def(

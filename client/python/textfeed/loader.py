@@ -219,6 +219,52 @@ def _remote_opener(endpoint: Optional[str], transport: Any, timeout: Any, daemon
         curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key))
 
 
+def _endpoints(endpoint: Any) -> Optional[Any]:
+    """None, one endpoint (a str), or a list of them (several producers, MAX_PRODUCERS at most)."""
+    if endpoint is None or isinstance(endpoint, str):
+        return None if endpoint is None else _args.text("endpoint", endpoint)
+    if not isinstance(endpoint, (list, tuple)):
+        raise errors.ArgumentTypeError(f"endpoint must be a str, a list of str or None, got "
+                                       f"{type(endpoint).__name__} {endpoint!r:.80}")
+    if not 1 <= len(endpoint) <= _core.MAX_PRODUCERS:
+        raise errors.InvalidArgumentError(f"endpoint lists {len(endpoint)} daemons; 1..{_core.MAX_PRODUCERS}")
+    out = [_args.text(f"endpoint[{i}]", e) for i, e in enumerate(endpoint)]
+    if len(set(out)) != len(out):
+        raise errors.InvalidArgumentError("endpoint names a daemon twice")
+    return out
+
+
+def _server_keys(value: Any, endpoints: List[str]) -> List[bytes]:
+    """curve_server_key for a list of endpoints: None, one file for every tcp endpoint, or one per
+    endpoint (None where that daemon takes no CURVE, e.g. ipc)."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(endpoints):
+            raise errors.InvalidArgumentError(f"curve_server_key lists {len(value)} files for {len(endpoints)} "
+                                              "endpoints: one each (None for a daemon without CURVE)")
+        return [b"" if v is None else _args.path(f"curve_server_key[{i}]", v) for i, v in enumerate(value)]
+    key = _args.path("curve_server_key", value)
+    return [key if e.startswith("tcp://") else b"" for e in endpoints]
+
+
+def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_timeout: Any, reconnect_timeout: Any,
+                  stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any) -> Any:
+    """_core.open_multi with the arguments of several producers checked and bound."""
+    limit = _core.MAX_TIMEOUT_SECONDS
+    return functools.partial(
+        _core.open_multi, endpoints,
+        transport=_args.enum("transport", transport, _core.Transport),
+        timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
+        daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
+        reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
+        stall_timeout_s=_args.real("stall_timeout", stall_timeout, 0, limit, lo_open=True),
+        curve_server_keys=_server_keys(server_key, endpoints),
+        curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key),
+        local_threads=0 if local_threads is None else _args.integer("local_threads", local_threads, 1,
+                                                                    _core.MAX_WORKER_THREADS))
+
+
 def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
     """rank and world_size, from torch.distributed where not given, checked together."""
     rank, world_size = _distributed_defaults(rank, world_size)
@@ -299,7 +345,12 @@ class Loader:
 
     Args:
         endpoint: ``textfeed serve``'s endpoint (``ipc:///tmp/textfeed.sock``, ``tcp://host:port``);
-            None runs the pipeline in this process (``dataset`` is then a path).
+            None runs the pipeline in this process (``dataset`` is then a path). A list of endpoints
+            feeds this rank from all of those daemons at once (and from ``local_threads``): each
+            batch is made by whichever has room, and delivered in order; a daemon that dies or
+            stalls has its batches made by the others, and rejoins when it comes back
+            (docs/design.md "Several producers"). ``prefetch`` is then per producer; the ring
+            holds ``prefetch * (producers + 1) + 1`` slots.
         dataset: with an endpoint, a dataset NAME the daemon serves; else a dataset folder
             (ICDAR-2015), a UFO ``.json``, a cache file from ``textfeed cache build`` or a manifest of
             shard files from ``textfeed cache merge``, as a str or ``os.PathLike``.
@@ -365,6 +416,15 @@ class Loader:
             (docs/design.md "Evaluation batches").
         return_polygons: training mode: each batch also carries every sample's polygons after the
             augmentation, in crop pixels (``polygons``, ``ignore``).
+        local_threads: with a list of endpoints, this process's own worker threads as one more
+            producer (1..MAX_WORKER_THREADS); None: none. They read ``local_dataset`` (what
+            ``dataset`` takes in embedded mode; default: the daemons' dataset names taken as
+            paths), which must be the daemons' dataset (its fingerprint is checked).
+        stall_timeout: with a list of endpoints, seconds a daemon may hold the batch the training
+            waits for before it is taken for lost (its batches go to the others) though it still
+            answers.
+        curve_server_key with a list of endpoints: one file for every tcp endpoint, or a list with
+            one per endpoint (None for a daemon without CURVE).
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -387,13 +447,19 @@ class Loader:
                  ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
                  illegibility: Any = None, split: Optional[str] = None, format: Any = None,
                  epoch_size: Optional[int] = None,
-                 mode: Any = "train", return_polygons: bool = False, **options: Any) -> None:
+                 mode: Any = "train", return_polygons: bool = False, local_threads: Optional[int] = None,
+                 local_dataset: Any = None, stall_timeout: float = 30.0, **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
         self._pinned = False
-        if endpoint is not None:
-            endpoint = _args.text("endpoint", endpoint)
+        endpoint = _endpoints(endpoint)
+        several = isinstance(endpoint, list)
+        if not several and (local_threads is not None or local_dataset is not None):
+            raise errors.InvalidArgumentError("local_threads and local_dataset go with a list of endpoints "
+                                              "(endpoint=[...]): this process's threads as one more producer")
+        if local_dataset is not None and local_threads is None:
+            raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
         common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
                                      world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
                                      prefetch=prefetch, on_bad_sample=on_bad_sample, mode=mode,
@@ -412,12 +478,24 @@ class Loader:
             raise errors.InvalidArgumentError("epoch_size applies to weighted sources (Source(path, weight=...)); "
                                               "without weights an epoch is every sample once")
         threads = _thread_count(threads)
-        opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
-                                curve_server_key, curve_client_key)
+        if several:
+            opener = _multi_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout, stall_timeout,
+                                   curve_server_key, curve_client_key, local_threads)
+        else:
+            opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
+                                    curve_server_key, curve_client_key)
         if endpoint is None:
             opener = functools.partial(_core.open_embedded, threads=threads)
         common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
         spec = _pipeline_spec(sources, common, overrides)
+        if several:
+            # The local threads read paths: local_dataset, or the daemons' dataset names taken as paths.
+            local_spec = None
+            if local_threads is not None:
+                local, _ = source_specs(dataset if local_dataset is None else local_dataset, common["profile"],
+                                        reader, _args.path)
+                local_spec = _pipeline_spec(local, common, overrides)
+            opener = functools.partial(opener, local_spec=local_spec)
         self._seed, self._batch_size = common["seed"], common["batch_size"]
         self._rank, self._world_size = common["rank"], common["world_size"]
         self._shuffle, self._drop_last = common["shuffle"], common["drop_last"]
@@ -538,7 +616,8 @@ class Loader:
         self._check_process()
         s = dict(self._live_feed().stats())
         s["samples_per_second"] = s["samples"] / s["elapsed_seconds"] if s["elapsed_seconds"] > 0 else 0.0
-        s["mode"] = "embedded" if self._endpoint is None else "remote"
+        s["mode"] = ("embedded" if self._endpoint is None else
+                     "several" if isinstance(self._endpoint, list) else "remote")
         s["pinned"] = self._pinned
         return s
 
