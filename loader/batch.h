@@ -24,6 +24,7 @@
 #include "base/image.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "loader/compact.h"
 
 namespace textfeed::loader {
 
@@ -59,6 +60,7 @@ struct BatchInfo {
   std::vector<SampleError> errors;
   std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
   PolygonCounts polygons;           // the invalid_polygon policy's counts, summed over the rows
+  std::vector<CompactRow> compact;  // one per row of a compact fill (BatchPipeline::fill_compact)
 };
 
 }  // namespace textfeed::loader

@@ -1,6 +1,8 @@
 // BatchPipeline: parallel rows, deterministic replacement of bad samples, reentrant fills.
 #include "loader/pipeline.h"
 
+#include "loader/compact_expander.h"
+
 #include <array>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -99,10 +101,17 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   const StageTimes before = p.times();
   const int r = static_cast<int>(row);
   std::array<MutableImageView, augment::kMaxTargetTensors> targets;
-  const size_t num_targets = layout_.tensors.size() - 1;
-  for (size_t k = 0; k < num_targets; ++k) targets[k] = layout_.view(t.slot, k + 1, r);
-  const SampleOutputs out{layout_.view(t.slot, BatchLayout::kImageTensor, r),
-                          std::span<const MutableImageView>(targets.data(), num_targets)};
+  SampleOutputs out;
+  if (t.compact) {
+    const int c = layout_.crop_size;
+    out.compact = &t.info.compact[row];
+    out.crop = {t.slot + compact_row_bytes(c) * row, c, c, 3, static_cast<ptrdiff_t>(c) * 3, DType::kU8};
+  } else {
+    const size_t num_targets = layout_.tensors.size() - 1;
+    for (size_t k = 0; k < num_targets; ++k) targets[k] = layout_.view(t.slot, k + 1, r);
+    out.image = layout_.view(t.slot, BatchLayout::kImageTensor, r);
+    out.targets = std::span<const MutableImageView>(targets.data(), num_targets);
+  }
   const uint32_t index = t.info.indices[row];
   const uint32_t copy = draw_copy(t.draws[row]);
   const bool cancelled = t.cancel && t.cancel->cancelled();
@@ -151,6 +160,17 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
 
 Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
                           const CancelToken* cancel) {
+  return fill_rows(epoch, batch, slot, info, pool, cancel, false);
+}
+
+Status BatchPipeline::fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
+                                  const CancelToken* cancel) {
+  TF_RETURN_IF_ERROR(compact_supported(options_));
+  return fill_rows(epoch, batch, crops, info, pool, cancel, true);
+}
+
+Status BatchPipeline::fill_rows(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
+                               const CancelToken* cancel, bool compact) {
   const std::shared_ptr<const std::vector<uint64_t>> order = order_for(epoch);
   std::vector<uint64_t> draws;
   TF_RETURN_IF_ERROR(sampler_.batch_indices(*order, batch, info.indices, &draws));
@@ -160,11 +180,13 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
   info.errors.clear();
   info.samples.clear();
   info.polygons = {};
+  info.compact.clear();
+  if (compact) info.compact.resize(count);
   if (options_.mode == Mode::kEval || options_.return_polygons) info.samples.resize(count);
   std::vector<Status> status(count);
   std::vector<SampleError> errors(count);
   std::atomic<size_t> cancelled{0};
-  const RowTask task{epoch, options_.sampler.seed, slot, info, draws, status, errors, cancel};
+  const RowTask task{epoch, options_.sampler.seed, slot, info, draws, status, errors, cancel, compact};
   pool.parallel_for(count, [&](size_t row) {
     if (fill_row(task, row) == RowOutcome::kCancelled) cancelled.fetch_add(1, std::memory_order_relaxed);
   });

@@ -78,6 +78,13 @@ class BatchPipeline {
   Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
               const CancelToken* cancel = nullptr);
 
+  // The compact payload (loader/compact.h) of the same batch: each row's warped crop into `crops`
+  // (compact_row_bytes(crop_size) per row), its colour draw and words into info.compact; a
+  // CompactExpander turns them into fill()'s bytes. Errors: as fill(); kInvalidArgument (eval
+  // mode, profile db: compact_supported()).
+  Status fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
+                      const CancelToken* cancel = nullptr);
+
   PipelineCounters counters() const;
   // Stage times summed over all workers since creation (counters().stages).
   StageTimes stage_times() const { return counters().stages; }
@@ -102,7 +109,10 @@ class BatchPipeline {
     std::vector<Status>& status;
     std::vector<SampleError>& errors;
     const CancelToken* cancel;
+    bool compact = false;  // `slot` holds compact crops (fill_compact)
   };
+  Status fill_rows(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
+                   const CancelToken* cancel, bool compact);
   // Produces row `row` of a fill (a replacement for a bad sample included) unless cancelled first.
   enum class RowOutcome : unsigned char { kProduced, kFailed, kCancelled };
   RowOutcome fill_row(const RowTask& task, size_t row);

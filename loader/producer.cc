@@ -189,6 +189,7 @@ Status SampleProducer::produce(uint32_t index, uint64_t seed, uint64_t epoch, co
   // The last line of defence: whatever a library throws for one sample stays that sample's error.
   try {
     if (options_.profile == augment::Profile::kDb) {
+      if (out.compact) return Status::invalid_argument("the compact payload is for the EAST profiles, not db");
       TF_RETURN_IF_ERROR(produce_db(index, seed, epoch, out, copy));
       if (polygons) set_db_words(*polygons, db_plan_.crop, source_->name(index), options_.crop_size);
       return Status();
@@ -279,12 +280,19 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   times_.decode += since(t);
 
   t = Clock::now();
-  TF_RETURN_IF_ERROR(
-      augment::warp_to_crop(crop_.mutable_view(), pixels_, matrix, eighths / 8.0, warp_scratch_, frame));
+  TF_RETURN_IF_ERROR(augment::warp_to_crop(out.compact ? out.crop : crop_.mutable_view(), pixels_, matrix,
+                                            eighths / 8.0, warp_scratch_, frame));
   times_.warp += since(t);
 
   t = Clock::now();
   const augment::ColorParams color = augment::draw_color_params(options_, rng);
+  if (out.compact) {  // the receiver jitters, normalizes and builds the targets (CompactExpander)
+    out.compact->color = color;
+    out.compact->quads = plan_.vertices;
+    out.compact->labels = plan_.labels;
+    ++times_.samples;
+    return Status();
+  }
   TF_RETURN_IF_ERROR(augment::apply_photometric(out.image, crop_.view(), color, options_));
   times_.photometric += since(t);
 

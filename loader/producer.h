@@ -21,6 +21,7 @@
 #include "augment/warp.h"
 #include "base/image.h"
 #include "base/tensor.h"
+#include "loader/compact.h"
 #include "loader/decode.h"
 #include "loader/source.h"
 
@@ -30,6 +31,11 @@ namespace textfeed::loader {
 struct SampleOutputs {
   MutableImageView image;                     // 3 planes of crop_size^2 (float32 normalized, or uint8)
   std::span<const MutableImageView> targets;  // one per tensor of the profile's TargetBuilder, in order
+  // A compact row instead (loader/compact.h; EAST profiles): the warp writes `crop` (uint8 HWC,
+  // crop_size^2), the colour draw and the words go to `compact`, and image and targets are not
+  // written.
+  CompactRow* compact = nullptr;
+  MutableImageView crop;
 };
 
 // The stages of a sample, in pipeline order (what stats and benchmarks report).
