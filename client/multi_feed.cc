@@ -10,6 +10,7 @@
 #include "client/detail/multi_producers.h"
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
+#include "loader/compact_expander.h"
 #include "loader/worker_pool.h"
 #include "transport/shm.h"
 
@@ -23,8 +24,9 @@ std::string position_text(const Position& p) {
 }
 
 // Whether `endpoint` may offer shared memory (the daemon's ipc endpoint does; tcp never).
-bool may_share(const DaemonProducer& d) {
-  return d.transport != transport::Transport::kFrames && d.endpoint.rfind("ipc://", 0) == 0;
+bool may_share(const DaemonProducer& d, transport::Payload payload) {
+  return payload == transport::Payload::kFull && d.transport != transport::Transport::kFrames &&
+         d.endpoint.rfind("ipc://", 0) == 0;
 }
 
 Status check_options(const MultiOptions& o) {
@@ -40,6 +42,12 @@ Status check_options(const MultiOptions& o) {
   if (o.local_threads > 0) {
     TF_RETURN_IF_ERROR(loader::check_worker_threads(o.local_threads).with_context("local_threads"));
     if (!o.local_source) return Status::invalid_argument("local_threads without a local dataset");
+  }
+  if (o.payload == transport::Payload::kCompact) {
+    TF_RETURN_IF_ERROR(loader::compact_supported(o.spec).with_context("payload 'compact'"));
+    for (const DaemonProducer& d : o.daemons)
+      if (d.transport == transport::Transport::kSharedMemory)
+        return Status::invalid_argument("payload 'compact' travels as frames, not transport 'shm' (" + d.endpoint + ")");
   }
   for (size_t i = 0; i < o.daemons.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -74,6 +82,12 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
   for (DaemonProducer& d : f->options_.daemons)
     if (d.connect.session == 0) d.connect.session = (uint64_t{rd()} << 32 | rd()) | 1;
 
+  // The compact batches' size this process expects (the crops of a full batch).
+  uint64_t compact_bytes = 0;
+  if (options.payload == transport::Payload::kCompact) {
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::CompactExpander> e, loader::CompactExpander::create(options.spec));
+    compact_bytes = loader::compact_row_bytes(e->layout().crop_size) * static_cast<uint64_t>(e->layout().batch_size);
+  }
   // Connect and open every daemon's stream; those that do not answer are left to reconnect.
   std::vector<std::unique_ptr<internal::DaemonLink>> links(f->options_.daemons.size());
   std::optional<FeedLayout> first;
@@ -100,6 +114,10 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
       continue;
     }
     TF_RETURN_IF_ERROR(agree((*link)->layout(), "the daemon at " + d.endpoint));
+    if (compact_bytes > 0 && (*link)->compact_bytes() != compact_bytes)
+      return Status::invalid_argument("the daemon at " + d.endpoint + " sends compact batches of " +
+                                      std::to_string((*link)->compact_bytes()) + " bytes, not " +
+                                      std::to_string(compact_bytes));
     links[i] = std::move(*link);
   }
   std::shared_ptr<loader::BatchPipeline> local;
@@ -118,7 +136,8 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
   // spare for the slots of a lost one.
   const size_t producers = links.size() + (local ? 1 : 0);
   const uint64_t slots = uint64_t{options.prefetch} * (producers + 1) + options.held_slots;
-  const bool shared = std::any_of(f->options_.daemons.begin(), f->options_.daemons.end(), may_share);
+  const bool shared = std::any_of(f->options_.daemons.begin(), f->options_.daemons.end(),
+                                  [&](const DaemonProducer& d) { return may_share(d, options.payload); });
   if (slots > transport::kMaxSharedMemorySlots)
     return Status::invalid_argument(std::to_string(slots) + " batch slots (prefetch x (producers + 1) + held); at most " +
                                     std::to_string(transport::kMaxSharedMemorySlots));

@@ -55,6 +55,9 @@ struct MultiOptions {
   int local_threads = 0;
   loader::PipelineSpec local_spec;
   std::shared_ptr<const loader::SampleSource> local_source;
+  // kCompact: the daemons send each batch's warped crops, colour draws and words, and the
+  // producers' threads finish them here (loader/compact.h; frames; training, EAST profiles).
+  transport::Payload payload = transport::Payload::kFull;
   uint32_t prefetch = 2;   // batches each producer may have in flight (1..kMaxPrefetch)
   uint32_t held_slots = 0;  // slots for batches the caller holds
   std::chrono::milliseconds daemon_timeout{10000};     // silence after which a daemon is lost

@@ -104,11 +104,20 @@ struct OpenStream {
   obsoleteBenchmark @15 :Bool = false;  # retired: the transport benchmark left the protocol
   obsoleteOnBadSample @16 :OnBadSample;
   spec @17 :PipelineSpec;       # what the stream is made of; the daemon validates every field
+  payload @19 :Payload;         # compact: each batch as its rows' warped crops, colour draws and
+                                # words (Batch.compact*), for the client to finish (frames only;
+                                # training with an EAST profile). The daemon says so in
+                                # StreamOpened.compactBytes (an older one ignores it)
   assigned @18 :Bool = false;   # the client names every batch it wants (Credit.epochs/batches),
                                 # in any order, instead of taking the batches from `epoch` and
                                 # `startBatch` on: a client fed by several producers hands each
                                 # its own batch numbers. The daemon says it honours this in
                                 # StreamOpened.assigned (an older one ignores it)
+}
+
+enum Payload {
+  full @0;          # the batch as the client delivers it (image and targets)
+  compact @1;       # the uint8 crops before the colour jitter, and what the client needs to finish
 }
 
 enum OnBadSample {
@@ -158,6 +167,8 @@ struct StreamOpened {
   sourceSizes @9 :List(UInt64); # samples of each source, in index order (a dataset is one source;
                                 # a mixture one per member): Batch.indices locate in them
   assigned @10 :Bool;           # the stream fills the batches each Credit names (OpenStream.assigned)
+  compactBytes @11 :UInt64;     # payload compact: bytes of a full compact batch's payload (the
+                                # crops, [batch, crop, crop, 3] uint8); 0: full batches
 }
 
 struct Credit {
@@ -202,6 +213,15 @@ struct Batch {
   # The invalid_polygon policy's counts over the batch's samples (base/tensor.h PolygonCounts):
   # nonFinite, degenerate, outOfImage, selfIntersecting, repaired, ignored; none: all zero.
   polygonCounts @14 :List(UInt32);
+  # payload compact (OpenStream.payload): per row, what the client needs to finish it; the payload
+  # frames then hold one tensor "crop", uint8 [rows, crop, crop, 3]. At most 8192 words per batch
+  # (a daemon fails a batch with more with an Error; use payload full).
+  compactFactors @15 :List(Float64);  # 4 per row: brightness, contrast, saturation, hue
+  compactOrders @16 :List(UInt8);     # 4 per row: the order of the colour ops (a permutation of 0..3)
+  compactApplied @17 :List(Bool);     # per row: whether the colour jitter applies
+  compactWords @18 :List(UInt32);     # per row: its words
+  compactQuads @19 :List(Float64);    # 8 per word, rows in order: x, y of its 4 corners, crop px
+  compactLabels @20 :List(UInt8);     # per word: 1 = text, 0 = ignored
 }
 
 struct EndOfEpoch {

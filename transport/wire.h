@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "loader/compact.h"
 #include "loader/spec.h"
 
 namespace textfeed::transport {
@@ -25,6 +26,14 @@ inline constexpr size_t kMaxReceiveFrameBytes = size_t{2} << 20;
 // Texts a client sends that the daemon repeats in its log, its Error replies and Stats: longer ones
 // are refused (protocol.capnp), so that every reply about them fits in one envelope.
 inline constexpr size_t kMaxClientNameBytes = 256;    // Hello.clientName
+// Words one compact batch may carry (protocol.capnp Batch.compactQuads): 512 KiB of coordinates.
+inline constexpr size_t kMaxCompactWords = size_t{1} << 13;
+
+// What a stream's batches carry (protocol.capnp enum Payload).
+enum class Payload : unsigned char { kFull = 0, kCompact = 1 };
+// "full" | "compact". Errors (parse): kInvalidArgument naming the accepted names.
+std::string_view payload_name(Payload p);
+Result<Payload> parse_payload(std::string_view name);
 
 // How a stream's batches travel (protocol.capnp enum Transport, value for value). kAuto is a
 // client's choice (shared memory when the daemon offers it, frames otherwise), never on the wire.
@@ -52,6 +61,7 @@ struct OpenStream {
   Position start;             // the first batch to deliver
   Transport transport = Transport::kFrames;
   bool assigned = false;      // the client names each batch in its Credits (protocol.capnp)
+  Payload payload = Payload::kFull;
 };
 struct AttachMemory {
   uint64_t stream_id = 0;
@@ -70,6 +80,7 @@ struct StreamOpened {
   uint64_t resumed_batches = 0;        // of spec.sampler.resume.epoch, when the resume has stages
   std::vector<uint64_t> source_sizes;  // kMaxSources at most
   bool assigned = false;               // the daemon fills the batches each Credit names
+  uint64_t compact_bytes = 0;          // payload compact: a full compact batch's payload; 0: full
 };
 struct Credit {
   uint64_t stream_id = 0;
@@ -85,6 +96,7 @@ struct BatchHeader {
   std::vector<SampleError> errors;
   std::vector<SampleMeta> samples;  // one per row, or none (protocol.capnp Batch.imageIds ...)
   PolygonCounts polygons;
+  std::vector<loader::CompactRow> compact;  // payload compact: one per row, else none
 };
 struct EndOfEpoch {
   uint64_t stream_id = 0, epoch = 0;

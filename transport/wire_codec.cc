@@ -45,6 +45,7 @@ template <class W>
 constexpr W kLast = W{};  // the last enumerant this build knows, per schema enum
 template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
 template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
+template <> constexpr w::Payload kLast<w::Payload> = w::Payload::COMPACT;
 template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAIL;
 template <> constexpr w::Profile kLast<w::Profile> = w::Profile::DB;
 template <> constexpr w::ChannelOrder kLast<w::ChannelOrder> = w::ChannelOrder::BGR;
@@ -431,12 +432,14 @@ void put(w::OpenStream::Builder b, const OpenStream& m) {
   b.setStartBatch(m.start.batch);
   b.setTransport(to_wire<w::Transport>(m.transport));
   b.setAssigned(m.assigned);
+  b.setPayload(to_wire<w::Payload>(m.payload));
 }
 Status get(w::OpenStream::Reader r, OpenStream& m) {
   if (!r.hasSpec()) return Status::invalid_argument("OpenStream has no spec (a client older than protocol 3?)");
   TF_RETURN_IF_ERROR(get(r.getSpec(), m.spec));
   m.start = {r.getEpoch(), r.getStartBatch()};
   m.assigned = r.getAssigned();
+  TF_RETURN_IF_ERROR(from_wire(r.getPayload(), "OpenStream.payload", m.payload));
   return from_wire(r.getTransport(), "OpenStream.transport", m.transport);
 }
 
@@ -469,6 +472,7 @@ void put(w::StreamOpened::Builder b, const StreamOpened& m) {
   auto sizes = b.initSourceSizes(static_cast<unsigned>(m.source_sizes.size()));
   for (size_t i = 0; i < m.source_sizes.size(); ++i) sizes.set(static_cast<unsigned>(i), m.source_sizes[i]);
   b.setAssigned(m.assigned);
+  b.setCompactBytes(m.compact_bytes);
 }
 Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   m.stream_id = r.getStreamId();
@@ -486,6 +490,7 @@ Status get(w::StreamOpened::Reader r, StreamOpened& m) {
   m.source_sizes.clear();
   for (uint64_t n : sizes) m.source_sizes.push_back(n);
   m.assigned = r.getAssigned();
+  m.compact_bytes = r.getCompactBytes();
   return Status();
 }
 
@@ -592,6 +597,80 @@ Status get_samples(w::Batch::Reader r, size_t rows, std::vector<SampleMeta>& out
   return Status();
 }
 
+// The compact rows as the flat lists of protocol.capnp Batch.compact*.
+void put_compact(w::Batch::Builder b, const std::vector<loader::CompactRow>& rows) {
+  const auto n = static_cast<unsigned>(rows.size());
+  size_t words = 0;
+  for (const loader::CompactRow& row : rows) words += row.labels.size();
+  auto factors = b.initCompactFactors(4 * n);
+  auto orders = b.initCompactOrders(4 * n);
+  auto applied = b.initCompactApplied(n);
+  auto counts = b.initCompactWords(n);
+  auto quads = b.initCompactQuads(static_cast<unsigned>(8 * words));
+  auto labels = b.initCompactLabels(static_cast<unsigned>(words));
+  unsigned w = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const loader::CompactRow& row = rows[i];
+    const double f[4] = {row.color.brightness, row.color.contrast, row.color.saturation, row.color.hue};
+    for (unsigned k = 0; k < 4; ++k) {
+      factors.set(4 * i + k, f[k]);
+      orders.set(4 * i + k, static_cast<uint8_t>(row.color.order[k]));
+    }
+    applied.set(i, row.color.applied);
+    counts.set(i, static_cast<uint32_t>(row.labels.size()));
+    for (size_t j = 0; j < row.labels.size(); ++j, ++w) {
+      labels.set(w, row.labels[j]);
+      for (unsigned k = 0; k < 8; ++k) quads.set(8 * w + k, row.quads[8 * j + k]);
+    }
+  }
+}
+
+// Bounded and consistent; the values themselves are the expander's to check.
+Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactRow>& out) {
+  out.clear();
+  const auto factors = r.getCompactFactors();
+  const auto orders = r.getCompactOrders();
+  const auto applied = r.getCompactApplied();
+  const auto counts = r.getCompactWords();
+  const auto quads = r.getCompactQuads();
+  const auto labels = r.getCompactLabels();
+  if (counts.size() == 0 && factors.size() == 0 && quads.size() == 0 && labels.size() == 0 && applied.size() == 0 &&
+      orders.size() == 0)
+    return Status();
+  if (counts.size() != rows || applied.size() != rows || factors.size() != 4 * rows || orders.size() != 4 * rows)
+    return Status::corrupt("Batch.compact* lists do not have one entry (4 for factors and orders) per row of " +
+                           std::to_string(rows));
+  TF_RETURN_IF_ERROR(bounded(labels, kMaxCompactWords, "Batch.compactLabels"));
+  uint64_t words = 0;
+  for (uint32_t c : counts) words += c;
+  if (words != labels.size() || quads.size() != 8 * labels.size())
+    return Status::corrupt("Batch.compactWords sum to " + std::to_string(words) + " words; compactLabels has " +
+                           std::to_string(labels.size()) + " and compactQuads " + std::to_string(quads.size()) +
+                           " coordinates (8 per word)");
+  out.resize(rows);
+  unsigned w = 0;
+  for (unsigned i = 0; i < rows; ++i) {
+    loader::CompactRow& row = out[i];
+    row.color.brightness = factors[4 * i];
+    row.color.contrast = factors[4 * i + 1];
+    row.color.saturation = factors[4 * i + 2];
+    row.color.hue = factors[4 * i + 3];
+    for (unsigned k = 0; k < 4; ++k) {
+      const uint8_t op = orders[4 * i + k];
+      if (op > 3) return Status::corrupt("Batch.compactOrders holds " + std::to_string(op) + ", not a colour op");
+      row.color.order[k] = static_cast<augment::ColorOp>(op);
+    }
+    row.color.applied = applied[i];
+    row.labels.resize(counts[i]);
+    row.quads.resize(8 * size_t{counts[i]});
+    for (uint32_t j = 0; j < counts[i]; ++j, ++w) {
+      row.labels[j] = labels[w];
+      for (unsigned k = 0; k < 8; ++k) row.quads[8 * j + k] = quads[8 * w + k];
+    }
+  }
+  return Status();
+}
+
 void put(w::Batch::Builder b, const BatchHeader& m) {
   b.setStreamId(m.stream_id);
   b.setEpoch(m.epoch);
@@ -607,6 +686,7 @@ void put(w::Batch::Builder b, const BatchHeader& m) {
     const uint32_t counts[6] = {p.non_finite, p.degenerate, p.out_of_image, p.self_intersecting, p.repaired, p.ignored};
     put_list(b.initPolygonCounts(6), counts);
   }
+  if (!m.compact.empty()) put_compact(b, m.compact);
 }
 Status get(w::Batch::Reader r, BatchHeader& m) {
   m.stream_id = r.getStreamId();
@@ -624,6 +704,7 @@ Status get(w::Batch::Reader r, BatchHeader& m) {
     return Status::corrupt("Batch.polygonCounts has " + std::to_string(counts.size()) + " values; 0 or 6 are expected");
   if (counts.size() == 6)
     m.polygons = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
+  TF_RETURN_IF_ERROR(get_compact(r, m.indices.size(), m.compact));
   return get_samples(r, m.indices.size(), m.samples);
 }
 
@@ -794,6 +875,14 @@ std::string_view transport_name(Transport t) {
       break;
   }
   return "auto";
+}
+
+std::string_view payload_name(Payload p) { return p == Payload::kCompact ? "compact" : "full"; }
+
+Result<Payload> parse_payload(std::string_view name) {
+  for (Payload p : {Payload::kFull, Payload::kCompact})
+    if (name == payload_name(p)) return p;
+  return Status::invalid_argument("payload must be 'full' or 'compact', got '" + std::string(name) + "'");
 }
 
 Result<Transport> parse_transport(std::string_view name) {

@@ -47,8 +47,10 @@ Result<std::unique_ptr<DaemonLink>> DaemonLink::connect(const MultiFeed& feed, c
   if (daemon.transport == transport::Transport::kSharedMemory && !offered)
     return Status::invalid_argument("transport 'shm': the daemon at " + daemon.endpoint +
                                     " offers no shared memory (only its ipc:// endpoint does)");
-  link->shm_ = daemon.transport != transport::Transport::kFrames && offered;
+  const bool compact = o.payload == transport::Payload::kCompact;
+  link->shm_ = daemon.transport != transport::Transport::kFrames && offered && !compact;
   transport::OpenStream request;
+  request.payload = o.payload;
   request.spec = o.spec;
   request.start = {o.epoch, o.batch};
   request.transport = link->shm_ ? transport::Transport::kSharedMemory : transport::Transport::kFrames;
@@ -58,6 +60,8 @@ Result<std::unique_ptr<DaemonLink>> DaemonLink::connect(const MultiFeed& feed, c
     return Status::invalid_argument("the daemon at " + daemon.endpoint +
                                     " predates assigned streams: a rank fed by several daemons needs a newer one");
   link->layout_ = feed_layout(link->opened_, o.spec.sampler.resume);
+  if (compact && link->opened_.compact_bytes == 0)
+    return Status::invalid_argument("the daemon at " + daemon.endpoint + " predates the compact payload");
   return link;
 }
 
@@ -71,6 +75,14 @@ Status DaemonLink::attach(const SlotRing& ring) {
 RemoteProducer::RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon, std::unique_ptr<DaemonLink> link)
     : feed_(feed), id_(id), daemon_(std::move(daemon)), link_(std::move(link)) {
   shm_ = link_ && link_->shared_memory();
+  if (feed_.options().payload == transport::Payload::kCompact) {
+    // The spec passed compact_supported() in MultiFeed::open; its layout is the feed's.
+    if (auto e = loader::CompactExpander::create(feed_.options().spec); e.has_value()) {
+      expander_ = std::move(*e);
+      crops_.resize(loader::compact_row_bytes(expander_->layout().crop_size) *
+                    static_cast<size_t>(expander_->layout().batch_size));
+    }
+  }
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
@@ -139,6 +151,11 @@ void RemoteProducer::run() {
 // Reconnects (the same session: a live daemon ends the old connection's streams, and their fills,
 // before it answers) and reopens. True once the daemon is back; false while it is not (try again
 // later), or when it came back with another dataset or spec (then it is out for good).
+// A compact stream's crops fill exactly this producer's buffer (the daemon's layout is the feed's).
+bool RemoteProducer::compact_fits(const DaemonLink& link) const {
+  return !expander_ || link.compact_bytes() == crops_.size();
+}
+
 bool RemoteProducer::reconnect() {
   const std::chrono::milliseconds timeout = std::min<std::chrono::milliseconds>(daemon_.connect.timeout, 2000ms);
   auto link = DaemonLink::connect(feed_, daemon_, timeout);
@@ -148,8 +165,9 @@ bool RemoteProducer::reconnect() {
     stop_ = true;
     return false;
   }
-  if (const std::string why = feed_.differs((*link)->layout()); !why.empty()) {
-    feed_.gave_up(id_, Status::invalid_argument(name() + " came back with " + why));
+  if (const std::string why = feed_.differs((*link)->layout()); !why.empty() || !compact_fits(**link)) {
+    feed_.gave_up(id_, Status::invalid_argument(name() + " came back with " +
+                                                (why.empty() ? std::string("compact batches of another size") : why)));
     stop_ = true;
     return false;
   }
@@ -228,6 +246,7 @@ std::span<uint8_t> RemoteProducer::payload_for(const transport::BatchHeader& h) 
   const MultiFeed::Work& w = outstanding_.front();
   if (w.position != Position{h.epoch, h.batch}) return {};
   payload_ticket_ = w.ticket;
+  if (expander_) return {crops_.data(), crops_.size()};
   return {feed_.ring().slot(w.slot), feed_.layout().slot_bytes};
 }
 
@@ -248,6 +267,11 @@ bool RemoteProducer::on_batch(transport::BatchHeader& h) {
   const loader::PipelineSpec& spec = feed_.options().spec;
   if ((spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size())
     return bad("without per-sample metadata");
+  if (expander_) {
+    if (h.compact.size() != h.indices.size()) return bad("without its compact rows");
+    if (Status s = expander_->expand(crops_.data(), h.compact, feed_.ring().slot(w.slot)); !s.ok())
+      return bad("whose compact rows do not expand: " + s.message());
+  }
   outstanding_.pop_front();
   FeedBatch b;
   b.epoch = h.epoch;

@@ -13,6 +13,7 @@
 
 #include "client/multi_feed.h"
 #include "loader/batch_stream.h"
+#include "loader/compact_expander.h"
 #include "loader/worker_pool.h"
 #include "transport/connection.h"
 
@@ -49,6 +50,7 @@ class DaemonLink {
   const FeedLayout& layout() const { return layout_; }
   transport::Connection& connection() { return *conn_; }
   uint64_t stream_id() const { return opened_.stream_id; }
+  uint64_t compact_bytes() const { return opened_.compact_bytes; }
   bool shared_memory() const { return shm_; }
 
  private:
@@ -67,12 +69,15 @@ class RemoteProducer final : public MultiFeed::Producer {
   void wake() override;
   void stop() override;
   std::string name() const override { return "the daemon at " + daemon_.endpoint; }
-  std::string transport() const override { return shm_.load() ? "shm" : "frames"; }
+  std::string transport() const override {
+    return shm_.load() ? "shm" : expander_ ? "frames, compact" : "frames";
+  }
   void drop() override;
 
  private:
   void run();
   bool reconnect();  // false: out for good (gave_up said why)
+  bool compact_fits(const DaemonLink& link) const;
   void lose(const std::string& why);
   Status credit();
   bool receive();  // false: stop
@@ -87,6 +92,9 @@ class RemoteProducer final : public MultiFeed::Producer {
   std::atomic<bool> shm_{false};
   std::deque<MultiFeed::Work> outstanding_;  // credited, in the order the daemon fills them
   std::optional<uint64_t> payload_ticket_;   // frames: the ticket the last payload was copied for
+  // payload compact: where a batch's crops arrive, and what finishes them into its slot.
+  std::unique_ptr<loader::CompactExpander> expander_;
+  std::vector<uint8_t> crops_;
   std::atomic<bool> drop_asked_{false}, stop_{false};
   int wake_fd_ = -1;
   std::thread thread_;

@@ -119,7 +119,7 @@ class MultiFeedTest : public ::testing::Test {
   const std::vector<uint8_t>& expected(uint64_t epoch, uint64_t batch) {
     auto& slot = expected_[{epoch, batch}];
     if (slot.empty()) {
-      auto p = loader::BatchPipeline::create(source_, spec_of(kSample));
+      auto p = loader::BatchPipeline::create(source_, expected_spec_);
       EXPECT_TRUE(p.has_value());
       slot.assign((*p)->layout().slot_bytes, 0);
       loader::BatchInfo info;
@@ -150,6 +150,7 @@ class MultiFeedTest : public ::testing::Test {
   std::string ipc_;
   loader::WorkerPool pool_{2};
   std::map<std::pair<uint64_t, uint64_t>, std::vector<uint8_t>> expected_;
+  loader::PipelineSpec expected_spec_ = spec_of(kSample);  // what expected() makes
 };
 
 TEST_F(MultiFeedTest, ThreeDaemonsAndLocalThreadsDeliverEveryBatchOnceInOrder) {
@@ -296,6 +297,46 @@ TEST_F(MultiFeedTest, ASeekContinuesExactlyAndBadOptionsAreRefused) {
   bad = multi({&a}, 1);
   bad.local_source = nullptr;
   EXPECT_EQ(MultiFeed::open(bad).error().code(), Code::kInvalidArgument);
+}
+
+TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
+  Daemon a, b, c;
+  start(a, ipc_);  // compact goes as frames over ipc too
+  start(b, "tcp://127.0.0.1:0");
+  start(c, "tcp://127.0.0.1:0");
+  for (const augment::Profile profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
+    MultiOptions o = multi({&a, &b, &c}, 1);
+    o.payload = transport::Payload::kCompact;
+    o.spec.augment = augment::profile_defaults(profile);
+    o.local_spec.augment = o.spec.augment;
+    expected_.clear();
+    expected_spec_ = o.local_spec;
+    auto f = MultiFeed::open(o);
+    ASSERT_TRUE(f.has_value()) << f.error().to_string();
+    uint64_t position = 0;
+    pull(**f, 7, position);
+    const FeedStats s = (*f)->stats();
+    EXPECT_EQ(s.producers[0].transport, "frames, compact");
+    EXPECT_EQ(s.producers[3].transport, "embedded");
+  }
+  MultiOptions db = multi({&b}, 0);
+  db.payload = transport::Payload::kCompact;
+  db.spec = loader::default_spec(augment::Profile::kDb, "icdar");
+  EXPECT_NE(MultiFeed::open(db).error().message().find("not db"), std::string::npos);
+  MultiOptions shm = multi({&a}, 0);
+  shm.payload = transport::Payload::kCompact;
+  shm.daemons[0].transport = transport::Transport::kSharedMemory;
+  EXPECT_NE(MultiFeed::open(shm).error().message().find("frames"), std::string::npos);
+  // The daemon refuses a compact stream over shared memory itself, too.
+  auto conn = transport::Connection::connect(a.endpoint, "raw", producer(a).connect);
+  ASSERT_TRUE(conn.has_value());
+  transport::OpenStream request;
+  request.spec = spec_of("icdar");
+  request.transport = transport::Transport::kSharedMemory;
+  request.payload = transport::Payload::kCompact;
+  auto opened = (*conn)->open(request, 10s);
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_NE(opened.error().message().find("travels as frames"), std::string::npos) << opened.error().message();
 }
 
 // The daemon's side of assigned streams: what a Credit names is checked before anything is taken.

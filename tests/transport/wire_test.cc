@@ -471,5 +471,66 @@ TEST(WireTest, SpecModeAndReturnPolygonsRoundTrip) {
   EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
 }
 
+
+// Assigned credits and compact rows round-trip; compact lists that disagree, or an unknown colour
+// op, are refused on decode.
+TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefused) {
+  Credit c{5, {1, 2}, 0, {{3, 4}, {0, 0}}};
+  const auto c2 = std::get<Credit>(round_trip(c));
+  EXPECT_EQ(c2.batches, c.batches);
+  OpenStream o;
+  o.spec = loader::default_spec(augment::Profile::kUpstage, "d");
+  o.assigned = true;
+  o.payload = Payload::kCompact;
+  const auto o2 = std::get<OpenStream>(round_trip(o));
+  EXPECT_TRUE(o2.assigned);
+  EXPECT_EQ(o2.payload, Payload::kCompact);
+
+  BatchHeader b{9, 0, 1, 0, {}, {2, 4}, {}};
+  b.compact.resize(2);
+  b.compact[0].color = {true, 1.1, 0.9, 1.2, -0.05,
+                        {augment::ColorOp::kHue, augment::ColorOp::kContrast, augment::ColorOp::kBrightness,
+                         augment::ColorOp::kSaturation}};
+  b.compact[0].quads = {1.5, 2.25, 3, 4, 5, 6, 7, 8.125};
+  b.compact[0].labels = {0};
+  const auto back = std::get<BatchHeader>(round_trip(b));
+  ASSERT_EQ(back.compact.size(), 2u);
+  EXPECT_EQ(back.compact[0].quads, b.compact[0].quads);
+  EXPECT_EQ(back.compact[0].labels, b.compact[0].labels);
+  EXPECT_EQ(back.compact[0].color.hue, -0.05);
+  EXPECT_EQ(back.compact[0].color.order[0], augment::ColorOp::kHue);
+  EXPECT_TRUE(back.compact[0].color.applied);
+  EXPECT_TRUE(back.compact[1].labels.empty());
+
+  auto frame = [](auto fill) {
+    capnp::MallocMessageBuilder m;
+    auto batch = m.initRoot<wire::Envelope>().initBatch();
+    batch.initIndices(1);
+    batch.initCompactFactors(4);
+    batch.initCompactOrders(4).set(1, 1);
+    batch.initCompactApplied(1);
+    batch.initCompactWords(1).set(0, 1);
+    batch.initCompactQuads(8);
+    batch.initCompactLabels(1);
+    fill(batch);
+    return frame_of(m);
+  };
+  EXPECT_TRUE(decode(frame([](wire::Batch::Builder) {})).has_value());
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactQuads(9); })).status().code(), Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactWords(1).set(0, 7); })).status().code(),
+            Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactFactors(3); })).status().code(), Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactOrders(4).set(0, 9); })).status().code(),
+            Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactLabels(kMaxCompactWords + 1); })).status().code(),
+            Code::kCorrupt);
+  // Credit epochs and batches of different lengths.
+  capnp::MallocMessageBuilder m;
+  auto credit = m.initRoot<wire::Envelope>().initCredit();
+  credit.initEpochs(2);
+  credit.initBatches(1);
+  EXPECT_EQ(decode(frame_of(m)).status().code(), Code::kCorrupt);
+}
+
 }  // namespace
 }  // namespace textfeed::transport

@@ -5,6 +5,7 @@
 
 #include "augment/profile.h"
 #include "base/log.h"
+#include "loader/compact_expander.h"
 #include "transport/daemon/options.h"
 
 namespace textfeed::transport::internal {
@@ -66,14 +67,37 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
     return Status::invalid_argument("a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
                                     std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
   TF_RETURN_IF_ERROR(pipeline->sampler().epoch_lengths().check(o.start.epoch, o.start.batch).with_context("start"));
+  const bool compact = o.payload == Payload::kCompact;
+  if (compact) {
+    if (o.transport != Transport::kFrames)
+      return Status::invalid_argument("payload 'compact' travels as frames: a shared-memory stream has the full "
+                                      "batch written in place already");
+    TF_RETURN_IF_ERROR(loader::compact_supported(spec));
+  }
+  const uint64_t buffer_bytes =
+      compact ? loader::compact_row_bytes(layout.crop_size) * static_cast<uint64_t>(layout.batch_size)
+              : layout.slot_bytes;
   std::unique_ptr<StreamSlots> slots =
       o.transport == Transport::kFrames
-          ? make_frame_slots(config.id, layout.slot_bytes, std::min(config.frame_buffers, config.max_credits),
+          ? make_frame_slots(config.id, buffer_bytes, std::min(config.frame_buffers, config.max_credits),
                              static_cast<uint32_t>(config.max_credits), wakeup)
           : make_shared_memory_slots(config.id, layout.slot_bytes);
   const uint64_t epoch = o.start.epoch, start = o.start.batch;
   std::unique_ptr<ServerStream> s(new ServerStream(std::move(config), pipeline, std::move(slots)));
-  s->batches_ = loader::BatchStream::over(std::move(pipeline), pool, epoch, start, [w = std::move(wakeup)] { w->signal(); });
+  s->compact_bytes_ = compact ? buffer_bytes : 0;
+  auto notify = [w = std::move(wakeup)] { w->signal(); };
+  if (!compact) {
+    s->batches_ = loader::BatchStream::over(std::move(pipeline), pool, epoch, start, std::move(notify));
+    return s;
+  }
+  const EpochLengths lengths = pipeline->sampler().epoch_lengths();
+  loader::WorkerPool* workers = &pool;
+  loader::BatchStream::CancellableFill fill = [shared = s->pipeline_, workers](
+                                                  uint64_t e, uint64_t b, uint8_t* crops, loader::BatchInfo& info,
+                                                  const loader::CancelToken& cancel) {
+    return shared->fill_compact(e, b, crops, info, *workers, &cancel);
+  };
+  s->batches_ = std::make_unique<loader::BatchStream>(std::move(fill), lengths, pool, epoch, start, std::move(notify));
   return s;
 }
 
@@ -87,6 +111,7 @@ StreamOpened ServerStream::opened() const {
   o.resumed_batches = pipeline_->sampler().epoch_lengths().resumed_batches;
   for (size_t n : pipeline_->sampler().source_sizes()) o.source_sizes.push_back(n);
   o.assigned = config_.request.assigned;
+  o.compact_bytes = compact_bytes_;
   return o;
 }
 
@@ -135,11 +160,23 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
     return out;
   }
   const size_t rows = r->info.indices.size();
+  size_t words = 0;
+  for (const loader::CompactRow& row : r->info.compact) words += row.labels.size();
+  if (words > kMaxCompactWords) {
+    out.error = Status::invalid_argument(
+        "epoch " + std::to_string(r->info.epoch) + " batch " + std::to_string(r->info.batch) + " has " +
+        std::to_string(words) + " words, more than a compact batch carries (" + std::to_string(kMaxCompactWords) +
+        "): use payload 'full'");
+    slots_->release(r->slot.id);
+    return out;
+  }
   BatchHeader& h = out.header;
   h.stream_id = config_.id;
   h.epoch = r->info.epoch;
   h.batch = r->info.batch;
-  h.tensors = descriptors(pipeline_->layout(), rows);
+  h.tensors = compact_bytes_ > 0 ? std::vector<TensorDesc>{loader::compact_tensor(rows, pipeline_->layout().crop_size)}
+                                 : descriptors(pipeline_->layout(), rows);
+  h.compact = std::move(r->info.compact);
   h.indices = std::move(r->info.indices);
   for (auto& e : r->info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
   h.samples = std::move(r->info.samples);

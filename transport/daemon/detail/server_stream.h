@@ -109,6 +109,7 @@ class ServerStream {
   std::unique_ptr<StreamSlots> slots_;
   std::unique_ptr<loader::BatchStream> batches_;  // after slots_: destroyed first, its fills write there
   std::deque<Position> assigned_;  // assigned streams: the batches credited and not yet started
+  uint64_t compact_bytes_ = 0;     // payload compact: a full batch's crops; 0: full batches
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;
   RateMeter rate_;
 };
