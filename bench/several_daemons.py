@@ -3,12 +3,12 @@
 rounds; and the payload bytes per sample of each payload mode.
 
   /usr/bin/python3 bench/several_daemons.py [--dataset data/icdar15-sample] [--profile upstage] \\
-      [--batch-size 4] [--threads 6] [--in-flight 6] [--batches 24] [--rounds 3] [--payload full|compact]
+      [--batch-size 4] [--threads 6] [--in-flight 6] [--batches 24] [--rounds 3] [--payload both|full|compact]
 
 Each configuration starts its daemons, opens a Loader(endpoint=[...]) and times the batches after
 the first two (the ring filling), then stops the daemons. The batches in flight are the same
 in every configuration too (--in-flight, split among the daemons). Prints per round the samples/s of each
-configuration and its ratio to one daemon, then min/median over the rounds.
+configuration and its ratio to one daemon with full payloads, then min/median over the rounds.
 """
 import argparse
 import os
@@ -45,6 +45,9 @@ def start(folder, dataset, name, threads, extra):
     return endpoint, proc
 
 
+sizes = {}  # payload bytes per sample, by payload mode
+
+
 def run(folder, a, daemons, payload):
     import textfeed
 
@@ -71,6 +74,10 @@ def run(folder, a, daemons, payload):
             n, t0, samples = 0, None, 0
             while n < a.batches:
                 for b in loader:
+                    if n == 0:
+                        side = b[0].shape[-1]
+                        sizes["full"] = sum(t[0].numel() * t.element_size() for t in b)
+                        sizes["compact"] = 3 * side * side
                     n += 1
                     if n == 2:
                         t0 = time.perf_counter()
@@ -97,7 +104,8 @@ def main(argv=None):
                    help="batches in flight over all daemons (each gets prefetch = this / daemons)")
     p.add_argument("--batches", type=int, default=24)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--payload", default="full", help="full, or compact (the crop, the targets made here)")
+    p.add_argument("--payload", default="both",
+                   help="full, compact (the crop; the targets made here) or both (alternating)")
     a = p.parse_args(argv)
     counts = [c for c in (1, 2, 3) if a.threads % c == 0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,22 +113,29 @@ def main(argv=None):
         keygen(folder, "rank")
         for i in range(3):
             keygen(folder, f"d{i}")
-        rates = {c: [] for c in counts}
+        payloads = ["full", "compact"] if a.payload == "both" else [a.payload]
+        configs = [(c, payload) for payload in payloads for c in counts]
+        rates = {k: [] for k in configs}
         for r in range(a.rounds):
             line = []
-            for c in counts:
-                rate, _ = run(folder, a, c, a.payload)
-                rates[c].append(rate)
-                line.append(f"{c} daemon(s) x {a.threads // c} threads: {rate:7.1f} samples/s")
-            base = rates[counts[0]][-1]
-            ratios = "  ".join(f"{c}/1 {rates[c][-1] / base:.2f}" for c in counts[1:])
-            print(f"round {r + 1}: " + " | ".join(line) + f"  ({ratios})", flush=True)
+            for c, payload in configs:
+                rate, _ = run(folder, a, c, payload)
+                rates[(c, payload)].append(rate)
+                line.append(f"{c}x{a.threads // c} {payload}: {rate:6.1f}")
+            base = rates[configs[0]][-1]
+            ratios = "  ".join(f"{c}{payload[0]}/1{configs[0][1][0]} {rates[(c, payload)][-1] / base:.2f}"
+                               for c, payload in configs[1:])
+            print(f"round {r + 1} (samples/s): " + " | ".join(line) + f"  ({ratios})", flush=True)
         print(f"\n{a.profile}, batch {a.batch_size}, {a.threads} threads and {a.in_flight} batches in flight in all, "
-              f"{a.batches - 2} batches timed, "
-              f"payload {a.payload}")
-        for c in counts:
-            v = rates[c]
-            print(f"  {c} daemon(s): min {min(v):7.1f}  median {statistics.median(v):7.1f} samples/s")
+              f"{a.batches - 2} batches timed")
+        for c, payload in configs:
+            v = rates[(c, payload)]
+            print(f"  {c} daemon(s), {payload:7}: min {min(v):7.1f}  median {statistics.median(v):7.1f} samples/s  "
+                  f"(median ratio to {configs[0][0]} {configs[0][1]}: "
+                  f"{statistics.median(x / y for x, y in zip(v, rates[configs[0]])):.2f})")
+        print(f"payload frames per sample: full {sizes['full'] / 2**20:.2f} MiB (image and targets), compact "
+              f"{sizes['compact'] / 2**20:.2f} MiB (the uint8 crop) + 65 bytes per word in the message header "
+              f"(ratio {sizes['full'] / sizes['compact']:.1f})")
 
 
 if __name__ == "__main__":

@@ -464,11 +464,15 @@ std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, co
                                    const std::string& client_name, double timeout_s, double daemon_timeout_s,
                                    double reconnect_timeout_s, double stall_timeout_s,
                                    const std::vector<std::string>& server_keys, const std::string& client_key_file,
-                                   int local_threads, const std::optional<loader::PipelineSpec>& local_spec) {
+                                   int local_threads, const std::optional<loader::PipelineSpec>& local_spec,
+                                   const std::string& payload) {
   if (!server_keys.empty() && server_keys.size() != endpoints.size())
     throw_status(Status::invalid_argument("curve_server_key lists " + std::to_string(server_keys.size()) +
                                           " key files for " + std::to_string(endpoints.size()) + " endpoints"));
   client::MultiOptions o;
+  auto parsed = transport::parse_payload(payload);
+  if (!parsed.has_value()) throw_status(parsed.error());
+  o.payload = *parsed;
   o.client_name = client_name;
   o.spec = checked_spec(spec, "dataset");
   o.prefetch = prefetch;
@@ -553,7 +557,7 @@ void register_loader(py::module_& m) {
         py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
         py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("stall_timeout_s"),
         py::arg("curve_server_keys"), py::arg("curve_client_key"), py::arg("local_threads"),
-        py::arg("local_spec"),
+        py::arg("local_spec"), py::arg("payload"),
         "One stream fed by several daemons (and, with local_threads, this process's own threads "
         "over local_spec), delivered in order.");
   m.attr("MAX_PRODUCERS") = client::kMaxProducers;

@@ -143,6 +143,22 @@ def test_a_stopped_daemon_rejoins_when_it_continues(daemons):
         assert loader.stats()["producers"][0]["reconnects"] >= 1
 
 
+def test_compact_payload_gives_the_full_batches(daemons):
+    procs, keys = daemons
+    expected = _embedded(2)
+    with textfeed.Loader([d.endpoint for d in procs], dataset="icdar", payload="compact", prefetch=2, **keys,
+                         **ARGS) as loader:
+        _check_epoch(loader, expected[0])
+        _check_epoch(loader, expected[1])
+        assert {p["transport"] for p in loader.stats()["producers"]} == {"frames, compact"}
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="not db"):
+        textfeed.Loader([procs[0].endpoint], dataset="icdar", payload="compact", batch_size=2, profile="db")
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="list of endpoints"):
+        textfeed.Loader(procs[0].endpoint, dataset="icdar", payload="compact", **ARGS)
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="payload"):
+        textfeed.Loader([procs[0].endpoint], dataset="icdar", payload="tiny", **ARGS)
+
+
 def test_bad_arguments_of_several_endpoints(daemons):
     procs, keys = daemons
     ipc = procs[0].endpoint

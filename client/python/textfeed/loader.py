@@ -248,8 +248,11 @@ def _server_keys(value: Any, endpoints: List[str]) -> List[bytes]:
     return [key if e.startswith("tcp://") else b"" for e in endpoints]
 
 
+_PAYLOADS = ("full", "compact")
+
+
 def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_timeout: Any, reconnect_timeout: Any,
-                  stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any) -> Any:
+                  stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any, payload: Any) -> Any:
     """_core.open_multi with the arguments of several producers checked and bound."""
     limit = _core.MAX_TIMEOUT_SECONDS
     return functools.partial(
@@ -262,7 +265,8 @@ def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_tim
         curve_server_keys=_server_keys(server_key, endpoints),
         curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key),
         local_threads=0 if local_threads is None else _args.integer("local_threads", local_threads, 1,
-                                                                    _core.MAX_WORKER_THREADS))
+                                                                    _core.MAX_WORKER_THREADS),
+        payload=_args.choice("payload", payload, _PAYLOADS))
 
 
 def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
@@ -423,6 +427,11 @@ class Loader:
         stall_timeout: with a list of endpoints, seconds a daemon may hold the batch the training
             waits for before it is taken for lost (its batches go to the others) though it still
             answers.
+        payload: with a list of endpoints, ``"full"`` or ``"compact"``: the daemons send each
+            batch's warped uint8 crops (before the colour jitter), colour draws and words, and this
+            process's producer threads run the colour jitter, the normalization and the targets
+            (about a quarter of the bytes on the network for upstage; the same batches, byte for
+            byte; training with an EAST profile, as frames).
         curve_server_key with a list of endpoints: one file for every tcp endpoint, or a list with
             one per endpoint (None for a daemon without CURVE).
 
@@ -448,7 +457,8 @@ class Loader:
                  illegibility: Any = None, split: Optional[str] = None, format: Any = None,
                  epoch_size: Optional[int] = None,
                  mode: Any = "train", return_polygons: bool = False, local_threads: Optional[int] = None,
-                 local_dataset: Any = None, stall_timeout: float = 30.0, **options: Any) -> None:
+                 local_dataset: Any = None, stall_timeout: float = 30.0, payload: str = "full",
+                 **options: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
@@ -458,6 +468,10 @@ class Loader:
         if not several and (local_threads is not None or local_dataset is not None):
             raise errors.InvalidArgumentError("local_threads and local_dataset go with a list of endpoints "
                                               "(endpoint=[...]): this process's threads as one more producer")
+        payload = _args.choice("payload", payload, _PAYLOADS)
+        if not several and payload != "full":
+            raise errors.InvalidArgumentError("payload='compact' goes with a list of endpoints (endpoint=[...], "
+                                              "one is enough)")
         if local_dataset is not None and local_threads is None:
             raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
         common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
@@ -480,7 +494,7 @@ class Loader:
         threads = _thread_count(threads)
         if several:
             opener = _multi_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout, stall_timeout,
-                                   curve_server_key, curve_client_key, local_threads)
+                                   curve_server_key, curve_client_key, local_threads, payload)
         else:
             opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
                                     curve_server_key, curve_client_key)
