@@ -73,6 +73,10 @@ def test_serve_places_a_curve_daemon_per_host_that_a_loader_reads(cluster, tmp_p
         assert (os.stat(daemons.client_key).st_mode & 0o777) == 0o600
         with textfeed.Loader(**daemons.loader_kwargs(0), dataset="icdar", **args) as remote:
             _equal(_batches(remote), expected)
+        # Every daemon at once (here the one), plus this process's threads, compact over the wire.
+        with textfeed.Loader(**daemons.loader_kwargs(), dataset="icdar", local_threads=1, local_dataset=SAMPLE,
+                             payload="compact", **args) as several:
+            _equal(_batches(several), expected)
         # A key the daemon was not given is refused.
         subprocess.run([TEXTFEED, "keygen", "--out", str(tmp_path / "stranger")], check=True, capture_output=True)
         with pytest.raises(textfeed.errors.UnavailableError):

@@ -314,8 +314,13 @@ class Daemons:
     _folder: str = field(repr=False)
     closed: bool = False
 
-    def loader_kwargs(self, i: int = 0) -> Dict[str, str]:
-        """``Loader`` keywords for daemon ``i``: endpoint, curve_server_key, curve_client_key."""
+    def loader_kwargs(self, i: Optional[int] = None) -> Dict[str, Any]:
+        """``Loader`` keywords: for daemon ``i``, its endpoint, curve_server_key and
+        curve_client_key; without ``i``, every daemon's (lists of endpoints and server keys), so
+        that one rank is fed by all of them."""
+        if i is None:
+            return {"endpoint": list(self.endpoints), "curve_server_key": list(self.server_keys),
+                    "curve_client_key": self.client_key}
         return {"endpoint": self.endpoints[i], "curve_server_key": self.server_keys[i],
                 "curve_client_key": self.client_key}
 
