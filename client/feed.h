@@ -70,6 +70,7 @@ struct ProducerStats {
   uint32_t in_flight = 0;  // handed to it and not back yet
   double wait_seconds = 0;  // next() waiting for a batch it held
   uint64_t reconnects = 0;  // times it came back after being lost
+  std::string last_error;   // why it was last lost or put out ("" if never)
 };
 
 struct FeedStats {

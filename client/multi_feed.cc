@@ -148,7 +148,10 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
   f->counters_.resize(producers);
   for (size_t i = 0; i < links.size(); ++i) {
     if (links[i]) TF_RETURN_IF_ERROR(links[i]->attach(*f->ring_).with_context("daemon " + f->options_.daemons[i].endpoint));
-    if (!links[i]) f->counters_[i].state = "lost";
+    if (!links[i]) {
+      f->counters_[i].state = "lost";
+      f->counters_[i].joined = false;
+    }
     f->up_ += links[i] != nullptr;
     f->producers_.push_back(
         std::make_unique<internal::RemoteProducer>(*f, i, f->options_.daemons[i], std::move(links[i])));
@@ -180,7 +183,7 @@ void MultiFeed::cancel() {
     stop_ = true;
     cv_.notify_all();
   }
-  wake_all();
+  for (auto& p : producers_) p->cancel();
 }
 
 bool MultiFeed::stopping() const {
@@ -202,13 +205,13 @@ size_t MultiFeed::usable_slots() const {
   return ring_->count() - quarantined;
 }
 
-std::vector<MultiFeed::Work> MultiFeed::take_work(size_t producer) {
+std::vector<MultiFeed::Work> MultiFeed::take_work(size_t producer, uint32_t limit) {
   std::vector<Work> out;
   std::lock_guard<std::mutex> lock(mu_);
   if (stop_ || counters_[producer].state != "up" || layout_.epochs.per_epoch == 0) return out;
   size_t in_flight = 0;
   for (const auto& [ticket, a] : tickets_) in_flight += a.producer == producer;
-  while (in_flight < options_.prefetch) {
+  while (in_flight < limit) {
     const bool again = !redo_.empty();
     const Position position = again ? *redo_.begin() : next_new_;
     uint32_t slot = 0;
@@ -289,6 +292,7 @@ void MultiFeed::lost(size_t producer, const std::string& why, bool keep_slots) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     Counters& c = counters_[producer];
+    c.why = why;
     if (c.state == "up" && --up_ == 0) all_lost_since_ = Clock::now();
     if (c.state != "out") c.state = "lost";
     for (auto it = tickets_.begin(); it != tickets_.end();) {
@@ -320,7 +324,8 @@ void MultiFeed::rejoined(size_t producer) {
     if (c.state == "up") return;
     c.state = "up";
     ++up_;
-    ++c.reconnects;
+    if (c.joined) ++c.reconnects;
+    c.joined = true;
     free_.insert(free_.end(), c.quarantined.begin(), c.quarantined.end());
     c.quarantined.clear();
   }
@@ -328,14 +333,45 @@ void MultiFeed::rejoined(size_t producer) {
   wake_all();
 }
 
-void MultiFeed::gave_up(size_t producer, const Status& status) {
-  lost(producer, status.message(), /*keep_slots=*/true);
+void MultiFeed::gave_up(size_t producer, const Status& status, bool keep_slots) {
+  lost(producer, status.message(), keep_slots);
   TF_LOG(Error) << "textfeed: " << producers_[producer]->name() << " is out for good: " << status.to_string();
   std::lock_guard<std::mutex> lock(mu_);
   counters_[producer].state = "out";
   const bool any = std::any_of(counters_.begin(), counters_.end(), [](const Counters& c) { return c.state != "out"; });
   if (!any && error_.ok()) error_ = status;
   cv_.notify_all();
+}
+
+void MultiFeed::drop_stalled(const Position& want, Clock::time_point now) {
+  if (waiting_for_ != want) {
+    waiting_for_ = want;
+    waiting_since_ = now;
+  }
+  const auto drop = [&](size_t p, Clock::time_point since, const std::string& what) {
+    TF_LOG(Warning) << "textfeed: " << producers_[p]->name() << " has held " << what << " for "
+                    << std::chrono::duration_cast<std::chrono::seconds>(now - since).count()
+                    << " s while the training waits for " << position_text(want) << ": taking it for lost";
+    for (auto& [ticket, a] : tickets_)
+      if (a.producer == p) a.since = now;  // asked once per stall
+    producers_[p]->drop();
+  };
+  const auto stalls = [&](size_t p) {
+    return producers_[p]->droppable() && counters_[p].state == "up";
+  };
+  // A daemon that answers but does not make the batch the training waits for.
+  if (auto t = ticket_of_.find(want); t != ticket_of_.end()) {
+    const Assignment& a = tickets_.at(t->second);
+    if (now - a.since > options_.stall_timeout && stalls(a.producer)) drop(a.producer, a.since, "it");
+    return;
+  }
+  // Nobody holds it: every producer that is up is full, so those whose batches do not come stall it.
+  if (now - waiting_since_ <= options_.stall_timeout) return;
+  std::vector<Clock::time_point> oldest(producers_.size(), now);
+  for (const auto& [ticket, a] : tickets_)
+    if (!a.stale) oldest[a.producer] = std::min(oldest[a.producer], a.since);
+  for (size_t p = 0; p < producers_.size(); ++p)
+    if (stalls(p) && now - oldest[p] > options_.stall_timeout) drop(p, oldest[p], "its batches");
 }
 
 Result<std::optional<FeedBatch>> MultiFeed::take_batch(std::chrono::milliseconds timeout) {
@@ -357,24 +393,17 @@ Result<std::optional<FeedBatch>> MultiFeed::take_batch(std::chrono::milliseconds
       break;
     }
     if (now >= deadline) break;
-    // A daemon that answers but does not make the batch the training waits for is taken for lost.
-    if (auto t = ticket_of_.find(want); t != ticket_of_.end()) {
-      const Assignment& a = tickets_.at(t->second);
-      if (now - a.since > options_.stall_timeout && counters_[a.producer].state == "up") {
-        TF_LOG(Warning) << "textfeed: " << producers_[a.producer]->name() << " has held " << position_text(want)
-                        << " for " << std::chrono::duration_cast<std::chrono::seconds>(now - a.since).count()
-                        << " s while the training waits for it: taking it for lost";
-        tickets_.at(t->second).since = now;  // asked once per stall
-        producers_[a.producer]->drop();
-      }
-    }
+    drop_stalled(want, now);
     cv_.wait_for(lock, std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(100)));
   }
   const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
   wait_seconds_ += waited;
-  if (auto t = ticket_of_.find(want); t != ticket_of_.end())
-    counters_[tickets_.at(t->second).producer].wait_seconds += waited;
   auto it = done_.find(want);
+  // The wait is the producer's that made the batch, or that holds it still.
+  if (it != done_.end())
+    counters_[it->second.producer].wait_seconds += waited;
+  else if (auto t = ticket_of_.find(want); t != ticket_of_.end())
+    counters_[tickets_.at(t->second).producer].wait_seconds += waited;
   if (it == done_.end()) {
     if (!error_.ok()) return error_;
     return std::optional<FeedBatch>();
@@ -450,9 +479,10 @@ FeedStats MultiFeed::stats() const {
     p.transport = producers_[i]->transport();
     p.delivered = c.delivered;
     p.reissued = c.reissued;
-    for (const auto& [ticket, a] : tickets_) p.in_flight += a.producer == i;
+    for (const auto& [ticket, a] : tickets_) p.in_flight += a.producer == i && !a.stale;
     p.wait_seconds = c.wait_seconds;
     p.reconnects = c.reconnects;
+    p.last_error = c.why;
     s.reconnects += c.reconnects;
     s.producers.push_back(std::move(p));
   }

@@ -92,12 +92,14 @@ class MultiFeed final : public Feed {
     Position position;
   };
   class Producer;
-  std::vector<Work> take_work(size_t producer);
+  // Batches to make for `producer`, up to `limit` in flight with it.
+  std::vector<Work> take_work(size_t producer, uint32_t limit);
   void finished(size_t producer, uint64_t ticket, FeedBatch batch);
   void failed(size_t producer, uint64_t ticket, const Status& status);
   void lost(size_t producer, const std::string& why, bool keep_slots);
   void rejoined(size_t producer);
-  void gave_up(size_t producer, const Status& status);  // out for good (it disagrees with the rest)
+  // Out for good (it disagrees with the rest, or sent what no daemon sends); `keep_slots` as lost().
+  void gave_up(size_t producer, const Status& status, bool keep_slots);
   bool stopping() const;
   const MultiOptions& options() const { return options_; }
   // Whether an opened stream makes what this feed delivers ("" when it does, else why not).
@@ -109,6 +111,8 @@ class MultiFeed final : public Feed {
   void release_slot(uint32_t slot) override;
   void wake_all();
   size_t usable_slots() const;  // not quarantined (guarded by mu_)
+  // While next() waits for `want`: drops the daemons that stall it (guarded by mu_).
+  void drop_stalled(const Position& want, std::chrono::steady_clock::time_point now);
 
   struct Assignment {
     size_t producer = 0;
@@ -126,6 +130,8 @@ class MultiFeed final : public Feed {
     uint64_t delivered = 0, reissued = 0, reconnects = 0;
     double wait_seconds = 0;
     std::string state = "up";  // "up", "lost", "out"
+    bool joined = true;        // was up once (a daemon absent at open() has not)
+    std::string why;           // why it was last lost or put out
     std::vector<uint32_t> quarantined;  // its slots it may still write into
   };
 
@@ -146,6 +152,8 @@ class MultiFeed final : public Feed {
   std::chrono::steady_clock::time_point all_lost_since_{};
   Status error_;
   bool stop_ = false;
+  Position waiting_for_{~uint64_t{0}, 0};  // the batch next() last waited for, and since when
+  std::chrono::steady_clock::time_point waiting_since_{};
   uint64_t batches_ = 0, samples_ = 0, skipped_ = 0, evicted_ = 0;
   double wait_seconds_ = 0;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

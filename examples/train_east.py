@@ -128,9 +128,17 @@ def textfeed_batches(args: argparse.Namespace, overrides: Dict[str, float]) -> I
     keys = {}
     if args.curve_server_key or args.curve_client_key:
         keys = dict(curve_server_key=args.curve_server_key, curve_client_key=args.curve_client_key)
-    loader = textfeed.Loader(args.endpoint, dataset=args.dataset, batch_size=args.batch_size,
+    endpoint = args.endpoint
+    several = {}
+    if endpoint and "," in endpoint or args.payload != "full" or args.local_threads:
+        # Several daemons (and this process's threads) feed this rank at once.
+        endpoint = [e for e in (endpoint or "").split(",") if e]
+        several = dict(payload=args.payload)
+        if args.local_threads:
+            several.update(local_threads=args.local_threads, local_dataset=args.local_dataset)
+    loader = textfeed.Loader(endpoint, dataset=args.dataset, batch_size=args.batch_size,
                              profile=args.profile, seed=args.seed, threads=args.threads,
-                             pin_memory=args.device == "cuda", **keys, **overrides)
+                             pin_memory=args.device == "cuda", **keys, **several, **overrides)
     with loader:
         for epoch in range(10 ** 9):
             loader.set_epoch(epoch)
@@ -179,7 +187,13 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     parser.add_argument("--loader", choices=("textfeed", "torch"), default="textfeed")
     parser.add_argument("--dataset", default=str(DEFAULT_DATASET),
                         help="ICDAR-2015 folder or UFO json (textfeed with --endpoint: the daemon's dataset name)")
-    parser.add_argument("--endpoint", help="textfeed: a `textfeed serve` endpoint (default: in process)")
+    parser.add_argument("--endpoint", help="textfeed: a `textfeed serve` endpoint, or several separated by commas "
+                                           "(one rank fed by all of them; default: in process)")
+    parser.add_argument("--payload", choices=("full", "compact"), default="full",
+                        help="textfeed with daemons: compact sends the crops and finishes the batches here")
+    parser.add_argument("--local-threads", type=int, default=0,
+                        help="textfeed with daemons: this process's own threads as one more producer")
+    parser.add_argument("--local-dataset", help="textfeed with --local-threads: where this host finds the dataset")
     parser.add_argument("--curve-server-key", help="textfeed over tcp: the daemon's public key file (NAME.pub)")
     parser.add_argument("--curve-client-key", help="textfeed over tcp: this client's secret key file (NAME.key)")
     parser.add_argument("--profile", choices=("upstage", "sakura"), default="upstage")

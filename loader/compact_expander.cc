@@ -4,17 +4,22 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace textfeed::loader {
 
 namespace {
-Status check_row(const CompactRow& row, size_t i, int crop_size) {
+Status check_row(const CompactRow& row, size_t i, const augment::AugmentOptions& o) {
   const auto bad = [&](const std::string& why) {
     return Status::corrupt("compact row " + std::to_string(i) + ": " + why);
   };
+  // Each factor is a draw from the recipe's range (draw_color_params): anything else is no draw
+  // of this spec, and a far one would take the colour arithmetic out of its domain.
   const augment::ColorParams& c = row.color;
-  for (double v : {c.brightness, c.contrast, c.saturation, c.hue})
-    if (!std::isfinite(v)) return bad("a colour factor is not finite");
+  const std::pair<double, augment::UniformRange> factors[4] = {
+      {c.brightness, o.brightness}, {c.contrast, o.contrast}, {c.saturation, o.saturation}, {c.hue, o.hue}};
+  for (const auto& [v, range] : factors)
+    if (!(v >= range.lo && v <= range.hi)) return bad("a colour factor outside the recipe's range");
   bool seen[4] = {false, false, false, false};
   for (augment::ColorOp op : c.order) {
     const auto k = static_cast<unsigned>(op);
@@ -24,11 +29,10 @@ Status check_row(const CompactRow& row, size_t i, int crop_size) {
   if (row.quads.size() != row.labels.size() * 8)
     return bad(std::to_string(row.quads.size()) + " coordinates for " + std::to_string(row.labels.size()) +
                " words (8 each)");
-  // Words of a crop lie near it; a coordinate far outside is no crop's (and would only cost the
-  // target builder time).
-  const double limit = 64.0 * crop_size;
+  // Words far off the crop are legitimate (an image much larger than the crop keeps them all); the
+  // target builder leaves out those beyond its bound. Not-a-number is no plan's.
   for (double v : row.quads)
-    if (!std::isfinite(v) || std::abs(v) > limit) return bad("a word coordinate is not finite or far off the crop");
+    if (!std::isfinite(v)) return bad("a word coordinate is not finite");
   for (unsigned char l : row.labels)
     if (l > 1) return bad("a word label other than 0 or 1");
   return Status();
@@ -40,6 +44,9 @@ Status compact_supported(const PipelineSpec& spec) {
     return Status::invalid_argument("the compact payload is for training batches (eval batches have no targets)");
   if (spec.augment.profile == augment::Profile::kDb)
     return Status::invalid_argument("the compact payload is for the EAST profiles (upstage, sakura, bc7), not db");
+  if (spec.return_polygons)
+    return Status::invalid_argument("the compact payload carries the words once already: it does not take "
+                                    "return_polygons (use the full payload)");
   return Status();
 }
 
@@ -62,7 +69,7 @@ Status CompactExpander::expand(const uint8_t* crops, std::span<const CompactRow>
   const size_t num_targets = layout_.tensors.size() - 1;
   std::array<MutableImageView, augment::kMaxTargetTensors> targets;
   for (size_t i = 0; i < rows.size(); ++i) {
-    TF_RETURN_IF_ERROR(check_row(rows[i], i, c));
+    TF_RETURN_IF_ERROR(check_row(rows[i], i, options_));
     const int r = static_cast<int>(i);
     const ImageView crop{crops + compact_row_bytes(c) * i, c, c, 3, static_cast<ptrdiff_t>(c) * 3, DType::kU8};
     TF_RETURN_IF_ERROR(augment::apply_photometric(layout_.view(slot, BatchLayout::kImageTensor, r), crop,

@@ -75,6 +75,7 @@ Status DaemonLink::attach(const SlotRing& ring) {
 RemoteProducer::RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon, std::unique_ptr<DaemonLink> link)
     : feed_(feed), id_(id), daemon_(std::move(daemon)), link_(std::move(link)) {
   shm_ = link_ && link_->shared_memory();
+  if (link_) limit_ = link_->credit_limit(feed_.options().prefetch);
   if (feed_.options().payload == transport::Payload::kCompact) {
     // The spec passed compact_supported() in MultiFeed::open; its layout is the feed's.
     if (auto e = loader::CompactExpander::create(feed_.options().spec); e.has_value()) {
@@ -115,24 +116,26 @@ void RemoteProducer::sleep_or_wake(std::chrono::milliseconds d) {
 }
 
 void RemoteProducer::run() {
-  // The feed's wait for a lost daemon: 200 ms, doubling to 5 s, each jittered by up to +-25 %, so
-  // that the ranks of a job do not knock on a restarted daemon all at once.
+  // The wait for a lost daemon: 200 ms, doubling to 5 s, each jittered by up to +-25 %, so that
+  // the ranks of a job do not knock on a restarted daemon all at once. Wake-ups (a slot freed)
+  // do not shorten it.
   std::mt19937_64 jitter(std::random_device{}() ^ id_);
   std::chrono::milliseconds backoff = 200ms;
+  Clock::time_point next_try = Clock::now();
   while (!stop_ && !feed_.stopping()) {
     if (!link_) {
+      if (const Clock::time_point now = Clock::now(); now < next_try) {
+        sleep_or_wake(std::chrono::duration_cast<std::chrono::milliseconds>(next_try - now) + 1ms);
+        continue;
+      }
       if (reconnect()) {
         backoff = 200ms;
         continue;
       }
-      if (stop_ || feed_.stopping()) break;
-      if (!link_ && !outstanding_.empty()) outstanding_.clear();
-      if (!link_) {
-        const double f = std::uniform_real_distribution<double>(0.75, 1.25)(jitter);
-        sleep_or_wake(std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(backoff.count()) * f)));
-        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 5000ms);
-        continue;
-      }
+      const double f = std::uniform_real_distribution<double>(0.75, 1.25)(jitter);
+      next_try = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(backoff.count()) * f));
+      backoff = std::min<std::chrono::milliseconds>(backoff * 2, 5000ms);
+      continue;
     }
     drain_fd(wake_fd_);
     if (drop_asked_.exchange(false)) {
@@ -160,20 +163,28 @@ bool RemoteProducer::reconnect() {
   const std::chrono::milliseconds timeout = std::min<std::chrono::milliseconds>(daemon_.connect.timeout, 2000ms);
   auto link = DaemonLink::connect(feed_, daemon_, timeout);
   if (!link.has_value()) {
-    if (link.error().code() == Code::kUnavailable) return false;
-    feed_.gave_up(id_, link.error().with_context(name()));
-    stop_ = true;
+    // A daemon that disagrees (another protocol, no such dataset, a spec it refuses) is out for
+    // good; anything else (not there yet, too many clients, shutting down) is tried again later.
+    const Code code = link.error().code();
+    if (code == Code::kInvalidArgument || code == Code::kUnimplemented || code == Code::kNotFound) {
+      feed_.gave_up(id_, link.error().with_context(name()), /*keep_slots=*/false);
+      stop_ = true;
+    }
     return false;
   }
   if (const std::string why = feed_.differs((*link)->layout()); !why.empty() || !compact_fits(**link)) {
-    feed_.gave_up(id_, Status::invalid_argument(name() + " came back with " +
-                                                (why.empty() ? std::string("compact batches of another size") : why)));
+    feed_.gave_up(id_,
+                  Status::invalid_argument(name() + " came back with " +
+                                           (why.empty() ? std::string("compact batches of another size") : why)),
+                  /*keep_slots=*/false);
     stop_ = true;
     return false;
   }
   if (Status s = (*link)->attach(feed_.ring()); !s.ok()) return false;
   link_ = std::move(*link);
   shm_ = link_->shared_memory();
+  limit_ = link_->credit_limit(feed_.options().prefetch);
+  drop_asked_ = false;  // a drop asked while it was lost concerned the old link
   feed_.rejoined(id_);
   return true;
 }
@@ -183,13 +194,14 @@ void RemoteProducer::lose(const std::string& why) {
   link_.reset();  // closes the socket: nothing more of the stream reaches this process
   outstanding_.clear();
   payload_ticket_.reset();
+  drop_asked_ = false;
   // A shared-memory daemon may still write into what it was given (a stopped one resumes): those
   // slots wait for its reconnect. A frames daemon's went nowhere but here.
   feed_.lost(id_, why, shm);
 }
 
 Status RemoteProducer::credit() {
-  std::vector<MultiFeed::Work> work = feed_.take_work(id_);
+  std::vector<MultiFeed::Work> work = feed_.take_work(id_, limit_);
   if (work.empty()) return Status();
   transport::Credit c;
   c.stream_id = link_->stream_id();
@@ -212,7 +224,7 @@ bool RemoteProducer::receive() {
       lose(m.error().message());
       return true;
     }
-    feed_.gave_up(id_, m.error().with_context(name()));
+    feed_.gave_up(id_, m.error().with_context(name()), link_->shared_memory());
     link_.reset();
     return false;
   }
@@ -227,7 +239,9 @@ bool RemoteProducer::receive() {
   if (auto* h = std::get_if<transport::BatchHeader>(&**m)) return on_batch(*h);
   if (const auto* e = std::get_if<transport::ErrorReply>(&**m)) {
     if (e->stream_id != 0 && e->stream_id != link_->stream_id()) return true;
-    if (e->code == Code::kUnavailable || outstanding_.empty()) {
+    // Not a batch's own failure: the daemon is going (unavailable), out of memory for the stream
+    // (overloaded), or the error is about no stream.
+    if (e->code == Code::kUnavailable || e->code == Code::kOverloaded || e->stream_id == 0 || outstanding_.empty()) {
       lose(e->message);
       return true;
     }
@@ -239,6 +253,31 @@ bool RemoteProducer::receive() {
     lose("its stream ended with the error of " + position_text(w.position.epoch, w.position.batch));
   }
   return true;
+}
+
+// What a batch's header must say of its rows and tensors: 1..batch_size rows, and the feed's
+// tensors with that many rows (or, compact, the crops of that many rows). "" when it does.
+std::string RemoteProducer::tensors_differ(const transport::BatchHeader& h) const {
+  const FeedLayout& layout = feed_.layout();
+  const size_t rows = h.indices.size();
+  if (rows == 0 || rows > static_cast<size_t>(layout.batch_size))
+    return std::to_string(rows) + " rows for batches of " + std::to_string(layout.batch_size);
+  std::vector<TensorDesc> want;
+  if (expander_) {
+    want.push_back(loader::compact_tensor(rows, expander_->layout().crop_size));
+  } else {
+    for (const TensorDesc& t : layout.tensors) want.push_back(t.with_rows(rows));
+  }
+  if (h.tensors.size() != want.size()) return "with " + std::to_string(h.tensors.size()) + " tensors, not " +
+                                             std::to_string(want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const TensorDesc& a = h.tensors[i];
+    const TensorDesc& b = want[i];
+    if (a.name != b.name || a.dtype != b.dtype || a.shape != b.shape || a.offset_bytes != b.offset_bytes ||
+        a.size_bytes != b.size_bytes)
+      return "with tensor '" + a.name + "' unlike the stream's '" + b.name + "' (name, dtype, shape, offset or size)";
+  }
+  return {};
 }
 
 std::span<uint8_t> RemoteProducer::payload_for(const transport::BatchHeader& h) {
@@ -253,7 +292,8 @@ std::span<uint8_t> RemoteProducer::payload_for(const transport::BatchHeader& h) 
 bool RemoteProducer::on_batch(transport::BatchHeader& h) {
   if (h.stream_id != link_->stream_id()) return true;  // of a stream closed meanwhile
   const auto bad = [&](const std::string& why) {
-    feed_.gave_up(id_, Status::corrupt(name() + " sent " + position_text(h.epoch, h.batch) + ", " + why));
+    feed_.gave_up(id_, Status::corrupt(name() + " sent " + position_text(h.epoch, h.batch) + ", " + why),
+                  link_->shared_memory());
     link_.reset();
     return false;
   };
@@ -267,6 +307,7 @@ bool RemoteProducer::on_batch(transport::BatchHeader& h) {
   const loader::PipelineSpec& spec = feed_.options().spec;
   if ((spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size())
     return bad("without per-sample metadata");
+  if (const std::string why = tensors_differ(h); !why.empty()) return bad(why);
   if (expander_) {
     if (h.compact.size() != h.indices.size()) return bad("without its compact rows");
     if (Status s = expander_->expand(crops_.data(), h.compact, feed_.ring().slot(w.slot)); !s.ok())
@@ -314,6 +355,12 @@ void LocalProducer::stop() {
   stream_.reset();  // waits for the sample each worker is on
 }
 
+void LocalProducer::cancel() {
+  stop_ = true;
+  if (stream_) stream_->cancel();
+  wake();
+}
+
 void LocalProducer::run() {
   while (!stop_ && !feed_.stopping()) {
     while (std::optional<loader::ReadyBatch> r = stream_->pop()) {
@@ -332,7 +379,7 @@ void LocalProducer::run() {
       b.polygons = r->info.polygons;
       feed_.finished(id_, w.ticket, std::move(b));
     }
-    for (const MultiFeed::Work& w : feed_.take_work(id_)) {
+    for (const MultiFeed::Work& w : feed_.take_work(id_, feed_.options().prefetch)) {
       stream_->start_at({w.slot, feed_.ring().slot(w.slot)}, w.position.epoch, w.position.batch);
       outstanding_.push_back(w);
     }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <algorithm>
 
 #include "client/multi_feed.h"
 #include "loader/batch_stream.h"
@@ -33,6 +34,10 @@ class MultiFeed::Producer {
   // Takes the producer for lost (a daemon that stalls; tests): its thread drops the connection and
   // reconnects. The local threads are never lost.
   virtual void drop() {}
+  // Whether drop() does anything (a daemon's does; the local threads are never lost).
+  virtual bool droppable() const { return false; }
+  // Stops making batches for good (the feed was cancelled): fills end after their current sample.
+  virtual void cancel() { wake(); }
 };
 
 namespace internal {
@@ -51,6 +56,10 @@ class DaemonLink {
   transport::Connection& connection() { return *conn_; }
   uint64_t stream_id() const { return opened_.stream_id; }
   uint64_t compact_bytes() const { return opened_.compact_bytes; }
+  // Batches this daemon takes in flight: `prefetch`, and over frames at most its maxCredits.
+  uint32_t credit_limit(uint32_t prefetch) const {
+    return shm_ || opened_.max_credits == 0 ? prefetch : std::min(prefetch, opened_.max_credits);
+  }
   bool shared_memory() const { return shm_; }
 
  private:
@@ -73,11 +82,13 @@ class RemoteProducer final : public MultiFeed::Producer {
     return shm_.load() ? "shm" : expander_ ? "frames, compact" : "frames";
   }
   void drop() override;
+  bool droppable() const override { return true; }
 
  private:
   void run();
   bool reconnect();  // false: out for good (gave_up said why)
   bool compact_fits(const DaemonLink& link) const;
+  std::string tensors_differ(const transport::BatchHeader& h) const;
   void lose(const std::string& why);
   Status credit();
   bool receive();  // false: stop
@@ -96,6 +107,7 @@ class RemoteProducer final : public MultiFeed::Producer {
   std::unique_ptr<loader::CompactExpander> expander_;
   std::vector<uint8_t> crops_;
   std::atomic<bool> drop_asked_{false}, stop_{false};
+  uint32_t limit_ = 0;  // batches in flight at most (DaemonLink::credit_limit)
   int wake_fd_ = -1;
   std::thread thread_;
 };
@@ -110,6 +122,7 @@ class LocalProducer final : public MultiFeed::Producer {
   void stop() override;
   std::string name() const override { return "this process's threads"; }
   std::string transport() const override { return "embedded"; }
+  void cancel() override;
 
  private:
   // The fills' completions signal it from worker threads, maybe after the producer is gone: it is

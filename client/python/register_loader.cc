@@ -304,6 +304,7 @@ class PyFeed {
         e["in_flight"] = p.in_flight;
         e["wait_seconds"] = p.wait_seconds;
         e["reconnects"] = p.reconnects;
+        e["last_error"] = text(p.last_error);
         producers.append(e);
       }
       d["producers"] = producers;

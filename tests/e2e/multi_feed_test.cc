@@ -4,9 +4,12 @@
 // that disagree are refused; seeks continue exactly; the daemon checks what assigned credits name.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include <cstring>
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <thread>
@@ -64,6 +67,89 @@ struct Daemon {
     server.reset();
   }
   ~Daemon() { halt(); }
+};
+
+// A peer that speaks the protocol like a daemon (the stream it opens is a real daemon's, copied)
+// but answers each credited batch with `craft(batch)`: a header, sent with zero payload frames of
+// the sizes its tensors say.
+class FakeDaemon {
+ public:
+  using Craft = std::function<transport::BatchHeader(const Position&)>;
+  FakeDaemon(std::string endpoint, transport::StreamOpened opened, Craft craft)
+      : endpoint_(std::move(endpoint)), opened_(std::move(opened)), craft_(std::move(craft)) {
+    context_ = zmq_ctx_new();
+    router_ = zmq_socket(context_, ZMQ_ROUTER);
+    EXPECT_EQ(zmq_bind(router_, endpoint_.c_str()), 0);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FakeDaemon() {
+    stop_ = true;
+    thread_.join();
+    zmq_close(router_);
+    zmq_ctx_term(context_);
+    ::unlink(endpoint_.substr(6).c_str());
+  }
+
+ private:
+  void send(const std::string& peer, const transport::Message& m, const std::vector<TensorDesc>& payload = {}) {
+    auto bytes = transport::encode(m);
+    ASSERT_TRUE(bytes.has_value());
+    std::vector<size_t> frames;
+    for (const TensorDesc& t : payload)
+      for (size_t at = 0; at < t.size_bytes; at += transport::kMaxPayloadFrameBytes)
+        frames.push_back(std::min(transport::kMaxPayloadFrameBytes, t.size_bytes - at));
+    zmq_send(router_, peer.data(), peer.size(), ZMQ_SNDMORE);
+    zmq_send(router_, bytes->data(), bytes->size(), frames.empty() ? 0 : ZMQ_SNDMORE);
+    const std::vector<uint8_t> zeros(transport::kMaxPayloadFrameBytes, 0);
+    for (size_t i = 0; i < frames.size(); ++i)
+      zmq_send(router_, zeros.data(), frames[i], i + 1 < frames.size() ? ZMQ_SNDMORE : 0);
+  }
+  void run() {
+    std::string peer;
+    auto last_beat = std::chrono::steady_clock::now();
+    while (!stop_) {
+      if (!peer.empty() && std::chrono::steady_clock::now() - last_beat > 100ms) {
+        send(peer, transport::Heartbeat{0});
+        last_beat = std::chrono::steady_clock::now();
+      }
+      zmq_pollitem_t item{router_, 0, ZMQ_POLLIN, 0};
+      if (zmq_poll(&item, 1, 50) != 1) continue;
+      std::vector<std::string> parts;
+      int more = 1;
+      size_t size = sizeof(more);
+      while (more) {
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        zmq_msg_recv(&msg, router_, 0);
+        parts.emplace_back(static_cast<const char*>(zmq_msg_data(&msg)), zmq_msg_size(&msg));
+        zmq_msg_close(&msg);
+        zmq_getsockopt(router_, ZMQ_RCVMORE, &more, &size);
+      }
+      if (parts.size() < 2) continue;
+      peer = parts[0];
+      auto m = transport::decode({reinterpret_cast<const uint8_t*>(parts[1].data()), parts[1].size()});
+      if (!m.has_value()) continue;
+      if (std::holds_alternative<transport::Hello>(*m)) {
+        send(peer, transport::HelloReply{transport::kProtocolVersion, "fake", {"icdar"}, "", 100, 100});
+      } else if (std::holds_alternative<transport::OpenStream>(*m)) {
+        send(peer, opened_);
+      } else if (const auto* c = std::get_if<transport::Credit>(&*m)) {
+        for (const Position& p : c->batches) {
+          transport::BatchHeader header = craft_(p);
+          header.stream_id = opened_.stream_id;
+          send(peer, header, header.tensors);
+        }
+      }
+    }
+  }
+
+  std::string endpoint_;
+  transport::StreamOpened opened_;
+  Craft craft_;
+  void* context_ = nullptr;
+  void* router_ = nullptr;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 class MultiFeedTest : public ::testing::Test {
@@ -222,6 +308,53 @@ TEST_F(MultiFeedTest, ADaemonThatAnswersButMakesNothingIsTakenForLostAfterTheSta
   release_worker.set_value();
 }
 
+// The training never hangs: with one daemon stuck (it answers but makes nothing) and the other
+// gone, whichever held the batch next() needs, next() fails once every producer has been lost for
+// reconnect_timeout.
+TEST_F(MultiFeedTest, AStuckDaemonAndADeadOneEndInAnErrorNotAHang) {
+  Daemon stuck, b;
+  std::promise<void> release_worker;
+  std::shared_future<void> released = release_worker.get_future().share();
+  stuck.pool->enqueue([released] { released.wait(); });
+  start(stuck, "tcp://127.0.0.1:0");
+  start(b, "tcp://127.0.0.1:0");
+  MultiOptions o = multi({&stuck, &b}, 0);
+  o.stall_timeout = 300ms;
+  o.reconnect_timeout = 1000ms;
+  auto f = MultiFeed::open(o);
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[0].in_flight == 2; }, 20s));
+  b.halt();
+  Status ended;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (ended.ok() && std::chrono::steady_clock::now() < deadline) {
+    auto got = (*f)->next(1s);
+    if (!got.has_value()) ended = got.error();
+    else if (*got) (*f)->release((*got)->slot);
+  }
+  EXPECT_EQ(ended.code(), Code::kUnavailable) << ended.to_string();
+  EXPECT_NE(ended.message().find("every producer has been lost"), std::string::npos) << ended.message();
+  release_worker.set_value();
+}
+
+// A daemon taking fewer batches in flight than `prefetch` asks is credited only as many.
+TEST_F(MultiFeedTest, APrefetchAboveTheDaemonsMaxCreditsIsClampedToThem) {
+  Daemon a;
+  ServerOptions so = options("tcp://127.0.0.1:0", a);
+  so.max_credits = 1;
+  a.start(so);
+  MultiOptions o = multi({&a}, 0);
+  o.prefetch = 4;
+  auto f = MultiFeed::open(o);
+  ASSERT_TRUE(f.has_value()) << f.error().to_string();
+  uint64_t position = 0;
+  pull(**f, 6, position);
+  const FeedStats s = (*f)->stats();
+  EXPECT_EQ(s.producers[0].state, "up");
+  EXPECT_EQ(s.producers[0].reconnects, 0u);
+  EXPECT_LE(s.producers[0].in_flight, 1u);
+}
+
 TEST_F(MultiFeedTest, ADaemonThatComesLaterJoins) {
   Daemon a, late;
   start(a, "tcp://127.0.0.1:0");
@@ -238,6 +371,7 @@ TEST_F(MultiFeedTest, ADaemonThatComesLaterJoins) {
   start(late, ipc_);
   EXPECT_TRUE(wait_until([&] { return (*f)->stats().producers[1].state == "up"; }, 20s));
   pull(**f, 10, position);
+  EXPECT_EQ((*f)->stats().producers[1].reconnects, 0u);  // it joined; it did not come back
   EXPECT_EQ((*f)->stats().producers[1].transport, "shm");
 }
 
@@ -337,6 +471,74 @@ TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
   auto opened = (*conn)->open(request, 10s);
   ASSERT_FALSE(opened.has_value());
   EXPECT_NE(opened.error().message().find("travels as frames"), std::string::npos) << opened.error().message();
+}
+
+// A daemon that sends what no daemon sends is out for good: its batches go to the other one, and
+// every batch still comes once, in order, equal to the in-process one.
+TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsBatches) {
+  Daemon a;
+  start(a, "tcp://127.0.0.1:0");
+  const std::string fake_endpoint = "ipc:///tmp/textfeed-fake-" + std::to_string(::getpid()) + ".sock";
+  using Header = transport::BatchHeader;
+  struct Case {
+    const char* why;  // what the client says of it
+    bool compact;
+    std::function<void(Header&)> spoil;
+  };
+  const std::vector<Case> cases = {
+      {"was due", false, [](Header& h) { h.batch += 1; }},
+      {"64 rows for batches of 2", false, [](Header& h) { h.indices.assign(64, 0); }},
+      {"unlike the stream's", false, [](Header& h) { h.tensors[1].name = "geo"; }},
+      {"unlike the stream's", true, [](Header& h) { h.tensors[0].shape[1] = 8; }},
+      {"without its compact rows", true, [](Header& h) { h.compact.clear(); }},
+      {"do not expand", true, [](Header& h) { h.compact[0].color.hue = std::nan(""); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    // The stream a real daemon opens, as the fake's.
+    MultiOptions o = multi({&a}, 0);
+    if (c.compact) o.payload = transport::Payload::kCompact;
+    auto conn = transport::Connection::connect(a.endpoint, "probe", producer(a).connect);
+    ASSERT_TRUE(conn.has_value());
+    transport::OpenStream request;
+    request.spec = o.spec;
+    request.transport = transport::Transport::kFrames;
+    request.assigned = true;
+    request.payload = o.payload;
+    auto opened = (*conn)->open(request, 10s);
+    ASSERT_TRUE(opened.has_value()) << opened.error().to_string();
+    const transport::StreamOpened so = *opened;
+    const int crop = static_cast<int>(so.tensors[0].shape[3]);
+    FakeDaemon fake(fake_endpoint, so, [&](const Position& p) {
+      Header h;
+      h.epoch = p.epoch;
+      h.batch = p.batch;
+      h.indices.assign(2, 0);
+      if (c.compact) {
+        h.tensors = {loader::compact_tensor(2, crop)};
+        h.compact.resize(2);
+      } else {
+        for (const TensorDesc& t : so.tensors) h.tensors.push_back(t.with_rows(2));
+      }
+      c.spoil(h);
+      return h;
+    });
+    DaemonProducer fp;
+    fp.endpoint = fake_endpoint;
+    fp.connect.timeout = 5s;
+    o.daemons.insert(o.daemons.begin(), fp);
+    auto f = MultiFeed::open(o);
+    ASSERT_TRUE(f.has_value()) << f.error().to_string();
+    expected_.clear();
+    expected_spec_ = spec_of(kSample);
+    uint64_t position = 0;
+    pull(**f, 6, position);
+    const FeedStats s = (*f)->stats();
+    EXPECT_EQ(s.producers[0].state, "out");
+    EXPECT_EQ(s.producers[0].delivered, 0u);
+    EXPECT_EQ(s.producers[1].delivered, 6u);
+    EXPECT_NE(s.producers[0].last_error.find(c.why), std::string::npos) << s.producers[0].last_error;
+  }
 }
 
 // The daemon's side of assigned streams: what a Credit names is checked before anything is taken.

@@ -3,9 +3,17 @@
 // pipeline makes are refused by the expander, naming the row.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "loader/compact_expander.h"
 #include "loader/pipeline.h"
@@ -61,6 +69,40 @@ TEST(CompactTest, ExpandedBatchesAreTheFullOnesForEveryEastProfile) {
   expect_equal_batches(spec(augment::Profile::kUpstage, DType::kU8), 2);
 }
 
+// A long strip of text much larger than the crop: the words far off the crop travel and are left
+// out by the targets on both sides alike.
+TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("textfeed-strip-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "images");
+  std::filesystem::create_directories(dir / "gt");
+  cv::Mat strip(40, 4000, CV_8UC3, cv::Scalar(200, 180, 160));
+  cv::putText(strip, "a long line of text", {3600, 30}, cv::FONT_HERSHEY_SIMPLEX, 0.8, {10, 10, 10}, 2);
+  ASSERT_TRUE(cv::imwrite((dir / "images" / "img_1.jpg").string(), strip));
+  std::ofstream((dir / "gt" / "gt_img_1.txt").string()) << "3600,5,3990,5,3990,35,3600,35,line\n10,5,80,5,80,35,10,35,a\n";
+  PipelineSpec s = default_spec(augment::Profile::kUpstage, dir.string());
+  s.sampler.batch_size = 1;
+  auto src = SampleSource::open(dir.string(), {});
+  ASSERT_TRUE(src.has_value()) << src.error().to_string();
+  auto p = BatchPipeline::create(*src, s);
+  ASSERT_TRUE(p.has_value()) << p.error().to_string();
+  auto e = CompactExpander::create(s);
+  ASSERT_TRUE(e.has_value());
+  WorkerPool pool(1);
+  double farthest = 0;
+  for (uint64_t epoch = 0; epoch < 8; ++epoch) {
+    std::vector<uint8_t> full((*p)->layout().slot_bytes), expanded(full.size());
+    std::vector<uint8_t> crops(compact_row_bytes((*p)->layout().crop_size));
+    BatchInfo a, b;
+    ASSERT_TRUE((*p)->fill(epoch, 0, full.data(), a, pool).ok());
+    ASSERT_TRUE((*p)->fill_compact(epoch, 0, crops.data(), b, pool).ok());
+    for (double v : b.compact[0].quads) farthest = std::max(farthest, std::abs(v));
+    ASSERT_TRUE((*e)->expand(crops.data(), b.compact, expanded.data()).ok()) << "epoch " << epoch;
+    EXPECT_EQ(full, expanded) << "epoch " << epoch;
+  }
+  EXPECT_GT(farthest, 64.0 * (*p)->layout().crop_size) << "the strip's words never went far off the crop";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CompactTest, WhatItCannotCarryIsRefused) {
   PipelineSpec db = default_spec(augment::Profile::kDb, kSample);
   EXPECT_NE(CompactExpander::create(db).error().message().find("not db"), std::string::npos);
@@ -68,6 +110,9 @@ TEST(CompactTest, WhatItCannotCarryIsRefused) {
   eval.mode = Mode::kEval;
   eval.augment.image_size = 1024;
   EXPECT_NE(compact_supported(eval).message().find("training"), std::string::npos);
+  PipelineSpec polygons = spec(augment::Profile::kUpstage);
+  polygons.return_polygons = true;
+  EXPECT_NE(compact_supported(polygons).message().find("return_polygons"), std::string::npos);
   auto p = BatchPipeline::create(sample(), db);
   ASSERT_TRUE(p.has_value());
   WorkerPool pool(1);
@@ -94,6 +139,11 @@ TEST(CompactTest, RowsNoPipelineMakesAreRefusedNamingTheRow) {
   };
   rows[1].color.hue = std::numeric_limits<double>::quiet_NaN();
   refused(rows, "compact row 1: a colour factor");
+  rows[1].color.hue = 1e307;  // finite, but no draw of the recipe's range
+  refused(rows, "outside the recipe's range");
+  rows[1].color.hue = 0;
+  rows[1].color.brightness = s.augment.brightness.hi + 0.01;
+  refused(rows, "outside the recipe's range");
   rows[1] = good;
   rows[1].color.order[2] = augment::ColorOp::kBrightness;
   refused(rows, "permutation");
@@ -104,8 +154,8 @@ TEST(CompactTest, RowsNoPipelineMakesAreRefusedNamingTheRow) {
   rows[1].quads[3] = std::numeric_limits<double>::infinity();
   refused(rows, "not finite");
   rows[1] = good;
-  rows[1].quads[0] = 1e12;
-  refused(rows, "far off");
+  rows[1].quads[0] = 1e12;  // a word far off the crop is legitimate: the targets leave it out
+  EXPECT_TRUE((*e)->expand(crops.data(), rows, slot.data()).ok());
   rows[1] = good;
   rows[1].labels = {7};
   refused(rows, "label");

@@ -304,7 +304,27 @@ def open_remote(
     curve_server_key: _Text,
     curve_client_key: _Text,
 ) -> Feed: ...
+def open_multi(
+    endpoints: list[str],
+    spec: PipelineSpec,
+    *,
+    transport: Transport,
+    prefetch: int,
+    epoch: int,
+    batch: int,
+    client_name: _Text,
+    timeout_s: float,
+    daemon_timeout_s: float,
+    reconnect_timeout_s: float,
+    stall_timeout_s: float,
+    curve_server_keys: list[_Text],
+    curve_client_key: _Text,
+    local_threads: int,
+    local_spec: Optional[PipelineSpec],
+    payload: str,
+) -> Feed: ...
 
+MAX_PRODUCERS: int
 MAX_WORKER_THREADS: int
 MAX_TIMEOUT_SECONDS: float
 
