@@ -566,6 +566,17 @@ TEST_F(MultiFeedTest, TheDaemonChecksWhatAssignedCreditsName) {
     if (const auto* e = std::get_if<transport::ErrorReply>(&*m)) return e->message;
     return "no error";
   };
+  // The daemon's own refusal of compact streams it cannot make.
+  for (const bool db : {true, false}) {
+    transport::OpenStream compact = request;
+    compact.payload = transport::Payload::kCompact;
+    if (db) compact.spec = loader::default_spec(augment::Profile::kDb, "icdar");
+    else compact.spec.return_polygons = true;
+    auto refused = (*conn)->open(compact, 10s);
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_NE(refused.error().message().find(db ? "not db" : "return_polygons"), std::string::npos)
+        << refused.error().message();
+  }
   EXPECT_NE(reply({plain->stream_id, {}, 1, {{0, 1}}}).find("not opened assigned"), std::string::npos);
   EXPECT_NE(reply({opened->stream_id, {}, 2, {{0, 1}}}).find("1 batches for 2"), std::string::npos);
   EXPECT_NE(reply({opened->stream_id, {}, 1, {{0, 5}}}).find("batch 5"), std::string::npos);

@@ -524,12 +524,15 @@ TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefus
             Code::kCorrupt);
   EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactLabels(kMaxCompactWords + 1); })).status().code(),
             Code::kCorrupt);
-  // Credit epochs and batches of different lengths.
-  capnp::MallocMessageBuilder m;
-  auto credit = m.initRoot<wire::Envelope>().initCredit();
-  credit.initEpochs(2);
-  credit.initBatches(1);
-  EXPECT_EQ(decode(frame_of(m)).status().code(), Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactApplied(2); })).status().code(), Code::kCorrupt);
+  // Credit epochs and batches of different lengths, and more than a Credit may name.
+  for (const auto& [epochs, batches] : {std::pair<unsigned, unsigned>{2, 1}, {4097, 4097}}) {
+    capnp::MallocMessageBuilder m;
+    auto credit = m.initRoot<wire::Envelope>().initCredit();
+    credit.initEpochs(epochs);
+    credit.initBatches(batches);
+    EXPECT_EQ(decode(frame_of(m)).status().code(), Code::kCorrupt) << epochs;
+  }
 }
 
 }  // namespace

@@ -626,7 +626,12 @@ class Loader:
 
     def stats(self) -> Dict[str, Any]:
         """Batches and samples delivered, samples/s, seconds spent waiting, slots in flight and held,
-        skipped samples, reconnects; in embedded mode also ms per sample for each pipeline stage."""
+        skipped samples, reconnects; in embedded mode also ms per sample for each pipeline stage.
+        With a list of endpoints, ``producers``: per daemon (and the local threads) its ``state``
+        ("up", "lost", "out"), ``transport``, batches ``delivered`` and ``reissued`` (made by the
+        others when it was lost), ``in_flight``, ``wait_seconds`` (the training waiting for its
+        batches), ``reconnects`` and ``last_error``; and ``remade``: batches made again because an
+        earlier one needed their slot."""
         self._check_process()
         s = dict(self._live_feed().stats())
         s["samples_per_second"] = s["samples"] / s["elapsed_seconds"] if s["elapsed_seconds"] > 0 else 0.0
