@@ -16,6 +16,18 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   return f;
 }
 
+FeedBatch feed_batch(loader::BatchInfo& info, uint32_t slot) {
+  FeedBatch b;
+  b.slot = slot;
+  b.epoch = info.epoch;
+  b.batch = info.batch;
+  b.indices = std::move(info.indices);
+  b.errors = std::move(info.errors);
+  b.samples = std::move(info.samples);
+  b.polygons = info.polygons;
+  return b;
+}
+
 Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
                                                          const EmbeddedOptions& options) {
   if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)
@@ -89,14 +101,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseco
     ++held_;
   }
   advance_past(r->info.epoch, r->info.batch);
-  FeedBatch b;
-  b.slot = r->slot.id;
-  b.epoch = r->info.epoch;
-  b.batch = r->info.batch;
-  b.indices = std::move(r->info.indices);
-  b.errors = std::move(r->info.errors);
-  b.samples = std::move(r->info.samples);
-  b.polygons = r->info.polygons;
+  FeedBatch b = feed_batch(r->info, r->slot.id);
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();

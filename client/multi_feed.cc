@@ -245,36 +245,21 @@ std::vector<MultiFeed::Work> MultiFeed::take_work(size_t producer, uint32_t limi
 }
 
 void MultiFeed::finished(size_t producer, uint64_t ticket, FeedBatch batch) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = tickets_.find(ticket);
-    if (it == tickets_.end() || it->second.producer != producer) return;
-    const Assignment a = it->second;
-    tickets_.erase(it);
-    if (a.stale) {
-      free_.push_back(a.slot);
-    } else {
-      ticket_of_.erase(a.position);
-      batch.slot = a.slot;
-      done_[a.position] = Done{std::move(batch), Status(), producer};
-      cv_.notify_all();
-      return;
-    }
-  }
-  wake_all();  // a stale batch's slot came free
+  land(producer, ticket, std::move(batch), Status());
 }
 
 void MultiFeed::failed(size_t producer, uint64_t ticket, const Status& status) {
-  FeedBatch batch;
+  land(producer, ticket, FeedBatch(), status);
+}
+
+void MultiFeed::land(size_t producer, uint64_t ticket, FeedBatch batch, const Status& status) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = tickets_.find(ticket);
     if (it == tickets_.end() || it->second.producer != producer) return;
     const Assignment a = it->second;
     tickets_.erase(it);
-    if (a.stale) {
-      free_.push_back(a.slot);
-    } else {
+    if (!a.stale) {
       ticket_of_.erase(a.position);
       batch.slot = a.slot;
       batch.epoch = a.position.epoch;
@@ -283,8 +268,9 @@ void MultiFeed::failed(size_t producer, uint64_t ticket, const Status& status) {
       cv_.notify_all();
       return;
     }
+    free_.push_back(a.slot);
   }
-  wake_all();
+  wake_all();  // a stale batch's slot came free
 }
 
 void MultiFeed::lost(size_t producer, const std::string& why, bool keep_slots) {

@@ -110,6 +110,9 @@ class MultiFeed final : public Feed {
   Result<std::optional<FeedBatch>> take_batch(std::chrono::milliseconds timeout) override;
   void release_slot(uint32_t slot) override;
   void wake_all();
+  // A batch back from `producer` (finished, or failed with `status`): it waits for its turn, or,
+  // stale, frees its slot.
+  void land(size_t producer, uint64_t ticket, FeedBatch batch, const Status& status);
   size_t usable_slots() const;  // not quarantined (guarded by mu_)
   // While next() waits for `want`: drops the daemons that stall it (guarded by mu_).
   void drop_stalled(const Position& want, std::chrono::steady_clock::time_point now);

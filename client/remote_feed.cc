@@ -9,6 +9,7 @@
 #include <random>
 
 #include "base/log.h"
+#include "client/detail/wake_fd.h"
 #include "transport/shm.h"
 
 namespace textfeed::client {
@@ -17,15 +18,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-void signal_fd(int fd) {
-  const uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof(one));
-}
-
-void drain_fd(int fd) {
-  uint64_t v;
-  [[maybe_unused]] const ssize_t n = ::read(fd, &v, sizeof(v));
-}
+using internal::drain_fd;
+using internal::signal_fd;
 
 }  // namespace
 

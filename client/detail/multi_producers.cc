@@ -10,6 +10,8 @@
 #include <random>
 
 #include "base/log.h"
+#include "client/detail/wake_fd.h"
+#include "client/embedded_feed.h"
 #include "client/remote_feed.h"
 
 namespace textfeed::client::internal {
@@ -18,15 +20,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-void signal_fd(int fd) {
-  const uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof(one));
-}
-
-void drain_fd(int fd) {
-  uint64_t v;
-  [[maybe_unused]] const ssize_t n = ::read(fd, &v, sizeof(v));
-}
+using internal::drain_fd;
+using internal::signal_fd;
 
 std::string position_text(uint64_t epoch, uint64_t batch) {
   return "epoch " + std::to_string(epoch) + " batch " + std::to_string(batch);
@@ -370,14 +365,7 @@ void LocalProducer::run() {
         feed_.failed(id_, w.ticket, r->status);
         continue;
       }
-      FeedBatch b;
-      b.epoch = r->info.epoch;
-      b.batch = r->info.batch;
-      b.indices = std::move(r->info.indices);
-      b.errors = std::move(r->info.errors);
-      b.samples = std::move(r->info.samples);
-      b.polygons = r->info.polygons;
-      feed_.finished(id_, w.ticket, std::move(b));
+      feed_.finished(id_, w.ticket, feed_batch(r->info, w.slot));
     }
     for (const MultiFeed::Work& w : feed_.take_work(id_, feed_.options().prefetch)) {
       stream_->start_at({w.slot, feed_.ring().slot(w.slot)}, w.position.epoch, w.position.batch);

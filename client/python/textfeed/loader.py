@@ -205,16 +205,22 @@ def _thread_count(threads: Any) -> int:
     return int(threads)
 
 
+def _daemon_arguments(transport: Any, **seconds: Any) -> Dict[str, Any]:
+    """The transport and the timeouts (each a finite number of seconds in (0, a day]) as _core takes them."""
+    limit = _core.MAX_TIMEOUT_SECONDS
+    out: Dict[str, Any] = {"transport": _args.enum("transport", transport, _core.Transport)}
+    for name, value in seconds.items():
+        out[f"{name}_s"] = _args.real(name, value, 0, limit, lo_open=True)
+    return out
+
+
 def _remote_opener(endpoint: Optional[str], transport: Any, timeout: Any, daemon_timeout: Any,
                    reconnect_timeout: Any, server_key: Any, client_key: Any) -> Any:
     """_core.open_remote with the remote-only arguments checked and bound."""
-    limit = _core.MAX_TIMEOUT_SECONDS
     return functools.partial(
         _core.open_remote, endpoint,
-        transport=_args.enum("transport", transport, _core.Transport),
-        timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
-        daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
-        reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
+        **_daemon_arguments(transport, timeout=timeout, daemon_timeout=daemon_timeout,
+                            reconnect_timeout=reconnect_timeout),
         curve_server_key=b"" if server_key is None else _args.path("curve_server_key", server_key),
         curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key))
 
@@ -254,14 +260,10 @@ _PAYLOADS = ("full", "compact")
 def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_timeout: Any, reconnect_timeout: Any,
                   stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any, payload: Any) -> Any:
     """_core.open_multi with the arguments of several producers checked and bound."""
-    limit = _core.MAX_TIMEOUT_SECONDS
     return functools.partial(
         _core.open_multi, endpoints,
-        transport=_args.enum("transport", transport, _core.Transport),
-        timeout_s=_args.real("timeout", timeout, 0, limit, lo_open=True),
-        daemon_timeout_s=_args.real("daemon_timeout", daemon_timeout, 0, limit, lo_open=True),
-        reconnect_timeout_s=_args.real("reconnect_timeout", reconnect_timeout, 0, limit, lo_open=True),
-        stall_timeout_s=_args.real("stall_timeout", stall_timeout, 0, limit, lo_open=True),
+        **_daemon_arguments(transport, timeout=timeout, daemon_timeout=daemon_timeout,
+                            reconnect_timeout=reconnect_timeout, stall_timeout=stall_timeout),
         curve_server_keys=_server_keys(server_key, endpoints),
         curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key),
         local_threads=0 if local_threads is None else _args.integer("local_threads", local_threads, 1,
