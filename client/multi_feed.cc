@@ -32,9 +32,11 @@ bool may_share(const DaemonProducer& d, transport::Payload payload) {
 Status check_options(const MultiOptions& o) {
   const size_t producers = o.daemons.size() + (o.local_threads > 0 ? 1 : 0);
   if (o.daemons.empty())
-    return Status::invalid_argument("a feed of several producers needs at least one daemon endpoint");
+    return Status::invalid_argument(
+        "a feed of several producers needs at least one daemon endpoint");
   if (producers > kMaxProducers)
-    return Status::invalid_argument(std::to_string(producers) + " producers; at most " + std::to_string(kMaxProducers));
+    return Status::invalid_argument(std::to_string(producers) + " producers; at most " +
+                                    std::to_string(kMaxProducers));
   if (o.prefetch == 0 || o.prefetch > kMaxPrefetch)
     return Status::invalid_argument("prefetch " + std::to_string(o.prefetch) + " is not in 1.." +
                                     std::to_string(kMaxPrefetch));
@@ -47,7 +49,8 @@ Status check_options(const MultiOptions& o) {
     TF_RETURN_IF_ERROR(loader::compact_supported(o.spec).with_context("payload 'compact'"));
     for (const DaemonProducer& d : o.daemons)
       if (d.transport == transport::Transport::kSharedMemory)
-        return Status::invalid_argument("payload 'compact' travels as frames, not transport 'shm' (" + d.endpoint + ")");
+        return Status::invalid_argument(
+            "payload 'compact' travels as frames, not transport 'shm' (" + d.endpoint + ")");
   }
   for (size_t i = 0; i < o.daemons.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -59,16 +62,21 @@ Status check_options(const MultiOptions& o) {
 
 std::string MultiFeed::differs(const FeedLayout& o) const {
   const FeedLayout& l = layout_;
-  if (o.slot_bytes != l.slot_bytes || o.tensors.size() != l.tensors.size()) return "another batch layout";
+  if (o.slot_bytes != l.slot_bytes || o.tensors.size() != l.tensors.size())
+    return "another batch layout";
   for (size_t i = 0; i < l.tensors.size(); ++i)
     if (o.tensors[i].name != l.tensors[i].name || o.tensors[i].shape != l.tensors[i].shape ||
-        o.tensors[i].dtype != l.tensors[i].dtype || o.tensors[i].offset_bytes != l.tensors[i].offset_bytes)
+        o.tensors[i].dtype != l.tensors[i].dtype ||
+        o.tensors[i].offset_bytes != l.tensors[i].offset_bytes)
       return "another layout of tensor '" + l.tensors[i].name + "'";
   if (o.epochs != l.epochs)
-    return std::to_string(o.epochs.per_epoch) + " batches per epoch, not " + std::to_string(l.epochs.per_epoch);
+    return std::to_string(o.epochs.per_epoch) + " batches per epoch, not " +
+           std::to_string(l.epochs.per_epoch);
   if (o.dataset_size != l.dataset_size || o.source_sizes != l.source_sizes)
-    return "a dataset of " + std::to_string(o.dataset_size) + " samples, not " + std::to_string(l.dataset_size);
-  if (o.dataset_fingerprint != l.dataset_fingerprint) return "another dataset (its fingerprint differs)";
+    return "a dataset of " + std::to_string(o.dataset_size) + " samples, not " +
+           std::to_string(l.dataset_size);
+  if (o.dataset_fingerprint != l.dataset_fingerprint)
+    return "another dataset (its fingerprint differs)";
   return {};
 }
 
@@ -85,8 +93,10 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
   // The compact batches' size this process expects (the crops of a full batch).
   uint64_t compact_bytes = 0;
   if (options.payload == transport::Payload::kCompact) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::CompactExpander> e, loader::CompactExpander::create(options.spec));
-    compact_bytes = loader::compact_row_bytes(e->layout().crop_size) * static_cast<uint64_t>(e->layout().batch_size);
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::CompactExpander> e,
+                        loader::CompactExpander::create(options.spec));
+    compact_bytes = loader::compact_row_bytes(e->layout().crop_size) *
+                    static_cast<uint64_t>(e->layout().batch_size);
   }
   // Connect and open every daemon's stream; those that do not answer are left to reconnect.
   std::vector<std::unique_ptr<internal::DaemonLink>> links(f->options_.daemons.size());
@@ -100,17 +110,19 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
       return Status();
     }
     if (const std::string why = f->differs(layout); !why.empty())
-      return Status::invalid_argument(name + " makes " + why + " than " + first_name +
-                                      ": every producer of one feed must serve the same dataset and spec");
+      return Status::invalid_argument(
+          name + " makes " + why + " than " + first_name +
+          ": every producer of one feed must serve the same dataset and spec");
     return Status();
   };
   for (size_t i = 0; i < links.size(); ++i) {
     const DaemonProducer& d = f->options_.daemons[i];
     auto link = internal::DaemonLink::connect(*f, d, d.connect.timeout);
     if (!link.has_value()) {
-      if (link.error().code() != Code::kUnavailable) return link.error().with_context("daemon " + d.endpoint);
-      TF_LOG(Warning) << "textfeed: the daemon at " << d.endpoint << " does not answer (" << link.error().message()
-                      << "); starting without it, it joins when it comes";
+      if (link.error().code() != Code::kUnavailable)
+        return link.error().with_context("daemon " + d.endpoint);
+      TF_LOG(Warning) << "textfeed: the daemon at " << d.endpoint << " does not answer ("
+                      << link.error().message() << "); starting without it, it joins when it comes";
       continue;
     }
     TF_RETURN_IF_ERROR(agree((*link)->layout(), "the daemon at " + d.endpoint));
@@ -136,30 +148,36 @@ Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) 
   // spare for the slots of a lost one.
   const size_t producers = links.size() + (local ? 1 : 0);
   const uint64_t slots = uint64_t{options.prefetch} * (producers + 1) + options.held_slots;
-  const bool shared = std::any_of(f->options_.daemons.begin(), f->options_.daemons.end(),
-                                  [&](const DaemonProducer& d) { return may_share(d, options.payload); });
+  const bool shared =
+      std::any_of(f->options_.daemons.begin(), f->options_.daemons.end(),
+                  [&](const DaemonProducer& d) { return may_share(d, options.payload); });
   if (slots > transport::kMaxSharedMemorySlots)
-    return Status::invalid_argument(std::to_string(slots) + " batch slots (prefetch x (producers + 1) + held); at most " +
+    return Status::invalid_argument(std::to_string(slots) +
+                                    " batch slots (prefetch x (producers + 1) + held); at most " +
                                     std::to_string(transport::kMaxSharedMemorySlots));
-  TF_ASSIGN_OR_RETURN(f->ring_, shared ? SlotRing::shared(static_cast<uint32_t>(slots), f->layout_.slot_bytes)
-                                       : SlotRing::anonymous(static_cast<uint32_t>(slots), f->layout_.slot_bytes));
+  TF_ASSIGN_OR_RETURN(
+      f->ring_, shared ? SlotRing::shared(static_cast<uint32_t>(slots), f->layout_.slot_bytes)
+                       : SlotRing::anonymous(static_cast<uint32_t>(slots), f->layout_.slot_bytes));
   for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
 
   f->counters_.resize(producers);
   for (size_t i = 0; i < links.size(); ++i) {
-    if (links[i]) TF_RETURN_IF_ERROR(links[i]->attach(*f->ring_).with_context("daemon " + f->options_.daemons[i].endpoint));
+    if (links[i])
+      TF_RETURN_IF_ERROR(
+          links[i]->attach(*f->ring_).with_context("daemon " + f->options_.daemons[i].endpoint));
     if (!links[i]) {
       f->counters_[i].state = "lost";
       f->counters_[i].joined = false;
     }
     f->up_ += links[i] != nullptr;
-    f->producers_.push_back(
-        std::make_unique<internal::RemoteProducer>(*f, i, f->options_.daemons[i], std::move(links[i])));
+    f->producers_.push_back(std::make_unique<internal::RemoteProducer>(
+        *f, i, f->options_.daemons[i], std::move(links[i])));
   }
   if (local) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::WorkerPool> pool, loader::WorkerPool::create(options.local_threads));
-    f->producers_.push_back(
-        std::make_unique<internal::LocalProducer>(*f, f->producers_.size(), std::move(pool), std::move(local)));
+    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::WorkerPool> pool,
+                        loader::WorkerPool::create(options.local_threads));
+    f->producers_.push_back(std::make_unique<internal::LocalProducer>(
+        *f, f->producers_.size(), std::move(pool), std::move(local)));
     ++f->up_;
   }
   if (f->up_ == 0) f->all_lost_since_ = Clock::now();
@@ -298,8 +316,8 @@ void MultiFeed::lost(size_t producer, const std::string& why, bool keep_slots) {
     c.reissued += handed;
     cv_.notify_all();
   }
-  TF_LOG(Warning) << "textfeed: lost " << producers_[producer]->name() << " (" << why << "): its " << handed
-                  << " batch(es) in flight go to the other producers";
+  TF_LOG(Warning) << "textfeed: lost " << producers_[producer]->name() << " (" << why << "): its "
+                  << handed << " batch(es) in flight go to the other producers";
   wake_all();
 }
 
@@ -321,10 +339,12 @@ void MultiFeed::rejoined(size_t producer) {
 
 void MultiFeed::gave_up(size_t producer, const Status& status, bool keep_slots) {
   lost(producer, status.message(), keep_slots);
-  TF_LOG(Error) << "textfeed: " << producers_[producer]->name() << " is out for good: " << status.to_string();
+  TF_LOG(Error) << "textfeed: " << producers_[producer]->name()
+                << " is out for good: " << status.to_string();
   std::lock_guard<std::mutex> lock(mu_);
   counters_[producer].state = "out";
-  const bool any = std::any_of(counters_.begin(), counters_.end(), [](const Counters& c) { return c.state != "out"; });
+  const bool any = std::any_of(counters_.begin(), counters_.end(),
+                               [](const Counters& c) { return c.state != "out"; });
   if (!any && error_.ok()) error_ = status;
   cv_.notify_all();
 }
@@ -337,7 +357,8 @@ void MultiFeed::drop_stalled(const Position& want, Clock::time_point now) {
   const auto drop = [&](size_t p, Clock::time_point since, const std::string& what) {
     TF_LOG(Warning) << "textfeed: " << producers_[p]->name() << " has held " << what << " for "
                     << std::chrono::duration_cast<std::chrono::seconds>(now - since).count()
-                    << " s while the training waits for " << position_text(want) << ": taking it for lost";
+                    << " s while the training waits for " << position_text(want)
+                    << ": taking it for lost";
     for (auto& [ticket, a] : tickets_)
       if (a.producer == p) a.since = now;  // asked once per stall
     producers_[p]->drop();
@@ -348,10 +369,12 @@ void MultiFeed::drop_stalled(const Position& want, Clock::time_point now) {
   // A daemon that answers but does not make the batch the training waits for.
   if (auto t = ticket_of_.find(want); t != ticket_of_.end()) {
     const Assignment& a = tickets_.at(t->second);
-    if (now - a.since > options_.stall_timeout && stalls(a.producer)) drop(a.producer, a.since, "it");
+    if (now - a.since > options_.stall_timeout && stalls(a.producer))
+      drop(a.producer, a.since, "it");
     return;
   }
-  // Nobody holds it: every producer that is up is full, so those whose batches do not come stall it.
+  // Nobody holds it: every producer that is up is full, so those whose batches do not come stall
+  // it.
   if (now - waiting_since_ <= options_.stall_timeout) return;
   std::vector<Clock::time_point> oldest(producers_.size(), now);
   for (const auto& [ticket, a] : tickets_)
@@ -367,8 +390,9 @@ Result<std::optional<FeedBatch>> MultiFeed::take_batch(std::chrono::milliseconds
   const Position want{epoch_, batch_};
   const auto ready = [&] { return done_.count(want) > 0 || !error_.ok(); };
   if (!ready() && held_ >= usable_slots())
-    return Status::overloaded("all " + std::to_string(usable_slots()) +
-                              " usable batch slots are held by earlier batches: drop (or copy) their tensors");
+    return Status::overloaded(
+        "all " + std::to_string(usable_slots()) +
+        " usable batch slots are held by earlier batches: drop (or copy) their tensors");
   const Clock::time_point t0 = Clock::now(), deadline = t0 + timeout;
   while (!ready()) {
     const Clock::time_point now = Clock::now();
@@ -429,7 +453,8 @@ Status MultiFeed::seek(uint64_t epoch, uint64_t batch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!error_.ok()) return error_;
-    if (epoch == epoch_ && batch == batch_) return Status();  // what is in flight is what comes next
+    if (epoch == epoch_ && batch == batch_)
+      return Status();  // what is in flight is what comes next
     // Batches in flight are still written into their slots: those come free when they arrive.
     for (auto& [ticket, a] : tickets_) a.stale = true;
     ticket_of_.clear();

@@ -46,8 +46,8 @@ struct DaemonProducer {
 };
 
 struct MultiOptions {
-  std::string client_name;        // shown in the daemons' logs
-  loader::PipelineSpec spec;      // what the daemons make (sources name their datasets)
+  std::string client_name;    // shown in the daemons' logs
+  loader::PipelineSpec spec;  // what the daemons make (sources name their datasets)
   std::vector<DaemonProducer> daemons;
   // > 0: this process's own worker threads are one more producer, making `local_spec` (the same
   // spec over this process's paths) from `local_source`; the feed refuses them unless their
@@ -58,14 +58,15 @@ struct MultiOptions {
   // kCompact: the daemons send each batch's warped crops, colour draws and words, and the
   // producers' threads finish them here (loader/compact.h; frames; training, EAST profiles).
   transport::Payload payload = transport::Payload::kFull;
-  uint32_t prefetch = 2;   // batches each producer may have in flight (1..kMaxPrefetch)
+  uint32_t prefetch = 2;    // batches each producer may have in flight (1..kMaxPrefetch)
   uint32_t held_slots = 0;  // slots for batches the caller holds
-  std::chrono::milliseconds daemon_timeout{10000};     // silence after which a daemon is lost
-  std::chrono::milliseconds reconnect_timeout{60000};  // every producer lost this long: next() fails
+  std::chrono::milliseconds daemon_timeout{10000};  // silence after which a daemon is lost
+  std::chrono::milliseconds reconnect_timeout{
+      60000};  // every producer lost this long: next() fails
   // A daemon that still answers but has held the batch next() waits for this long (a hung read, a
   // stopped worker) is taken for lost too, and that batch is made elsewhere.
   std::chrono::milliseconds stall_timeout{30000};
-  uint64_t epoch = 0, batch = 0;                       // where to start
+  uint64_t epoch = 0, batch = 0;  // where to start
 };
 
 class MultiFeed final : public Feed {
@@ -98,7 +99,8 @@ class MultiFeed final : public Feed {
   void failed(size_t producer, uint64_t ticket, const Status& status);
   void lost(size_t producer, const std::string& why, bool keep_slots);
   void rejoined(size_t producer);
-  // Out for good (it disagrees with the rest, or sent what no daemon sends); `keep_slots` as lost().
+  // Out for good (it disagrees with the rest, or sent what no daemon sends); `keep_slots` as
+  // lost().
   void gave_up(size_t producer, const Status& status, bool keep_slots);
   bool stopping() const;
   const MultiOptions& options() const { return options_; }
@@ -132,9 +134,9 @@ class MultiFeed final : public Feed {
   struct Counters {
     uint64_t delivered = 0, reissued = 0, reconnects = 0;
     double wait_seconds = 0;
-    std::string state = "up";  // "up", "lost", "out"
-    bool joined = true;        // was up once (a daemon absent at open() has not)
-    std::string why;           // why it was last lost or put out
+    std::string state = "up";           // "up", "lost", "out"
+    bool joined = true;                 // was up once (a daemon absent at open() has not)
+    std::string why;                    // why it was last lost or put out
     std::vector<uint32_t> quarantined;  // its slots it may still write into
   };
 
@@ -142,12 +144,12 @@ class MultiFeed final : public Feed {
   std::vector<std::unique_ptr<Producer>> producers_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  Position next_new_;                      // the first batch never handed out
-  std::set<Position> redo_;                // handed out before, to hand out again
-  std::vector<uint32_t> free_;             // slots nobody uses
+  Position next_new_;                       // the first batch never handed out
+  std::set<Position> redo_;                 // handed out before, to hand out again
+  std::vector<uint32_t> free_;              // slots nobody uses
   std::map<uint64_t, Assignment> tickets_;  // handed out, not back yet
   std::map<Position, uint64_t> ticket_of_;  // the live (not stale) ticket of a batch
-  std::map<Position, Done> done_;          // back, not yet delivered
+  std::map<Position, Done> done_;           // back, not yet delivered
   uint64_t next_ticket_ = 1;
   std::vector<Counters> counters_;
   uint32_t held_ = 0;

@@ -22,7 +22,9 @@ struct CompactRow {
 };
 
 // Bytes of one row's crop: `crop_size` x `crop_size` RGB, uint8, HWC.
-inline size_t compact_row_bytes(int crop_size) { return static_cast<size_t>(crop_size) * crop_size * 3; }
+inline size_t compact_row_bytes(int crop_size) {
+  return static_cast<size_t>(crop_size) * crop_size * 3;
+}
 
 // The payload of a compact batch of `rows` rows: one tensor "crop", uint8 [rows, C, C, 3].
 inline TensorDesc compact_tensor(size_t rows, int crop_size) {

@@ -16,8 +16,10 @@ Status check_row(const CompactRow& row, size_t i, const augment::AugmentOptions&
   // Each factor is a draw from the recipe's range (draw_color_params): anything else is no draw
   // of this spec, and a far one would take the colour arithmetic out of its domain.
   const augment::ColorParams& c = row.color;
-  const std::pair<double, augment::UniformRange> factors[4] = {
-      {c.brightness, o.brightness}, {c.contrast, o.contrast}, {c.saturation, o.saturation}, {c.hue, o.hue}};
+  const std::pair<double, augment::UniformRange> factors[4] = {{c.brightness, o.brightness},
+                                                               {c.contrast, o.contrast},
+                                                               {c.saturation, o.saturation},
+                                                               {c.hue, o.hue}};
   for (const auto& [v, range] : factors)
     if (!(v >= range.lo && v <= range.hi)) return bad("a colour factor outside the recipe's range");
   bool seen[4] = {false, false, false, false};
@@ -27,8 +29,8 @@ Status check_row(const CompactRow& row, size_t i, const augment::AugmentOptions&
     seen[k] = true;
   }
   if (row.quads.size() != row.labels.size() * 8)
-    return bad(std::to_string(row.quads.size()) + " coordinates for " + std::to_string(row.labels.size()) +
-               " words (8 each)");
+    return bad(std::to_string(row.quads.size()) + " coordinates for " +
+               std::to_string(row.labels.size()) + " words (8 each)");
   // Words far off the crop are legitimate (an image much larger than the crop keeps them all); the
   // target builder leaves out those beyond its bound. Not-a-number is no plan's.
   for (double v : row.quads)
@@ -41,12 +43,15 @@ Status check_row(const CompactRow& row, size_t i, const augment::AugmentOptions&
 
 Status compact_supported(const PipelineSpec& spec) {
   if (spec.mode != Mode::kTrain)
-    return Status::invalid_argument("the compact payload is for training batches (eval batches have no targets)");
+    return Status::invalid_argument(
+        "the compact payload is for training batches (eval batches have no targets)");
   if (spec.augment.profile == augment::Profile::kDb)
-    return Status::invalid_argument("the compact payload is for the EAST profiles (upstage, sakura, bc7), not db");
+    return Status::invalid_argument(
+        "the compact payload is for the EAST profiles (upstage, sakura, bc7), not db");
   if (spec.return_polygons)
-    return Status::invalid_argument("the compact payload carries the words once already: it does not take "
-                                    "return_polygons (use the full payload)");
+    return Status::invalid_argument(
+        "the compact payload carries the words once already: it does not take "
+        "return_polygons (use the full payload)");
   return Status();
 }
 
@@ -56,12 +61,14 @@ Result<std::unique_ptr<CompactExpander>> CompactExpander::create(const PipelineS
   TF_RETURN_IF_ERROR(augment::validate(spec.augment));
   std::unique_ptr<CompactExpander> e(new CompactExpander());
   e->options_ = spec.augment;
-  e->targets_ = augment::make_target_builder(augment::target_kind(spec.augment.profile), spec.augment);
+  e->targets_ =
+      augment::make_target_builder(augment::target_kind(spec.augment.profile), spec.augment);
   e->layout_ = BatchLayout::make(spec.sampler.batch_size, spec.augment, *e->targets_);
   return e;
 }
 
-Status CompactExpander::expand(const uint8_t* crops, std::span<const CompactRow> rows, uint8_t* slot) {
+Status CompactExpander::expand(const uint8_t* crops, std::span<const CompactRow> rows,
+                               uint8_t* slot) {
   const int c = layout_.crop_size;
   if (rows.size() > static_cast<size_t>(layout_.batch_size))
     return Status::corrupt(std::to_string(rows.size()) + " compact rows for batches of " +
@@ -71,12 +78,14 @@ Status CompactExpander::expand(const uint8_t* crops, std::span<const CompactRow>
   for (size_t i = 0; i < rows.size(); ++i) {
     TF_RETURN_IF_ERROR(check_row(rows[i], i, options_));
     const int r = static_cast<int>(i);
-    const ImageView crop{crops + compact_row_bytes(c) * i, c, c, 3, static_cast<ptrdiff_t>(c) * 3, DType::kU8};
-    TF_RETURN_IF_ERROR(augment::apply_photometric(layout_.view(slot, BatchLayout::kImageTensor, r), crop,
-                                                  rows[i].color, options_));
+    const ImageView crop{crops + compact_row_bytes(c) * i, c,         c, 3,
+                         static_cast<ptrdiff_t>(c) * 3,    DType::kU8};
+    TF_RETURN_IF_ERROR(augment::apply_photometric(layout_.view(slot, BatchLayout::kImageTensor, r),
+                                                  crop, rows[i].color, options_));
     for (size_t k = 0; k < num_targets; ++k) targets[k] = layout_.view(slot, k + 1, r);
-    TF_RETURN_IF_ERROR(targets_->build(std::span<const MutableImageView>(targets.data(), num_targets),
-                                       augment::PolygonsView::quads(rows[i].quads), rows[i].labels, c)
+    TF_RETURN_IF_ERROR(targets_
+                           ->build(std::span<const MutableImageView>(targets.data(), num_targets),
+                                   augment::PolygonsView::quads(rows[i].quads), rows[i].labels, c)
                            .with_context("compact row " + std::to_string(i)));
   }
   return Status();

@@ -30,14 +30,16 @@ std::string position_text(uint64_t epoch, uint64_t batch) {
 
 // ------------------------------------------------------------------------------------ DaemonLink
 
-Result<std::unique_ptr<DaemonLink>> DaemonLink::connect(const MultiFeed& feed, const DaemonProducer& daemon,
+Result<std::unique_ptr<DaemonLink>> DaemonLink::connect(const MultiFeed& feed,
+                                                        const DaemonProducer& daemon,
                                                         std::chrono::milliseconds timeout) {
   const MultiOptions& o = feed.options();
   transport::ConnectOptions c = daemon.connect;
   c.timeout = timeout;
   std::unique_ptr<DaemonLink> link(new DaemonLink());
   link->answer_ = std::max(timeout, std::chrono::milliseconds(o.daemon_timeout));
-  TF_ASSIGN_OR_RETURN(link->conn_, transport::Connection::connect(daemon.endpoint, o.client_name, c));
+  TF_ASSIGN_OR_RETURN(link->conn_,
+                      transport::Connection::connect(daemon.endpoint, o.client_name, c));
   const bool offered = !link->conn_->hello().memory_socket.empty();
   if (daemon.transport == transport::Transport::kSharedMemory && !offered)
     return Status::invalid_argument("transport 'shm': the daemon at " + daemon.endpoint +
@@ -48,15 +50,18 @@ Result<std::unique_ptr<DaemonLink>> DaemonLink::connect(const MultiFeed& feed, c
   request.payload = o.payload;
   request.spec = o.spec;
   request.start = {o.epoch, o.batch};
-  request.transport = link->shm_ ? transport::Transport::kSharedMemory : transport::Transport::kFrames;
+  request.transport =
+      link->shm_ ? transport::Transport::kSharedMemory : transport::Transport::kFrames;
   request.assigned = true;
   TF_ASSIGN_OR_RETURN(link->opened_, link->conn_->open(request, link->answer_));
   if (!link->opened_.assigned)
-    return Status::invalid_argument("the daemon at " + daemon.endpoint +
-                                    " predates assigned streams: a rank fed by several daemons needs a newer one");
+    return Status::invalid_argument(
+        "the daemon at " + daemon.endpoint +
+        " predates assigned streams: a rank fed by several daemons needs a newer one");
   link->layout_ = feed_layout(link->opened_, o.spec.sampler.resume);
   if (compact && link->opened_.compact_bytes == 0)
-    return Status::invalid_argument("the daemon at " + daemon.endpoint + " predates the compact payload");
+    return Status::invalid_argument("the daemon at " + daemon.endpoint +
+                                    " predates the compact payload");
   return link;
 }
 
@@ -67,7 +72,8 @@ Status DaemonLink::attach(const SlotRing& ring) {
 
 // -------------------------------------------------------------------------------- RemoteProducer
 
-RemoteProducer::RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon, std::unique_ptr<DaemonLink> link)
+RemoteProducer::RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon,
+                               std::unique_ptr<DaemonLink> link)
     : feed_(feed), id_(id), daemon_(std::move(daemon)), link_(std::move(link)) {
   shm_ = link_ && link_->shared_memory();
   if (link_) limit_ = link_->credit_limit(feed_.options().prefetch);
@@ -128,7 +134,8 @@ void RemoteProducer::run() {
         continue;
       }
       const double f = std::uniform_real_distribution<double>(0.75, 1.25)(jitter);
-      next_try = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(backoff.count()) * f));
+      next_try = Clock::now() + std::chrono::milliseconds(
+                                    static_cast<int64_t>(static_cast<double>(backoff.count()) * f));
       backoff = std::min<std::chrono::milliseconds>(backoff * 2, 5000ms);
       continue;
     }
@@ -155,7 +162,8 @@ bool RemoteProducer::compact_fits(const DaemonLink& link) const {
 }
 
 bool RemoteProducer::reconnect() {
-  const std::chrono::milliseconds timeout = std::min<std::chrono::milliseconds>(daemon_.connect.timeout, 2000ms);
+  const std::chrono::milliseconds timeout =
+      std::min<std::chrono::milliseconds>(daemon_.connect.timeout, 2000ms);
   auto link = DaemonLink::connect(feed_, daemon_, timeout);
   if (!link.has_value()) {
     // A daemon that disagrees (another protocol, no such dataset, a spec it refuses) is out for
@@ -167,10 +175,12 @@ bool RemoteProducer::reconnect() {
     }
     return false;
   }
-  if (const std::string why = feed_.differs((*link)->layout()); !why.empty() || !compact_fits(**link)) {
+  if (const std::string why = feed_.differs((*link)->layout());
+      !why.empty() || !compact_fits(**link)) {
     feed_.gave_up(id_,
-                  Status::invalid_argument(name() + " came back with " +
-                                           (why.empty() ? std::string("compact batches of another size") : why)),
+                  Status::invalid_argument(
+                      name() + " came back with " +
+                      (why.empty() ? std::string("compact batches of another size") : why)),
                   /*keep_slots=*/false);
     stop_ = true;
     return false;
@@ -211,8 +221,8 @@ Status RemoteProducer::credit() {
 
 bool RemoteProducer::receive() {
   payload_ticket_.reset();
-  auto m = link_->connection().poll(200ms, [this](const transport::BatchHeader& h) { return payload_for(h); },
-                                    wake_fd_);
+  auto m = link_->connection().poll(
+      200ms, [this](const transport::BatchHeader& h) { return payload_for(h); }, wake_fd_);
   if (!m.has_value()) {
     if (m.error().code() == Code::kCancelled) return true;  // woken
     if (m.error().code() == Code::kUnavailable) {
@@ -226,7 +236,8 @@ bool RemoteProducer::receive() {
   if (!*m) {
     const std::chrono::milliseconds limit =
         std::max(feed_.options().daemon_timeout,
-                 std::chrono::milliseconds(3 * int64_t{link_->connection().hello().server_heartbeat_millis}));
+                 std::chrono::milliseconds(
+                     3 * int64_t{link_->connection().hello().server_heartbeat_millis}));
     if (Clock::now() - link_->connection().last_heard() > limit)
       lose("nothing heard for " + std::to_string(limit.count()) + " ms");
     return true;
@@ -236,7 +247,8 @@ bool RemoteProducer::receive() {
     if (e->stream_id != 0 && e->stream_id != link_->stream_id()) return true;
     // Not a batch's own failure: the daemon is going (unavailable), out of memory for the stream
     // (overloaded), or the error is about no stream.
-    if (e->code == Code::kUnavailable || e->code == Code::kOverloaded || e->stream_id == 0 || outstanding_.empty()) {
+    if (e->code == Code::kUnavailable || e->code == Code::kOverloaded || e->stream_id == 0 ||
+        outstanding_.empty()) {
       lose(e->message);
       return true;
     }
@@ -263,14 +275,16 @@ std::string RemoteProducer::tensors_differ(const transport::BatchHeader& h) cons
   } else {
     for (const TensorDesc& t : layout.tensors) want.push_back(t.with_rows(rows));
   }
-  if (h.tensors.size() != want.size()) return "with " + std::to_string(h.tensors.size()) + " tensors, not " +
-                                             std::to_string(want.size());
+  if (h.tensors.size() != want.size())
+    return "with " + std::to_string(h.tensors.size()) + " tensors, not " +
+           std::to_string(want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     const TensorDesc& a = h.tensors[i];
     const TensorDesc& b = want[i];
-    if (a.name != b.name || a.dtype != b.dtype || a.shape != b.shape || a.offset_bytes != b.offset_bytes ||
-        a.size_bytes != b.size_bytes)
-      return "with tensor '" + a.name + "' unlike the stream's '" + b.name + "' (name, dtype, shape, offset or size)";
+    if (a.name != b.name || a.dtype != b.dtype || a.shape != b.shape ||
+        a.offset_bytes != b.offset_bytes || a.size_bytes != b.size_bytes)
+      return "with tensor '" + a.name + "' unlike the stream's '" + b.name +
+             "' (name, dtype, shape, offset or size)";
   }
   return {};
 }
@@ -287,7 +301,8 @@ std::span<uint8_t> RemoteProducer::payload_for(const transport::BatchHeader& h) 
 bool RemoteProducer::on_batch(transport::BatchHeader& h) {
   if (h.stream_id != link_->stream_id()) return true;  // of a stream closed meanwhile
   const auto bad = [&](const std::string& why) {
-    feed_.gave_up(id_, Status::corrupt(name() + " sent " + position_text(h.epoch, h.batch) + ", " + why),
+    feed_.gave_up(id_,
+                  Status::corrupt(name() + " sent " + position_text(h.epoch, h.batch) + ", " + why),
                   link_->shared_memory());
     link_.reset();
     return false;
@@ -297,10 +312,12 @@ bool RemoteProducer::on_batch(transport::BatchHeader& h) {
   if (w.position != Position{h.epoch, h.batch})
     return bad("where " + position_text(w.position.epoch, w.position.batch) + " was due");
   if (link_->shared_memory() ? h.slot != w.slot : payload_ticket_ != w.ticket)
-    return bad(link_->shared_memory() ? "into slot " + std::to_string(h.slot) + ", not the one it was given"
-                                      : "without its payload");
+    return bad(link_->shared_memory()
+                   ? "into slot " + std::to_string(h.slot) + ", not the one it was given"
+                   : "without its payload");
   const loader::PipelineSpec& spec = feed_.options().spec;
-  if ((spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size())
+  if ((spec.mode == loader::Mode::kEval || spec.return_polygons) &&
+      h.samples.size() != h.indices.size())
     return bad("without per-sample metadata");
   if (const std::string why = tensors_differ(h); !why.empty()) return bad(why);
   if (expander_) {

@@ -3,6 +3,7 @@
 // the reconnects) and this process's worker threads (LocalProducer: a BatchStream over the ring).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -10,7 +11,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <algorithm>
 
 #include "client/multi_feed.h"
 #include "loader/batch_stream.h"
@@ -48,7 +48,8 @@ class DaemonLink {
   // Connects (Hello within `timeout`), opens the stream and checks that the daemon honours
   // assigned batches. Errors: the connection's and the daemon's, kInvalidArgument (a daemon that
   // predates assigned streams; transport "shm" from a daemon that offers none).
-  static Result<std::unique_ptr<DaemonLink>> connect(const MultiFeed& feed, const DaemonProducer& daemon,
+  static Result<std::unique_ptr<DaemonLink>> connect(const MultiFeed& feed,
+                                                     const DaemonProducer& daemon,
                                                      std::chrono::milliseconds timeout);
   // Lends a shared-memory stream the ring (nothing for frames).
   Status attach(const SlotRing& ring);
@@ -72,7 +73,8 @@ class DaemonLink {
 
 class RemoteProducer final : public MultiFeed::Producer {
  public:
-  RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon, std::unique_ptr<DaemonLink> link);
+  RemoteProducer(MultiFeed& feed, size_t id, DaemonProducer daemon,
+                 std::unique_ptr<DaemonLink> link);
   ~RemoteProducer() override;
   void start() override;
   void wake() override;

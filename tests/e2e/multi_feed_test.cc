@@ -1,20 +1,21 @@
-// One rank fed by several daemons (ipc with shared memory, tcp with CURVE) and its own threads: every
-// batch once, in order, byte-equal to the in-process pipeline, whatever producer made it; a lost
-// daemon's batches go to the others and it rejoins; a daemon that comes later joins; producers
+// One rank fed by several daemons (ipc with shared memory, tcp with CURVE) and its own threads:
+// every batch once, in order, byte-equal to the in-process pipeline, whatever producer made it; a
+// lost daemon's batches go to the others and it rejoins; a daemon that comes later joins; producers
 // that disagree are refused; seeks continue exactly; the daemon checks what assigned credits name.
+#include "client/multi_feed.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zmq.h>
 
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
 #include <thread>
 
-#include "client/multi_feed.h"
 #include "loader/pipeline.h"
 #include "loader/worker_pool.h"
 #include "tests/transport/wait.h"
@@ -91,7 +92,8 @@ class FakeDaemon {
   }
 
  private:
-  void send(const std::string& peer, const transport::Message& m, const std::vector<TensorDesc>& payload = {}) {
+  void send(const std::string& peer, const transport::Message& m,
+            const std::vector<TensorDesc>& payload = {}) {
     auto bytes = transport::encode(m);
     ASSERT_TRUE(bytes.has_value());
     std::vector<size_t> frames;
@@ -127,10 +129,12 @@ class FakeDaemon {
       }
       if (parts.size() < 2) continue;
       peer = parts[0];
-      auto m = transport::decode({reinterpret_cast<const uint8_t*>(parts[1].data()), parts[1].size()});
+      auto m =
+          transport::decode({reinterpret_cast<const uint8_t*>(parts[1].data()), parts[1].size()});
       if (!m.has_value()) continue;
       if (std::holds_alternative<transport::Hello>(*m)) {
-        send(peer, transport::HelloReply{transport::kProtocolVersion, "fake", {"icdar"}, "", 100, 100});
+        send(peer,
+             transport::HelloReply{transport::kProtocolVersion, "fake", {"icdar"}, "", 100, 100});
       } else if (std::holds_alternative<transport::OpenStream>(*m)) {
         send(peer, opened_);
       } else if (const auto* c = std::get_if<transport::Credit>(&*m)) {
@@ -224,8 +228,8 @@ class MultiFeedTest : public ::testing::Test {
       ASSERT_EQ(got.epoch * per + got.batch, position) << "lost, repeated or out of order";
       const std::vector<uint8_t>& want = expected(got.epoch, got.batch);
       for (const TensorDesc& t : f.layout().tensors)
-        ASSERT_EQ(0, std::memcmp(f.ring().slot(got.slot) + t.offset_bytes, want.data() + t.offset_bytes,
-                                 t.sample_bytes * got.indices.size()))
+        ASSERT_EQ(0, std::memcmp(f.ring().slot(got.slot) + t.offset_bytes,
+                                 want.data() + t.offset_bytes, t.sample_bytes * got.indices.size()))
             << t.name << " of epoch " << got.epoch << " batch " << got.batch;
       f.release(got.slot);
     }
@@ -329,11 +333,14 @@ TEST_F(MultiFeedTest, AStuckDaemonAndADeadOneEndInAnErrorNotAHang) {
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (ended.ok() && std::chrono::steady_clock::now() < deadline) {
     auto got = (*f)->next(1s);
-    if (!got.has_value()) ended = got.error();
-    else if (*got) (*f)->release((*got)->slot);
+    if (!got.has_value())
+      ended = got.error();
+    else if (*got)
+      (*f)->release((*got)->slot);
   }
   EXPECT_EQ(ended.code(), Code::kUnavailable) << ended.to_string();
-  EXPECT_NE(ended.message().find("every producer has been lost"), std::string::npos) << ended.message();
+  EXPECT_NE(ended.message().find("every producer has been lost"), std::string::npos)
+      << ended.message();
   release_worker.set_value();
 }
 
@@ -376,15 +383,16 @@ TEST_F(MultiFeedTest, ADaemonThatComesLaterJoins) {
 }
 
 TEST_F(MultiFeedTest, ProducersOfAnotherDatasetAreRefused) {
-  const fs::path dir = fs::temp_directory_path() / ("textfeed-multi-half-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("textfeed-multi-half-" + std::to_string(::getpid()));
   fs::create_directories(dir / "images");
   fs::create_directories(dir / "gt");
   for (int i = 1; i <= 5; ++i) {
     const std::string stem = "img_" + std::to_string(i);
     fs::copy_file(fs::path(kSample) / "images" / (stem + ".jpg"), dir / "images" / (stem + ".jpg"),
                   fs::copy_options::overwrite_existing);
-    fs::copy_file(fs::path(kSample) / "gt" / ("gt_" + stem + ".txt"), dir / "gt" / ("gt_" + stem + ".txt"),
-                  fs::copy_options::overwrite_existing);
+    fs::copy_file(fs::path(kSample) / "gt" / ("gt_" + stem + ".txt"),
+                  dir / "gt" / ("gt_" + stem + ".txt"), fs::copy_options::overwrite_existing);
   }
   auto half = loader::SampleSource::open(dir.string(), {});
   ASSERT_TRUE(half.has_value()) << half.error().to_string();
@@ -394,14 +402,17 @@ TEST_F(MultiFeedTest, ProducersOfAnotherDatasetAreRefused) {
   auto f = MultiFeed::open(multi({&a, &b}, 0));
   ASSERT_FALSE(f.has_value());
   EXPECT_EQ(f.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(f.error().message().find("the daemon at " + ipc_), std::string::npos) << f.error().message();
-  EXPECT_NE(f.error().message().find("must serve the same dataset"), std::string::npos) << f.error().message();
+  EXPECT_NE(f.error().message().find("the daemon at " + ipc_), std::string::npos)
+      << f.error().message();
+  EXPECT_NE(f.error().message().find("must serve the same dataset"), std::string::npos)
+      << f.error().message();
   // The local threads over another dataset are refused the same way.
   MultiOptions o = multi({&a}, 1);
   o.local_source = *half;
   auto g = MultiFeed::open(o);
   ASSERT_FALSE(g.has_value());
-  EXPECT_NE(g.error().message().find("this process's threads"), std::string::npos) << g.error().message();
+  EXPECT_NE(g.error().message().find("this process's threads"), std::string::npos)
+      << g.error().message();
   fs::remove_all(dir);
 }
 
@@ -470,7 +481,8 @@ TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
   request.payload = transport::Payload::kCompact;
   auto opened = (*conn)->open(request, 10s);
   ASSERT_FALSE(opened.has_value());
-  EXPECT_NE(opened.error().message().find("travels as frames"), std::string::npos) << opened.error().message();
+  EXPECT_NE(opened.error().message().find("travels as frames"), std::string::npos)
+      << opened.error().message();
 }
 
 // A daemon that sends what no daemon sends is out for good: its batches go to the other one, and
@@ -478,7 +490,8 @@ TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
 TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsBatches) {
   Daemon a;
   start(a, "tcp://127.0.0.1:0");
-  const std::string fake_endpoint = "ipc:///tmp/textfeed-fake-" + std::to_string(::getpid()) + ".sock";
+  const std::string fake_endpoint =
+      "ipc:///tmp/textfeed-fake-" + std::to_string(::getpid()) + ".sock";
   using Header = transport::BatchHeader;
   struct Case {
     const char* why;  // what the client says of it
@@ -537,7 +550,8 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
     EXPECT_EQ(s.producers[0].state, "out");
     EXPECT_EQ(s.producers[0].delivered, 0u);
     EXPECT_EQ(s.producers[1].delivered, 6u);
-    EXPECT_NE(s.producers[0].last_error.find(c.why), std::string::npos) << s.producers[0].last_error;
+    EXPECT_NE(s.producers[0].last_error.find(c.why), std::string::npos)
+        << s.producers[0].last_error;
   }
 }
 
@@ -570,14 +584,17 @@ TEST_F(MultiFeedTest, TheDaemonChecksWhatAssignedCreditsName) {
   for (const bool db : {true, false}) {
     transport::OpenStream compact = request;
     compact.payload = transport::Payload::kCompact;
-    if (db) compact.spec = loader::default_spec(augment::Profile::kDb, "icdar");
-    else compact.spec.return_polygons = true;
+    if (db)
+      compact.spec = loader::default_spec(augment::Profile::kDb, "icdar");
+    else
+      compact.spec.return_polygons = true;
     auto refused = (*conn)->open(compact, 10s);
     ASSERT_FALSE(refused.has_value());
     EXPECT_NE(refused.error().message().find(db ? "not db" : "return_polygons"), std::string::npos)
         << refused.error().message();
   }
-  EXPECT_NE(reply({plain->stream_id, {}, 1, {{0, 1}}}).find("not opened assigned"), std::string::npos);
+  EXPECT_NE(reply({plain->stream_id, {}, 1, {{0, 1}}}).find("not opened assigned"),
+            std::string::npos);
   EXPECT_NE(reply({opened->stream_id, {}, 2, {{0, 1}}}).find("1 batches for 2"), std::string::npos);
   EXPECT_NE(reply({opened->stream_id, {}, 1, {{0, 5}}}).find("batch 5"), std::string::npos);
   // A good credit: batch 3 of epoch 2, then batch 0 of epoch 0, come in that order.

@@ -2,7 +2,6 @@
 // every EAST profile, dtype and bad-sample replacement; what it cannot carry is refused; rows no
 // pipeline makes are refused by the expander, naming the row.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -72,13 +70,16 @@ TEST(CompactTest, ExpandedBatchesAreTheFullOnesForEveryEastProfile) {
 // A long strip of text much larger than the crop: the words far off the crop travel and are left
 // out by the targets on both sides alike.
 TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("textfeed-strip-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("textfeed-strip-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "images");
   std::filesystem::create_directories(dir / "gt");
   cv::Mat strip(40, 4000, CV_8UC3, cv::Scalar(200, 180, 160));
-  cv::putText(strip, "a long line of text", {3600, 30}, cv::FONT_HERSHEY_SIMPLEX, 0.8, {10, 10, 10}, 2);
+  cv::putText(strip, "a long line of text", {3600, 30}, cv::FONT_HERSHEY_SIMPLEX, 0.8, {10, 10, 10},
+              2);
   ASSERT_TRUE(cv::imwrite((dir / "images" / "img_1.jpg").string(), strip));
-  std::ofstream((dir / "gt" / "gt_img_1.txt").string()) << "3600,5,3990,5,3990,35,3600,35,line\n10,5,80,5,80,35,10,35,a\n";
+  std::ofstream((dir / "gt" / "gt_img_1.txt").string())
+      << "3600,5,3990,5,3990,35,3600,35,line\n10,5,80,5,80,35,10,35,a\n";
   PipelineSpec s = default_spec(augment::Profile::kUpstage, dir.string());
   s.sampler.batch_size = 1;
   auto src = SampleSource::open(dir.string(), {});
@@ -99,7 +100,8 @@ TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
     ASSERT_TRUE((*e)->expand(crops.data(), b.compact, expanded.data()).ok()) << "epoch " << epoch;
     EXPECT_EQ(full, expanded) << "epoch " << epoch;
   }
-  EXPECT_GT(farthest, 64.0 * (*p)->layout().crop_size) << "the strip's words never went far off the crop";
+  EXPECT_GT(farthest, 64.0 * (*p)->layout().crop_size)
+      << "the strip's words never went far off the crop";
   std::filesystem::remove_all(dir);
 }
 
