@@ -34,6 +34,17 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
   eval_batch.samples = {{"images/img_2.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
                         {"images/img_4.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 1, 5, 1, 6, 2, 5, 3, 1, 3}, {5}, {1}}};
   open.spec.mode = loader::Mode::kEval;
+  OpenStream compact_open;
+  compact_open.spec = loader::default_spec(augment::Profile::kUpstage, "train");
+  compact_open.assigned = true;
+  compact_open.payload = Payload::kCompact;
+  BatchHeader compact_batch{9, 1, 3, 0, {loader::compact_tensor(2, 512)}, {5, 6}, {}};
+  compact_batch.compact.resize(2);
+  compact_batch.compact[0].color = {true, 1.25, 0.75, 1.5, 0.125,
+                                    {augment::ColorOp::kSaturation, augment::ColorOp::kHue,
+                                     augment::ColorOp::kBrightness, augment::ColorOp::kContrast}};
+  compact_batch.compact[0].quads = {10, 20, 110, 20, 110, 60, 10, 60, -5, 500, 40, 500, 40, 530, -5, 530};
+  compact_batch.compact[0].labels = {1, 0};
   Stats stats;
   stats.samples_per_second = 123.5;
   stats.stage_names = {"read", "decode", "warp"};
@@ -52,6 +63,9 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
       {"open_stream_bc7", bc7},
       {"stream_opened", StreamOpened{9, 125, 1000, 1 << 20, {image, score}, 4}},
       {"credit", Credit{9, {0, 1, 2}, 3}},
+      {"assigned_credit", Credit{9, {4, 1}, 0, {{2, 7}, {0, 3}}}},
+      {"open_stream_compact", compact_open},
+      {"compact_batch", compact_batch},
       {"batch", batch},
       {"eval_batch", eval_batch},
       {"end_of_epoch", EndOfEpoch{9, 4}},
