@@ -200,7 +200,7 @@ class MultiFeedTest : public ::testing::Test {
     o.local_spec = spec_of(kSample);
     o.local_source = source_;
     o.prefetch = 2;
-    o.daemon_timeout = 1000ms;
+    o.daemon_timeout = 5000ms;  // losses here are asked for, or come from a stop or a stall
     o.reconnect_timeout = 30s;
     return o;
   }
