@@ -182,3 +182,19 @@ def test_bad_arguments_of_several_endpoints(daemons):
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="this process's threads"):
         textfeed.Loader([ipc], dataset="icdar", local_threads=1, local_dataset=str(SAMPLE / "ufo" / "train.json"),
                         **ARGS)
+
+
+def test_pull_from_several_daemons(daemons, tmp_path):
+    procs, _ = daemons
+    for payload in ("full", "compact"):
+        out = subprocess.run([TEXTFEED, "pull", "--endpoint", procs[0].endpoint, "--endpoint", procs[1].endpoint,
+                              "--dataset", "icdar", "--profile", "sakura", "--batch-size", "2", "--batches", "6",
+                              "--payload", payload, "--server-key", str(tmp_path / "a.pub"), "--client-key",
+                              str(tmp_path / "rank.key")], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "pulled 6 batches" in out.stdout and f"over {payload} payloads" in out.stdout, out.stdout
+        lines = [line for line in out.stdout.splitlines() if line.startswith("  the daemon at")]
+        assert len(lines) == 2 and all("(up," in line for line in lines), out.stdout
+    refused = subprocess.run([TEXTFEED, "pull", "--endpoint", procs[0].endpoint, "--dataset", "icdar",
+                              "--payload", "tiny"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "payload" in refused.stderr
