@@ -183,23 +183,14 @@ RemoteFeed::Io::Step RemoteFeed::Io::on_batch(transport::BatchHeader& h) {
                          ", the daemon sent epoch " + std::to_string(h.epoch) + " batch " + std::to_string(h.batch)));
     return Step::kStop;
   }
-  // A daemon that predates mode=eval and return_polygons reads neither and sends plain batches.
-  const loader::PipelineSpec& spec = options_.request.spec;
-  if ((spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size()) {
+  if (lacks_sample_meta(options_.request.spec, h)) {
     fail(Status::unimplemented("the daemon sent batch " + std::to_string(h.batch) +
                                " without per-sample metadata: it predates mode=eval and return_polygons"));
     return Step::kStop;
   }
   state_[slot] = SlotState::kOut;
   advance();
-  FeedBatch b;
-  b.slot = slot;
-  b.epoch = h.epoch;
-  b.batch = h.batch;
-  b.indices = std::move(h.indices);
-  b.errors = std::move(h.errors);
-  b.samples = std::move(h.samples);
-  b.polygons = h.polygons;
+  FeedBatch b = feed_batch(h, slot);
   std::lock_guard<std::mutex> lock(feed_.mu_);
   if (feed_.in_flight_ > 0) --feed_.in_flight_;
   feed_.ready_.push_back(std::move(b));
@@ -409,11 +400,32 @@ void RemoteFeed::reconnect_for_testing() {
   signal_fd(wake_fd_);
 }
 
-std::chrono::milliseconds RemoteFeed::silence_limit(const transport::Connection& conn) {
+std::chrono::milliseconds silence_limit(std::chrono::milliseconds daemon_timeout,
+                                        const transport::Connection& conn) {
   // A daemon quiet for less than three of its own heartbeats is alive: waiting less would take it
   // for gone between two of them, and reconnect for ever.
   const auto beats = std::chrono::milliseconds(3 * int64_t{conn.hello().server_heartbeat_millis});
-  const std::chrono::milliseconds limit = std::max(options_.daemon_timeout, beats);
+  return std::max(daemon_timeout, beats);
+}
+
+FeedBatch feed_batch(transport::BatchHeader& h, uint32_t slot) {
+  FeedBatch b;
+  b.slot = slot;
+  b.epoch = h.epoch;
+  b.batch = h.batch;
+  b.indices = std::move(h.indices);
+  b.errors = std::move(h.errors);
+  b.samples = std::move(h.samples);
+  b.polygons = h.polygons;
+  return b;
+}
+
+bool lacks_sample_meta(const loader::PipelineSpec& spec, const transport::BatchHeader& h) {
+  return (spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size();
+}
+
+std::chrono::milliseconds RemoteFeed::silence_limit(const transport::Connection& conn) {
+  const std::chrono::milliseconds limit = client::silence_limit(options_.daemon_timeout, conn);
   std::lock_guard<std::mutex> lock(mu_);
   silence_ms_ = limit;
   return limit;

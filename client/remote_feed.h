@@ -40,6 +40,15 @@ struct RemoteOptions {
 
 // The layout of a daemon's stream as a Feed describes it (`resume`: the spec's elastic resume).
 FeedLayout feed_layout(const transport::StreamOpened& opened, const loader::ResumePoint& resume);
+// A received batch's description (its metadata moved out of `header`), in `slot`.
+FeedBatch feed_batch(transport::BatchHeader& header, uint32_t slot);
+// Whether a batch of a stream of `spec` lacks the per-sample metadata that eval and
+// return_polygons streams carry (a daemon that predates them sends plain batches).
+bool lacks_sample_meta(const loader::PipelineSpec& spec, const transport::BatchHeader& header);
+// How long a daemon may be silent before it is taken for gone: `daemon_timeout`, but at least
+// three of the daemon's heartbeat intervals.
+std::chrono::milliseconds silence_limit(std::chrono::milliseconds daemon_timeout,
+                                        const transport::Connection& conn);
 
 class RemoteFeed final : public Feed {
  public:

@@ -235,9 +235,7 @@ bool RemoteProducer::receive() {
   }
   if (!*m) {
     const std::chrono::milliseconds limit =
-        std::max(feed_.options().daemon_timeout,
-                 std::chrono::milliseconds(
-                     3 * int64_t{link_->connection().hello().server_heartbeat_millis}));
+        silence_limit(feed_.options().daemon_timeout, link_->connection());
     if (Clock::now() - link_->connection().last_heard() > limit)
       lose("nothing heard for " + std::to_string(limit.count()) + " ms");
     return true;
@@ -315,10 +313,7 @@ bool RemoteProducer::on_batch(transport::BatchHeader& h) {
     return bad(link_->shared_memory()
                    ? "into slot " + std::to_string(h.slot) + ", not the one it was given"
                    : "without its payload");
-  const loader::PipelineSpec& spec = feed_.options().spec;
-  if ((spec.mode == loader::Mode::kEval || spec.return_polygons) &&
-      h.samples.size() != h.indices.size())
-    return bad("without per-sample metadata");
+  if (lacks_sample_meta(feed_.options().spec, h)) return bad("without per-sample metadata");
   if (const std::string why = tensors_differ(h); !why.empty()) return bad(why);
   if (expander_) {
     if (h.compact.size() != h.indices.size()) return bad("without its compact rows");
@@ -326,14 +321,7 @@ bool RemoteProducer::on_batch(transport::BatchHeader& h) {
       return bad("whose compact rows do not expand: " + s.message());
   }
   outstanding_.pop_front();
-  FeedBatch b;
-  b.epoch = h.epoch;
-  b.batch = h.batch;
-  b.indices = std::move(h.indices);
-  b.errors = std::move(h.errors);
-  b.samples = std::move(h.samples);
-  b.polygons = h.polygons;
-  feed_.finished(id_, w.ticket, std::move(b));
+  feed_.finished(id_, w.ticket, feed_batch(h, w.slot));
   return true;
 }
 
