@@ -565,9 +565,8 @@ struct Server::Impl {
     for (const std::string& peer : sessions.release_hellos()) send(peer, hello_reply());
   }
 
-  // Forgets clients silent past the timeout (ending their streams), and sends heartbeats due.
-  void check_peers() {
-    const TimePoint t = now();
+  // Forgets clients silent past the timeout at `t` (ending their streams), and sends heartbeats due.
+  void check_peers(TimePoint t) {
     for (const std::string& peer : sessions.silent_peers(t, options.client_timeout)) {
       if (const size_t n = sessions.streams_of(peer).size(); n > 0) {
         const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(t - sessions.find_peer(peer)->last_seen);
@@ -727,9 +726,12 @@ Status Server::run(const std::atomic<bool>& stop) {
       if (m.drained(stop)) break;
       TF_RETURN_IF_ERROR(m.poll(m.options.poll_interval));
       m.pass();
-      if (m.now() - last_check >= m.options.peer_check_interval) {
-        m.check_peers();
-        last_check = m.now();
+      // One reading of the clock for the test and the check: a second reading after the check
+      // could be later than the time the check looked at, and a client falling silent in between
+      // would then go unnoticed for a whole interval more.
+      if (const TimePoint t = m.now(); t - last_check >= m.options.peer_check_interval) {
+        m.check_peers(t);
+        last_check = t;
       }
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;  // a signal: `stop` says whether to go on
