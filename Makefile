@@ -20,7 +20,7 @@ configure: $(BUILD)/build.ninja
 build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: the GoogleTest binaries and the Python suite (one CTest test labelled python).
+# Every test: the GoogleTest binaries and the Python suite (two CTest tests labelled python).
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
