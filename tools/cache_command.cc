@@ -37,7 +37,7 @@ namespace {
 
 struct BuildArgs {
   std::string dataset, out, profile = "upstage", codec = "raw", shard = "0/1";
-  int image_size = 0, quality = 95, threads = 0;
+  int image_size = 0, quality = 90, threads = 0;
   bool image_size_given = false;  // else the profile's
   double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false, restart_rows = false;
@@ -438,7 +438,7 @@ void add_build_command(CLI::App& cmd) {
                                               "(default: the profile's)");
   build->add_option("--codec", b->codec, "raw (fastest to read) | jpeg (several times smaller)")
       ->check(CLI::IsMember({"raw", "jpeg"}));
-  build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 95)")->check(CLI::Range(1, 100));
+  build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 90: against 95 a third faster to decode and 40% smaller, ~1 dB lower PSNR)")->check(CLI::Range(1, 100));
   build->add_flag("--restart-rows", b->restart_rows,
                   "--codec jpeg: a restart marker after every 16 pixel rows, so that decoding the window a crop "
                   "reads skips the rows above it instead of entropy-decoding them; the same pixels, a whole "
