@@ -36,7 +36,7 @@ void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int row
                     uint8_t* out, ptrdiff_t out_stride);
 // PIL's vertical pass: output rows [from, to) (within [t.begin, t.end)), row o at out + (o -
 // t.begin) * out_stride, from source rows t.first[o - t.begin] ..., source row r at in + (r -
-// in_row0) * in_stride; `bytes` bytes per row.
+// in_row0) * in_stride; `bytes` bytes per row. `out` must not overlap the source rows.
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
                   uint8_t* out, ptrdiff_t out_stride, int from, int to);
 

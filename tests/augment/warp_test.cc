@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -123,6 +124,32 @@ TEST(WarpTest, ScratchIsReusedAcrossSamples) {
       EXPECT_EQ(scratch.resized.data(), buffer);
       EXPECT_EQ(scratch.resized.capacity(), capacity);
     }
+}
+
+// The warp makes the resized rows band by band, just before its bilinear step reads them: it must
+// never read a row (or a column) it has not made. Whatever a scratch held before, the crop does not
+// change: a scratch filled with 0xAB gives the bytes of a new one (zeroed), for rotations either
+// way and large, the height shrunk, stretched and kept, and crops that reach past the source.
+TEST(WarpTest, WhatAScratchHeldBeforeNeverReachesTheCrop) {
+  Image src(700, 520, 3);
+  uint32_t h = 12345;
+  for (size_t i = 0; i < src.size_bytes(); ++i) src.data()[i] = static_cast<uint8_t>((h = h * 1664525u + 1013904223u) >> 24);
+  for (const double deg : {-10.0, -3.0, 0.5, 7.0, 10.0, 30.0, 90.0})
+    for (const double sy : {0.8, 1.0, 1.2})
+      for (const double shift : {0.0, 150.0, -200.0}) {
+        const double a = deg * M_PI / 180, c = std::cos(a), s = std::sin(a);
+        // source -> crop: scale the height, rotate about (260, 350), move by `shift`.
+        const double m[6] = {c, -s * sy, 130 - (c * 260 - s * 350 * sy) + shift,
+                             s, c * sy, 175 - (s * 260 + c * 350 * sy) - shift / 2};
+        Image fresh(384, 384, 3), poisoned(384, 384, 3);
+        WarpScratch clean, dirty;
+        ASSERT_TRUE(warp_to_crop(fresh.mutable_view(), src.view(), m, 1.0, clean).ok());
+        ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
+        std::fill(dirty.resized.begin(), dirty.resized.end(), uint8_t{0xAB});
+        ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
+        EXPECT_EQ(std::memcmp(fresh.data(), poisoned.data(), fresh.size_bytes()), 0)
+            << deg << " deg, height x" << sy << ", shift " << shift;
+      }
 }
 
 // Plain bilinear warp (output pixel -> inverse-mapped source point, black outside): the reference.
