@@ -133,7 +133,10 @@ TEST(WarpTest, ScratchIsReusedAcrossSamples) {
 TEST(WarpTest, WhatAScratchHeldBeforeNeverReachesTheCrop) {
   Image src(700, 520, 3);
   uint32_t h = 12345;
-  for (size_t i = 0; i < src.size_bytes(); ++i) src.data()[i] = static_cast<uint8_t>((h = h * 1664525u + 1013904223u) >> 24);
+  for (size_t i = 0; i < src.size_bytes(); ++i) {
+    h = h * 1664525u + 1013904223u;
+    src.data()[i] = static_cast<uint8_t>(h >> 24);
+  }
   for (const double deg : {-10.0, -3.0, 0.5, 7.0, 10.0, 30.0, 90.0})
     for (const double sy : {0.8, 1.0, 1.2})
       for (const double shift : {0.0, 150.0, -200.0}) {
