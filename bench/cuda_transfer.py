@@ -25,7 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-import torch
+try:
+    import torch
+except ImportError:  # nothing to measure without torch either
+    torch = None
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "build" / "python"))
@@ -89,7 +92,7 @@ def measure_copies(textfeed, args):
                   f"for {args.copies} batch copies")
         print(f"ring / torch pinned (medians): {med['ring'] / med['torch pinned']:.3f}; "
               f"pageable / torch pinned: {med['pageable'] / med['torch pinned']:.3f}")
-        del batch, ring
+        del batch, ring, kinds, pinned, pageable
     finally:
         loader.close()
 
@@ -206,8 +209,10 @@ def main():
     parser.add_argument("--steps", type=int, default=20, help="timed batches per overlap measurement")
     parser.add_argument("--skip-overlap", action="store_true")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        print("CUDA is not available: nothing to measure")
+    if min(args.batch_size, args.rounds, args.copies, args.steps) < 1 or args.threads < 0:
+        parser.error("--batch-size, --rounds, --copies and --steps must be at least 1, --threads at least 0")
+    if torch is None or not torch.cuda.is_available():
+        print("torch with CUDA is not available: nothing to measure")
         return
     import textfeed
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")

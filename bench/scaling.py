@@ -40,6 +40,8 @@ def main():
     parser.add_argument("--prefetch", type=int, default=0)
     args = parser.parse_args()
     counts = [int(x) for x in args.threads.split(",")]
+    if min(counts) < 1 or args.samples_per_thread < 1 or args.repeat < 1 or args.rounds < 1:
+        parser.error("thread counts, --samples-per-thread, --repeat and --rounds must be at least 1")
     for dataset in args.dataset:
         rates = {n: [] for n in counts}
         cpu = {n: [] for n in counts}

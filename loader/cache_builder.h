@@ -41,8 +41,9 @@ struct CacheBuildOptions {
   augment::Profile profile = augment::Profile::kUpstage;
   int image_size = 2048;           // longer side of the stored pixels, in [32, 32768]; 0 = keep the source size
   cache::PixelCodec codec = cache::PixelCodec::kRaw;
-  // 1..100, for kJpeg. 90: against 95, a third less to entropy-decode (the JPEG cache sample ~6-15%
-  // cheaper), 40% smaller, ~1 dB lower PSNR of the crops against a raw cache's (README "The cache").
+  // 1..100, for kJpeg. 90: against 95, the decode stage a quarter shorter (the JPEG cache sample
+  // 6-15% cheaper), 37-40% smaller, ~1 dB lower PSNR of the crops against a raw cache's (README
+  // "The cache").
   int jpeg_quality = 90;
   // kJpeg: a restart marker after every MCU row (16 pixel rows), so that a window decode starts
   // near the window instead of entropy-decoding every row above it (loader/detail/jpeg_restart.h).

@@ -149,6 +149,7 @@ TEST(WarpTest, WhatAScratchHeldBeforeNeverReachesTheCrop) {
         ASSERT_TRUE(warp_to_crop(fresh.mutable_view(), src.view(), m, 1.0, clean).ok());
         ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
         std::fill(dirty.resized.begin(), dirty.resized.end(), uint8_t{0xAB});
+        std::fill(poisoned.data(), poisoned.data() + poisoned.size_bytes(), uint8_t{0x5A});  // every pixel written
         ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
         EXPECT_EQ(std::memcmp(fresh.data(), poisoned.data(), fresh.size_bytes()), 0)
             << deg << " deg, height x" << sy << ", shift " << shift;
