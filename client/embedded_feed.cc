@@ -16,18 +16,6 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   return f;
 }
 
-FeedBatch feed_batch(loader::BatchInfo& info, uint32_t slot) {
-  FeedBatch b;
-  b.slot = slot;
-  b.epoch = info.epoch;
-  b.batch = info.batch;
-  b.indices = std::move(info.indices);
-  b.errors = std::move(info.errors);
-  b.samples = std::move(info.samples);
-  b.polygons = info.polygons;
-  return b;
-}
-
 Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
                                                          const EmbeddedOptions& options) {
   if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)

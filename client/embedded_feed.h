@@ -59,7 +59,5 @@ class EmbeddedFeed final : public Feed {
 
 // The layout of a pipeline's batches, as a Feed describes it.
 FeedLayout feed_layout(const loader::BatchPipeline& pipeline);
-// A filled batch's description (its metadata moved out of `info`), in `slot`.
-FeedBatch feed_batch(loader::BatchInfo& info, uint32_t slot);
 
 }  // namespace textfeed::client

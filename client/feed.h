@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/epochs.h"
@@ -59,6 +60,21 @@ struct FeedBatch {
   std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
   PolygonCounts polygons;           // the invalid_polygon policy's counts over the rows
 };
+
+// A batch's description in `slot`, its metadata moved out of `meta`: a fill's loader::BatchInfo
+// or a daemon's transport::BatchHeader (the same fields).
+template <class Meta>
+FeedBatch feed_batch(Meta& meta, uint32_t slot) {
+  FeedBatch b;
+  b.slot = slot;
+  b.epoch = meta.epoch;
+  b.batch = meta.batch;
+  b.indices = std::move(meta.indices);
+  b.errors = std::move(meta.errors);
+  b.samples = std::move(meta.samples);
+  b.polygons = meta.polygons;
+  return b;
+}
 
 // One producer of a MultiFeed: a daemon, or this process's own threads.
 struct ProducerStats {

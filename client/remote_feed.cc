@@ -408,18 +408,6 @@ std::chrono::milliseconds silence_limit(std::chrono::milliseconds daemon_timeout
   return std::max(daemon_timeout, beats);
 }
 
-FeedBatch feed_batch(transport::BatchHeader& h, uint32_t slot) {
-  FeedBatch b;
-  b.slot = slot;
-  b.epoch = h.epoch;
-  b.batch = h.batch;
-  b.indices = std::move(h.indices);
-  b.errors = std::move(h.errors);
-  b.samples = std::move(h.samples);
-  b.polygons = h.polygons;
-  return b;
-}
-
 bool lacks_sample_meta(const loader::PipelineSpec& spec, const transport::BatchHeader& h) {
   return (spec.mode == loader::Mode::kEval || spec.return_polygons) && h.samples.size() != h.indices.size();
 }

@@ -40,8 +40,6 @@ struct RemoteOptions {
 
 // The layout of a daemon's stream as a Feed describes it (`resume`: the spec's elastic resume).
 FeedLayout feed_layout(const transport::StreamOpened& opened, const loader::ResumePoint& resume);
-// A received batch's description (its metadata moved out of `header`), in `slot`.
-FeedBatch feed_batch(transport::BatchHeader& header, uint32_t slot);
 // Whether a batch of a stream of `spec` lacks the per-sample metadata that eval and
 // return_polygons streams carry (a daemon that predates them sends plain batches).
 bool lacks_sample_meta(const loader::PipelineSpec& spec, const transport::BatchHeader& header);
