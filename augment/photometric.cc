@@ -9,6 +9,8 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/avx2_builds.h"
+#include "augment/color_jitter.h"
 #include "augment/normalize.h"
 #include "base/stream_store.h"
 
@@ -188,6 +190,38 @@ const cv::Mat& albu_jitter(const ImageView& crop, const ColorParams& p, ColorMat
 
 }  // namespace
 
+namespace internal {
+
+void baseline::jitter_row(float* r, float* g, float* b, int n, const JitterSteps& s) {
+  const Row x{r, g, b, n};
+  for (const ColorOp op : s.order) {
+    switch (op) {
+      case ColorOp::kBrightness:
+        scale_clamp(x, s.brightness, 0.f);
+        break;
+      case ColorOp::kContrast:
+        scale_clamp(x, s.contrast, s.contrast_add);
+        break;
+      case ColorOp::kSaturation:
+        saturate(x, s.saturation);
+        break;
+      case ColorOp::kHue:
+        rotate_hue(x, s.hue6);
+        break;
+    }
+  }
+}
+
+void jitter_row(float* r, float* g, float* b, int n, const JitterSteps& s) {
+  int done = 0;
+#if defined(TEXTFEED_AUGMENT_AVX2)
+  if (avx2_builds_run()) done = avx2::jitter_row(r, g, b, n, s);
+#endif
+  if (done < n) baseline::jitter_row(r + done, g + done, b + done, n - done, s);
+}
+
+}  // namespace internal
+
 ColorParams draw_color_params(const AugmentOptions& o, Rng& rng) {
   ColorParams p;
   p.applied = rng.uniform() < o.color_jitter_p;
@@ -254,13 +288,18 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
     }
   }
   const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
+  internal::JitterSteps steps{{p.order[0], p.order[1], p.order[2], p.order[3]},
+                              static_cast<float>(p.brightness),
+                              static_cast<float>(p.contrast),
+                              contrast_mean * (1 - static_cast<float>(p.contrast)),
+                              static_cast<float>(p.saturation),
+                              static_cast<float>(p.hue * 6)};
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {
     float* const channels[3] = {x.r, x.g, x.b};
     split_channels(src.row(y), c, channels);
-    if (fused)
-      for (ColorOp op : p.order) apply_op(op, p, contrast_mean, x);
+    if (fused) internal::jitter_row(x.r, x.g, x.b, c, steps);
     for (int k = 0; k < 3; ++k) {
       uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
       const float* v = planes[k];

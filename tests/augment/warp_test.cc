@@ -330,6 +330,22 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
       ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << h << "x" << w << " case " << k;
     }
   }
+  {
+    // Rows whose every pixel reads inside the source, of every width from 8 to 40: the vector loop's
+    // last groups end at the row's end, or just before it.
+    const Image big = noise(90, 120, 9);
+    for (int w = 8; w <= 40; ++w)
+      for (const double ang : {0.0, 0.1, -0.17}) {
+        const double inv[6] = {std::cos(ang), std::sin(ang), 30.5, -std::sin(ang), std::cos(ang), 30.25};
+        Image a(24, w, 3), b(24, w, 3);
+        internal::BilinearJob job{big.data(), big.stride_bytes(), 120, 90, a.data(), a.stride_bytes(), w, 24, {}};
+        std::copy(inv, inv + 6, job.inv);
+        internal::bilinear_warp(job);
+        job.dst = b.data();
+        internal::baseline::bilinear_rows(job, 0, 24);
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << w << " columns, angle " << ang;
+      }
+  }
   const Image src = noise(120, 333, 4);
   for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5}}) {
     internal::PilTaps t;
