@@ -68,25 +68,26 @@ void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, Pi
           static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
     }
   }
-  // The horizontal pass's AVX2 layout: per output pixel and group of 4 taps, the weights split
-  // exactly into w = hi * 2^11 + lo (both < 2^15), as 16 words [hi0 hi1 hi0 hi1 hi0 hi1 0 0 |
-  // hi2 hi3 ...] then the same for lo, to multiply pixels laid out [R0 R1 G0 G1 B0 B1 0 0 | R2 R3
-  // ...] with pmaddwd. A vertical pass reads none of it.
+  // The horizontal pass's AVX2 layout: output pixels in pairs (2q, 2q + 1), one per 128-bit lane;
+  // per pair and group of 4 taps, the weights split exactly into w = hi * 2^11 + lo (both < 2^15)
+  // as four vectors of 16 words: hi of taps 0-1 [hi0 hi1 hi0 hi1 hi0 hi1 0 0 | the same for
+  // pixel 2q + 1], hi of taps 2-3, lo of taps 0-1, lo of taps 2-3; they multiply pixels laid out
+  // [R0 R1 G0 G1 B0 B1 0 0 | ...] with pmaddwd. An odd count's last pair has zero weights for its
+  // second pixel. A vertical pass reads none of it.
   if (!horizontal) {
     t.packed.clear();
     return;
   }
-  const int groups = (taps + 3) / 4;
-  t.packed.assign(static_cast<size_t>(end - begin) * groups * 32, 0);
-  for (int o = 0; o < end - begin; ++o)
+  const int groups = (taps + 3) / 4, count = end - begin;
+  t.packed.assign(static_cast<size_t>((count + 1) / 2) * groups * 64, 0);
+  for (int o = 0; o < count; ++o)
     for (int k = 0; k < taps; ++k) {
       const int32_t w = t.weights[static_cast<size_t>(o) * taps + k];
-      int16_t* hi = &t.packed[(static_cast<size_t>(o) * groups + k / 4) * 32];
-      int16_t* lo = hi + 16;
-      const int lane = (k % 4) / 2, slot = k % 2;
+      int16_t* hi = &t.packed[(static_cast<size_t>(o / 2) * groups + k / 4) * 64 + (k % 4) / 2 * 16 + o % 2 * 8];
+      int16_t* lo = hi + 32;
       for (int c = 0; c < 3; ++c) {
-        hi[lane * 8 + 2 * c + slot] = static_cast<int16_t>(w >> 11);
-        lo[lane * 8 + 2 * c + slot] = static_cast<int16_t>(w & 2047);
+        hi[2 * c + k % 2] = static_cast<int16_t>(w >> 11);
+        lo[2 * c + k % 2] = static_cast<int16_t>(w & 2047);
       }
     }
 }

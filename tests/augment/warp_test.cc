@@ -347,13 +347,26 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
       }
   }
   const Image src = noise(120, 333, 4);
-  for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5}}) {
+  for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5},
+                                std::pair{333, 541}, std::pair{333, 266}, std::pair{333, 11}}) {
     internal::PilTaps t;
     internal::pil_taps(333, out, 0, out, true, t);
     std::vector<uint8_t> a(static_cast<size_t>(120) * out * 3), b(a.size());
     internal::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, a.data(), out * 3);
     internal::baseline::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, b.data(), out * 3);
     ASSERT_EQ(a, b) << out;
+    if (out > 20) {  // a part of the output, its source starting at the first column it reads
+      internal::pil_taps(333, out, 7, out - 6, true, t);
+      const int c0 = t.min_source(), cols = out - 13;
+      std::vector<uint8_t> e(static_cast<size_t>(120) * cols * 3), f(e.size());
+      internal::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t, e.data(), cols * 3);
+      internal::baseline::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t, f.data(), cols * 3);
+      ASSERT_EQ(e, f) << out << ", part";
+      for (int y = 0; y < 120; ++y)
+        ASSERT_EQ(0, std::memcmp(&e[static_cast<size_t>(y) * cols * 3], &a[(static_cast<size_t>(y) * out + 7) * 3],
+                                 static_cast<size_t>(cols) * 3))
+            << out << ", part, row " << y;
+    }
     // Weights without the horizontal pass's AVX2 layout: that pass runs its baseline loop.
     internal::pil_taps(333, out, 0, out, false, t);
     ASSERT_TRUE(t.packed.empty());
