@@ -1,8 +1,8 @@
 // augment/color_jitter.h built for AVX2: eight pixels at a time through the four ops. Each op is
 // written as photometric.cc's loop computes it, operand for operand: std::max(a, b) is
 // (a < b ? b : a), which _mm256_max_ps(b, a) returns, std::min(a, b) likewise _mm256_min_ps(b, a),
-// and a select is a blend of both values. This file alone is compiled with -mavx2 (no FMA), and
-// only photometric.cc calls it, after checking the CPU.
+// and a select is a blend of both values. Built with -mavx2 and -ffp-contract=off (no FMA), as
+// photometric.cc is without contraction; only photometric.cc calls it, after checking the CPU.
 #include <immintrin.h>
 
 #include "augment/color_jitter.h"

@@ -79,19 +79,19 @@ TF_VECTOR_CLONES void rotate_hue(Row x, float shift6) {
   }
 }
 
-void apply_op(ColorOp op, const ColorParams& p, float contrast_mean, Row x) {
+void apply_op(ColorOp op, const internal::JitterSteps& s, Row x) {
   switch (op) {
     case ColorOp::kBrightness:
-      scale_clamp(x, static_cast<float>(p.brightness), 0.f);
+      scale_clamp(x, s.brightness, 0.f);
       break;
     case ColorOp::kContrast:
-      scale_clamp(x, static_cast<float>(p.contrast), contrast_mean * (1 - static_cast<float>(p.contrast)));
+      scale_clamp(x, s.contrast, s.contrast_add);
       break;
     case ColorOp::kSaturation:
-      saturate(x, static_cast<float>(p.saturation));
+      saturate(x, s.saturation);
       break;
     case ColorOp::kHue:
-      rotate_hue(x, static_cast<float>(p.hue * 6));
+      rotate_hue(x, s.hue6);
       break;
   }
 }
@@ -193,23 +193,7 @@ const cv::Mat& albu_jitter(const ImageView& crop, const ColorParams& p, ColorMat
 namespace internal {
 
 void baseline::jitter_row(float* r, float* g, float* b, int n, const JitterSteps& s) {
-  const Row x{r, g, b, n};
-  for (const ColorOp op : s.order) {
-    switch (op) {
-      case ColorOp::kBrightness:
-        scale_clamp(x, s.brightness, 0.f);
-        break;
-      case ColorOp::kContrast:
-        scale_clamp(x, s.contrast, s.contrast_add);
-        break;
-      case ColorOp::kSaturation:
-        saturate(x, s.saturation);
-        break;
-      case ColorOp::kHue:
-        rotate_hue(x, s.hue6);
-        break;
-    }
-  }
+  for (const ColorOp op : s.order) apply_op(op, s, Row{r, g, b, n});
 }
 
 void jitter_row(float* r, float* g, float* b, int n, const JitterSteps& s) {
@@ -238,7 +222,7 @@ namespace {
 // Contrast blends with the grey mean of the image as it is when contrast runs: kFused estimates it
 // on a 4x4-subsampled grid (pixels x = 1, 5, 9, ... of rows y = 1, 5, 9, ...) after the ops that
 // come before it. `buf` holds at least 3 * crop.width floats.
-float fused_contrast_mean(const ImageView& crop, const ColorParams& p, float* buf) {
+float fused_contrast_mean(const ImageView& crop, const internal::JitterSteps& p, float* buf) {
   const int c = crop.width, h = crop.height;
   int contrast_at = 0;
   while (p.order[contrast_at] != ColorOp::kContrast) ++contrast_at;
@@ -247,7 +231,7 @@ float fused_contrast_mean(const ImageView& crop, const ColorParams& p, float* bu
   size_t count = 0;
   for (int y = 1; y < h && sub.n > 0; y += 4) {
     load_row(crop.row(y) + 3, 12, sub);
-    for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, 0, sub);
+    for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, sub);
     for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
     count += static_cast<size_t>(sub.n);
   }
@@ -287,13 +271,13 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
       return Status::internal(std::string("photometric: OpenCV failed: ") + e.what());
     }
   }
-  const float contrast_mean = fused ? fused_contrast_mean(crop, p, buf.data()) : 0.f;
   internal::JitterSteps steps{{p.order[0], p.order[1], p.order[2], p.order[3]},
                               static_cast<float>(p.brightness),
                               static_cast<float>(p.contrast),
-                              contrast_mean * (1 - static_cast<float>(p.contrast)),
+                              0.f,  // contrast's, once the mean is known
                               static_cast<float>(p.saturation),
                               static_cast<float>(p.hue * 6)};
+  if (fused) steps.contrast_add = fused_contrast_mean(crop, steps, buf.data()) * (1 - steps.contrast);
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {

@@ -348,7 +348,7 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
   }
   const Image src = noise(120, 333, 4);
   for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5},
-                                std::pair{333, 541}, std::pair{333, 266}, std::pair{333, 11}}) {
+                                std::pair{333, 541}, std::pair{333, 266}, std::pair{333, 11}, std::pair{333, 120}}) {
     internal::PilTaps t;
     internal::pil_taps(333, out, 0, out, true, t);
     std::vector<uint8_t> a(static_cast<size_t>(120) * out * 3), b(a.size());
@@ -377,6 +377,22 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3, t.begin, t.end);
     internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3, t.begin, t.end);
     ASSERT_EQ(c, d) << out;
+  }
+  // Rows of odd widths whose vector pairs end in groups of four, each row followed by 8 bytes
+  // that no pass may write: the stores of 24 bytes that write 28 stay in their row.
+  for (const int out : {9, 17, 25, 41, 65}) {
+    for (const int in : {out * 2 + 1, out - 3, out + 1}) {
+      internal::PilTaps t;
+      internal::pil_taps(in, out, 0, out, true, t);
+      const Image narrow = noise(6, in, static_cast<uint32_t>(in + out));
+      const ptrdiff_t stride = 3 * out + 8;
+      std::vector<uint8_t> a(static_cast<size_t>(6 * stride), 0xEE), b(a.size(), 0xEE);
+      internal::pil_horizontal(narrow.data(), narrow.stride_bytes(), 0, 6, t, a.data(), stride);
+      internal::baseline::pil_horizontal(narrow.data(), narrow.stride_bytes(), 0, 6, t, b.data(), stride);
+      ASSERT_EQ(a, b) << in << " -> " << out;  // the padding too: 0xEE in both
+      for (int y = 0; y < 6; ++y)
+        for (ptrdiff_t k = 3 * out; k < stride; ++k) ASSERT_EQ(a[static_cast<size_t>(y * stride + k)], 0xEE) << out;
+    }
   }
   // The vertical pass at every tap count its AVX2 loop takes (1 to 16) and past it, enlarging and
   // shrinking, on noise and on white (the sums at their largest), rows of 999 bytes (a ragged end).
