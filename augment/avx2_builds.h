@@ -1,6 +1,7 @@
-// Whether the *_avx2.cc files of augment (color_avx2.cc, db_band_avx2.cc, normalize_avx2.cc, resample_avx2.cc:
-// the same loops built with -mavx2) are in this build and this CPU runs them. CMakeLists defines TEXTFEED_AUGMENT_AVX2
-// for augment's sources on x86-64, where those files are built. Internal to augment.
+// Whether the *_avx2.cc files of augment (color_avx2.cc, db_band_avx2.cc, normalize_avx2.cc,
+// resample_avx2.cc: the same loops built with -mavx2) are in this build and this CPU runs them.
+// CMakeLists defines TEXTFEED_AUGMENT_AVX2 for augment's sources on x86-64, where those files are
+// built. Internal to augment.
 #pragma once
 
 namespace textfeed::augment::internal {

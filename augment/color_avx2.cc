@@ -19,7 +19,9 @@ inline __m256 std_min(__m256 a, __m256 b) { return _mm256_min_ps(b, a); }
 // c ? a : b, lane by lane (c a comparison's all-ones or zero).
 inline __m256 select(__m256 c, __m256 a, __m256 b) { return _mm256_blendv_ps(b, a, c); }
 
-inline __m256 clamp255(__m256 v) { return std_min(_mm256_set1_ps(255.f), std_max(_mm256_setzero_ps(), v)); }
+inline __m256 clamp255(__m256 v) {
+  return std_min(_mm256_set1_ps(255.f), std_max(_mm256_setzero_ps(), v));
+}
 
 // G groups of 8 pixels, each op's steps taken for every group in turn: the groups' dependency
 // chains (a division and some forty dependent operations in the hue) overlap.
@@ -58,7 +60,8 @@ inline __m256 hue_channel(float o, __m256 h, __m256 mx, __m256 ch) {
   const __m256 six = _mm256_set1_ps(6.f), zero = _mm256_setzero_ps();
   __m256 k = _mm256_add_ps(_mm256_set1_ps(o), h);
   k = _mm256_sub_ps(k, select(_mm256_cmp_ps(k, six, _CMP_GE_OQ), six, zero));
-  const __m256 t = std_max(zero, std_min(std_min(k, _mm256_sub_ps(_mm256_set1_ps(4.f), k)), _mm256_set1_ps(1.f)));
+  const __m256 t = std_max(
+      zero, std_min(std_min(k, _mm256_sub_ps(_mm256_set1_ps(4.f), k)), _mm256_set1_ps(1.f)));
   return _mm256_sub_ps(mx, _mm256_mul_ps(ch, t));
 }
 
@@ -74,8 +77,10 @@ inline void rotate_hue(Px<G>& x, __m256 shift6) {
     const __m256 positive = _mm256_cmp_ps(ch[k], zero, _CMP_GT_OQ);
     const __m256 inv = select(positive, _mm256_div_ps(one, select(positive, ch[k], one)), zero);
     const __m256 hr = _mm256_mul_ps(_mm256_sub_ps(x.g[k], x.b[k]), inv);
-    const __m256 hg = _mm256_add_ps(_mm256_set1_ps(2.f), _mm256_mul_ps(_mm256_sub_ps(x.b[k], x.r[k]), inv));
-    const __m256 hb = _mm256_add_ps(_mm256_set1_ps(4.f), _mm256_mul_ps(_mm256_sub_ps(x.r[k], x.g[k]), inv));
+    const __m256 hg =
+        _mm256_add_ps(_mm256_set1_ps(2.f), _mm256_mul_ps(_mm256_sub_ps(x.b[k], x.r[k]), inv));
+    const __m256 hb =
+        _mm256_add_ps(_mm256_set1_ps(4.f), _mm256_mul_ps(_mm256_sub_ps(x.r[k], x.g[k]), inv));
     h[k] = select(_mm256_cmp_ps(mx[k], x.r[k], _CMP_EQ_OQ), hr,
                   select(_mm256_cmp_ps(mx[k], x.g[k], _CMP_EQ_OQ), hg, hb));
   }
@@ -97,7 +102,8 @@ struct Consts {
 
 // Pixels [i, i + 8 G).
 template <int G>
-inline void jitter_groups(float* r, float* g, float* b, int i, const JitterSteps& s, const Consts& c) {
+inline void jitter_groups(float* r, float* g, float* b, int i, const JitterSteps& s,
+                          const Consts& c) {
   Px<G> x;
   for (int k = 0; k < G; ++k) {
     x.r[k] = _mm256_loadu_ps(r + i + 8 * k);
@@ -130,8 +136,9 @@ inline void jitter_groups(float* r, float* g, float* b, int i, const JitterSteps
 }  // namespace
 
 int jitter_row(float* r, float* g, float* b, int n, const JitterSteps& s) {
-  const Consts c{_mm256_set1_ps(s.brightness), _mm256_setzero_ps(),          _mm256_set1_ps(s.contrast),
-                 _mm256_set1_ps(s.contrast_add), _mm256_set1_ps(s.saturation), _mm256_set1_ps(1 - s.saturation),
+  const Consts c{_mm256_set1_ps(s.brightness), _mm256_setzero_ps(),
+                 _mm256_set1_ps(s.contrast),   _mm256_set1_ps(s.contrast_add),
+                 _mm256_set1_ps(s.saturation), _mm256_set1_ps(1 - s.saturation),
                  _mm256_set1_ps(s.hue6)};
   constexpr int kGroups = 3;
   int i = 0;

@@ -3,11 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 #include "augment/avx2_builds.h"
 #include "augment/color_jitter.h"
@@ -277,7 +276,8 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
                               0.f,  // contrast's, once the mean is known
                               static_cast<float>(p.saturation),
                               static_cast<float>(p.hue * 6)};
-  if (fused) steps.contrast_add = fused_contrast_mean(crop, steps, buf.data()) * (1 - steps.contrast);
+  if (fused)
+    steps.contrast_add = fused_contrast_mean(crop, steps, buf.data()) * (1 - steps.contrast);
   const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
   float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
   for (int y = 0; y < h; ++y) {

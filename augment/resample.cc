@@ -83,7 +83,8 @@ void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, Pi
   for (int o = 0; o < count; ++o)
     for (int k = 0; k < taps; ++k) {
       const int32_t w = t.weights[static_cast<size_t>(o) * taps + k];
-      int16_t* hi = &t.packed[(static_cast<size_t>(o / 2) * groups + k / 4) * 64 + (k % 4) / 2 * 16 + o % 2 * 8];
+      int16_t* hi = &t.packed[(static_cast<size_t>(o / 2) * groups + k / 4) * 64 +
+                              (k % 4) / 2 * 16 + o % 2 * 8];
       int16_t* lo = hi + 32;
       for (int c = 0; c < 3; ++c) {
         hi[2 * c + k % 2] = static_cast<int16_t>(w >> 11);

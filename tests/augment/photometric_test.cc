@@ -238,17 +238,25 @@ TEST(PhotometricTest, EveryBuildOfTheJitterGivesTheSameFloats) {
   std::mt19937 rng(11);
   std::vector<float> px(3 * 1000);
   for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<float>(rng() % 256);
-  for (int i = 0; i < 40; ++i) px[i] = px[1000 + i] = px[2000 + i] = static_cast<float>(i * 6);  // grey
-  for (int i = 40; i < 60; ++i) px[i] = px[1000 + i] = 255.f, px[2000 + i] = static_cast<float>(i);  // r = g
-  ColorOp order[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation, ColorOp::kHue};
+  for (int i = 0; i < 40; ++i)
+    px[i] = px[1000 + i] = px[2000 + i] = static_cast<float>(i * 6);  // grey
+  for (int i = 40; i < 60; ++i)
+    px[i] = px[1000 + i] = 255.f, px[2000 + i] = static_cast<float>(i);  // r = g
+  ColorOp order[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation,
+                      ColorOp::kHue};
   std::sort(order, order + 4);
   int orders = 0;
   do {
     ++orders;
-    for (const auto& [bright, contrast, sat, hue] : {std::tuple{0.6f, 1.4f, 0.6f, 0.5f}, std::tuple{1.4f, 0.6f, 1.4f, -0.5f},
-                                                     std::tuple{0.f, 0.f, 0.f, 0.03f}, std::tuple{2.f, 2.f, 2.f, -0.17f}}) {
-      const internal::JitterSteps s{{order[0], order[1], order[2], order[3]}, bright, contrast, 117.3f * (1 - contrast),
-                                    sat, hue * 6};
+    for (const auto& [bright, contrast, sat, hue] :
+         {std::tuple{0.6f, 1.4f, 0.6f, 0.5f}, std::tuple{1.4f, 0.6f, 1.4f, -0.5f},
+          std::tuple{0.f, 0.f, 0.f, 0.03f}, std::tuple{2.f, 2.f, 2.f, -0.17f}}) {
+      const internal::JitterSteps s{{order[0], order[1], order[2], order[3]},
+                                    bright,
+                                    contrast,
+                                    117.3f * (1 - contrast),
+                                    sat,
+                                    hue * 6};
       for (const int n : {1, 7, 8, 9, 23, 1000}) {
         std::vector<float> a(px), b(px);
         internal::jitter_row(a.data(), a.data() + 1000, a.data() + 2000, n, s);
@@ -257,7 +265,8 @@ TEST(PhotometricTest, EveryBuildOfTheJitterGivesTheSameFloats) {
             << "order " << orders << " n " << n << " brightness " << bright;
         if (n == 1000) {
           ASSERT_NE(a, px);  // the ops did change the row
-          ASSERT_TRUE(std::all_of(a.begin(), a.end(), [](float v) { return v >= 0.f && v <= 255.f; }));
+          ASSERT_TRUE(
+              std::all_of(a.begin(), a.end(), [](float v) { return v >= 0.f && v <= 255.f; }));
         }
       }
     }

@@ -143,13 +143,14 @@ TEST(WarpTest, WhatAScratchHeldBeforeNeverReachesTheCrop) {
         const double a = deg * M_PI / 180, c = std::cos(a), s = std::sin(a);
         // source -> crop: scale the height, rotate about (260, 350), move by `shift`.
         const double m[6] = {c, -s * sy, 130 - (c * 260 - s * 350 * sy) + shift,
-                             s, c * sy, 175 - (s * 260 + c * 350 * sy) - shift / 2};
+                             s, c * sy,  175 - (s * 260 + c * 350 * sy) - shift / 2};
         Image fresh(384, 384, 3), poisoned(384, 384, 3);
         WarpScratch clean, dirty;
         ASSERT_TRUE(warp_to_crop(fresh.mutable_view(), src.view(), m, 1.0, clean).ok());
         ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
         std::fill(dirty.resized.begin(), dirty.resized.end(), uint8_t{0xAB});
-        std::fill(poisoned.data(), poisoned.data() + poisoned.size_bytes(), uint8_t{0x5A});  // every pixel written
+        std::fill(poisoned.data(), poisoned.data() + poisoned.size_bytes(),
+                  uint8_t{0x5A});  // every pixel written
         ASSERT_TRUE(warp_to_crop(poisoned.mutable_view(), src.view(), m, 1.0, dirty).ok());
         EXPECT_EQ(std::memcmp(fresh.data(), poisoned.data(), fresh.size_bytes()), 0)
             << deg << " deg, height x" << sy << ", shift " << shift;
@@ -331,24 +332,28 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     }
   }
   {
-    // Rows whose every pixel reads inside the source, of every width from 8 to 40: the vector loop's
-    // last groups end at the row's end, or just before it.
+    // Rows whose every pixel reads inside the source, of every width from 8 to 40: the vector
+    // loop's last groups end at the row's end, or just before it.
     const Image big = noise(90, 120, 9);
     for (int w = 8; w <= 40; ++w)
       for (const double ang : {0.0, 0.1, -0.17}) {
-        const double inv[6] = {std::cos(ang), std::sin(ang), 30.5, -std::sin(ang), std::cos(ang), 30.25};
+        const double inv[6] = {std::cos(ang),  std::sin(ang), 30.5,
+                               -std::sin(ang), std::cos(ang), 30.25};
         Image a(24, w, 3), b(24, w, 3);
-        internal::BilinearJob job{big.data(), big.stride_bytes(), 120, 90, a.data(), a.stride_bytes(), w, 24, {}};
+        internal::BilinearJob job{
+            big.data(), big.stride_bytes(), 120, 90, a.data(), a.stride_bytes(), w, 24, {}};
         std::copy(inv, inv + 6, job.inv);
         internal::bilinear_warp(job);
         job.dst = b.data();
         internal::baseline::bilinear_rows(job, 0, 24);
-        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << w << " columns, angle " << ang;
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes()))
+            << w << " columns, angle " << ang;
       }
   }
   const Image src = noise(120, 333, 4);
-  for (const auto& [in, out] : {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5},
-                                std::pair{333, 541}, std::pair{333, 266}, std::pair{333, 11}, std::pair{333, 120}}) {
+  for (const auto& [in, out] :
+       {std::pair{333, 200}, std::pair{333, 47}, std::pair{333, 332}, std::pair{333, 5},
+        std::pair{333, 541}, std::pair{333, 266}, std::pair{333, 11}, std::pair{333, 120}}) {
     internal::PilTaps t;
     internal::pil_taps(333, out, 0, out, true, t);
     std::vector<uint8_t> a(static_cast<size_t>(120) * out * 3), b(a.size());
@@ -359,11 +364,14 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
       internal::pil_taps(333, out, 7, out - 6, true, t);
       const int c0 = t.min_source(), cols = out - 13;
       std::vector<uint8_t> e(static_cast<size_t>(120) * cols * 3), f(e.size());
-      internal::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t, e.data(), cols * 3);
-      internal::baseline::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t, f.data(), cols * 3);
+      internal::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t, e.data(),
+                               cols * 3);
+      internal::baseline::pil_horizontal(src.data() + 3 * c0, src.stride_bytes(), c0, 120, t,
+                                         f.data(), cols * 3);
       ASSERT_EQ(e, f) << out << ", part";
       for (int y = 0; y < 120; ++y)
-        ASSERT_EQ(0, std::memcmp(&e[static_cast<size_t>(y) * cols * 3], &a[(static_cast<size_t>(y) * out + 7) * 3],
+        ASSERT_EQ(0, std::memcmp(&e[static_cast<size_t>(y) * cols * 3],
+                                 &a[(static_cast<size_t>(y) * out + 7) * 3],
                                  static_cast<size_t>(cols) * 3))
             << out << ", part, row " << y;
     }
@@ -388,10 +396,12 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
       const ptrdiff_t stride = 3 * out + 8;
       std::vector<uint8_t> a(static_cast<size_t>(6 * stride), 0xEE), b(a.size(), 0xEE);
       internal::pil_horizontal(narrow.data(), narrow.stride_bytes(), 0, 6, t, a.data(), stride);
-      internal::baseline::pil_horizontal(narrow.data(), narrow.stride_bytes(), 0, 6, t, b.data(), stride);
+      internal::baseline::pil_horizontal(narrow.data(), narrow.stride_bytes(), 0, 6, t, b.data(),
+                                         stride);
       ASSERT_EQ(a, b) << in << " -> " << out;  // the padding too: 0xEE in both
       for (int y = 0; y < 6; ++y)
-        for (ptrdiff_t k = 3 * out; k < stride; ++k) ASSERT_EQ(a[static_cast<size_t>(y * stride + k)], 0xEE) << out;
+        for (ptrdiff_t k = 3 * out; k < stride; ++k)
+          ASSERT_EQ(a[static_cast<size_t>(y * stride + k)], 0xEE) << out;
     }
   }
   // The vertical pass at every tap count its AVX2 loop takes (1 to 16) and past it, enlarging and
