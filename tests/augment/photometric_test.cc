@@ -250,7 +250,9 @@ TEST(PhotometricTest, EveryBuildOfTheJitterGivesTheSameFloats) {
     ++orders;
     for (const auto& [bright, contrast, sat, hue] :
          {std::tuple{0.6f, 1.4f, 0.6f, 0.5f}, std::tuple{1.4f, 0.6f, 1.4f, -0.5f},
-          std::tuple{0.f, 0.f, 0.f, 0.03f}, std::tuple{2.f, 2.f, 2.f, -0.17f}}) {
+          std::tuple{0.f, 0.f, 0.f, 0.03f}, std::tuple{2.f, 2.f, 2.f, -0.17f},
+          // the profile's largest factors; no hue shift (r = g pixels then land on k = 6 exactly)
+          std::tuple{10.f, 10.f, 10.f, 0.f}, std::tuple{1.f, 1.f, 1.f, 1.f / 6}}) {
       const internal::JitterSteps s{{order[0], order[1], order[2], order[3]},
                                     bright,
                                     contrast,
