@@ -6,6 +6,8 @@
 // Why it is exact: no value here is NaN, and a pixel value is never -0 (bytes convert to +0, every
 // op ends in max(0, .) or in the hue's mx - ch t >= mx - ch >= +0). Among floats >= +0 the integer
 // order is the float order; every negative float and -0 is a negative integer, below them all.
+// This assumes the default MXCSR, which does not read denormals as zero (with DAZ set, a float
+// compare would see a denormal as 0 and the integer one would not).
 // Only photometric.cc calls it, after checking the CPU.
 #include <immintrin.h>
 
@@ -74,8 +76,10 @@ inline void saturate(Px<G>& x, __m256 f, __m256 one_minus_f) {
 }
 
 // One channel of the hue rotation: mx - ch * max(0, min(min(k, 4 - k), 1)), k = o + h mod 6.
-// k >= o >= 1 (h in [0, 6)); 4 - k may be negative or +0, and then so is the inner min whichever
-// order compares it, and the outer max gives +0 (the exactness argument at the top of the file).
+// For hue shifts within the profile's half turn, h is in [0, 6) and k >= o >= 1; 4 - k may be
+// negative or +0, and then so is the inner min whichever order compares it, and the outer max gives
+// +0 (the exactness argument at the top of the file). Beyond that range k may be negative too:
+// both compares of k with 6 are then false, and the min is negative both ways.
 inline __m256 hue_channel(float o, __m256 h, __m256 mx, __m256 ch) {
   __m256 k = _mm256_add_ps(_mm256_set1_ps(o), h);
   k = _mm256_sub_ps(k, select_or_zero(greater_bits(k, below_six()), _mm256_set1_ps(6.f)));
@@ -112,7 +116,8 @@ inline void rotate_hue(Px<G>& x, __m256 shift6) {
     // h < 0 on bits also holds for h = -0: then 6 is added and taken away again below, where the
     // portable loop adds +0; both give k = o + (+0) (the only use of h).
     h[k] = _mm256_add_ps(h[k], select_or_zero(as_float(_mm256_cmpgt_epi32(zero, bits(h[k]))), six));
-    h[k] = _mm256_sub_ps(h[k], select_or_zero(greater_bits(h[k], below_six()), six));  // h >= +0
+    // h >= +0 here for shifts within the profile's range (else negative h is not >= 6 either way).
+    h[k] = _mm256_sub_ps(h[k], select_or_zero(greater_bits(h[k], below_six()), six));
   }
   for (int k = 0; k < G; ++k) {
     x.r[k] = hue_channel(5.f, h[k], mx[k], ch[k]);

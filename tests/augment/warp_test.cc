@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "augment/inference.h"
@@ -406,21 +407,27 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
   }
   // The vertical pass at every tap count its AVX2 loop takes (1 to 16) and past it, enlarging and
   // shrinking, on noise and on white (the sums at their largest), rows of 999 bytes (a ragged end).
+  // One source row gives 1 tap; 120 rows give the others.
   Image white(120, 333, 3);
   std::fill_n(white.data(), white.size_bytes(), uint8_t{255});
+  std::set<int> tap_counts;
   for (const Image* img : std::initializer_list<const Image*>{&src, &white}) {
-    for (const int out : {120, 119, 240, 97, 60, 41, 30, 20, 15, 13, 9, 8, 7, 5}) {
+    for (const int out : {120, 119, 240, 97, 60, 48, 41, 35, 30, 27, 24, 22,
+                          20,  19,  17,  16, 15, 13, 9,  8,  7,  5,  -1, -7}) {
+      const int in = out < 0 ? 1 : 120;  // -n: n rows from one
       internal::PilTaps t;
-      internal::pil_taps(120, out, 0, out, false, t);
-      std::vector<uint8_t> c(static_cast<size_t>(out) * 999), d(c.size());
+      internal::pil_taps(in, std::abs(out), 0, std::abs(out), false, t);
+      tap_counts.insert(t.taps);
+      std::vector<uint8_t> c(static_cast<size_t>(std::abs(out)) * 999), d(c.size());
       internal::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, c.data(), 999, t.begin, t.end);
       internal::baseline::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, d.data(), 999, t.begin, t.end);
-      ASSERT_EQ(c, d) << out << " rows, " << t.taps << " taps";
+      ASSERT_EQ(c, d) << in << " -> " << out << " rows, " << t.taps << " taps";
       if (img == &white) {
         ASSERT_EQ(*std::min_element(c.begin(), c.end()), 255) << out;
       }
     }
   }
+  for (int n = 1; n <= 16; ++n) EXPECT_EQ(tap_counts.count(n), 1u) << n << " taps not covered";
 }
 
 TEST(ResampleTest, TapsStayInsideTheSourceAndSumToOne) {
