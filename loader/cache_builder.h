@@ -45,9 +45,10 @@ struct CacheBuildOptions {
   // 6-15% cheaper), 37-40% smaller, ~1 dB lower PSNR of the crops against a raw cache's (README
   // "The cache").
   int jpeg_quality = 90;
-  // kJpeg: a restart marker after every MCU row (16 pixel rows), so that a window decode starts
-  // near the window instead of entropy-decoding every row above it (loader/detail/jpeg_restart.h).
-  // Same pixels; the whole-image decode is slower (libjpeg-turbo's fast Huffman path is off).
+  // kJpeg: restart markers every few MCUs of every MCU row (16 pixel rows), so that a window decode
+  // reads only the part of the JPEG the window needs instead of entropy-decoding every MCU of every
+  // row above and beside it (loader/detail/jpeg_restart.h). Same pixels; the whole-image decode is
+  // slower (libjpeg-turbo's fast Huffman path is off).
   bool restart_rows = false;
   bool force = false;              // replace an existing regular file at `out` (never one of the inputs)
   DecodeOptions decode;

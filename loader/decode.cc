@@ -198,7 +198,9 @@ Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes, s
   }
   x0 = std::clamp(x0, 0, w - 1), y0 = std::clamp(y0, 0, h - 1);
   x1 = std::clamp(x1, x0 + 1, w), y1 = std::clamp(y1, y0 + 1, h);
-  TF_ASSIGN_OR_RETURN(internal::JpegWindow win, internal::decode_jpeg_window(bytes, name, e, x0, y0, x1, y1, out));
+  TF_ASSIGN_OR_RETURN(internal::JpegWindow win,
+                      internal::decode_jpeg_window(bytes, name, e, x0, y0, x1, y1, out,
+                                                   impl_->options.restart_cuts));
   return Window{win.x0, win.y0};
 }
 

@@ -126,6 +126,9 @@ struct SamplerOptions {
 struct DecodeOptions {
   int64_t max_pixels = 100'000'000;  // width*height above this is kInvalidArgument
   bool windows = true;  // SampleProducer decodes only the part of a JPEG its crop reads
+  // A window of a JPEG with restart markers in its rows is decoded from the restart intervals under
+  // it alone (loader/detail/jpeg_restart.h); false: from the whole file (the same bytes, slower).
+  bool restart_cuts = true;
 };
 
 // What a pipeline makes of each sample (docs/design.md "Evaluation batches").

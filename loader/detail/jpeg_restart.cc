@@ -1,5 +1,5 @@
 // encode_jpeg_restart_rows through libjpeg's compressor (TurboJPEG's API has no restart interval);
-// find_restart_cut by walking the markers of the file.
+// cut_restart_window by walking the markers of the file.
 #include "loader/detail/jpeg_restart.h"
 
 #include <jpeglib.h>
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csetjmp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -45,11 +46,9 @@ extern "C" void vector_dest_term(j_compress_ptr cinfo) {
   d->out->resize(d->out->size() - d->pub.free_in_buffer);
 }
 
-}  // namespace
-
-Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8_t>& out) {
-  if (rgb.channels() != 3 || rgb.width() < 1 || rgb.height() < 1 || quality < 1 || quality > 100)
-    return Status::invalid_argument("restart-row JPEG: an RGB image and a quality in 1..100");
+// The encode itself, `every` checked (a function of its own: no argument of the caller lives in the
+// frame that setjmp marks).
+Status encode_with_interval(const Image& rgb, int quality, int every, std::vector<uint8_t>& out) {
   jpeg_compress_struct cinfo;
   JpegErrorManager err;
   install_jpeg_errors(cinfo, err, false);
@@ -72,7 +71,7 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
   jpeg_set_quality(&cinfo, quality, TRUE);
   // TurboJPEG's forward DCT: the fast integer one below quality 96, the accurate one from 96 on.
   cinfo.dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
-  cinfo.restart_in_rows = 1;
+  cinfo.restart_interval = static_cast<unsigned>(every);
   jpeg_start_compress(&cinfo, TRUE);
   while (cinfo.next_scanline < cinfo.image_height) {
     JSAMPROW row = const_cast<uint8_t*>(rgb.data()) +
@@ -84,11 +83,37 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
   return Status();
 }
 
-bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut) {
-  cut.rows_cut = 0;
+}  // namespace
+
+int restart_interval_mcus(int mcus_per_row) {
+  int best = mcus_per_row;
+  for (int d = 2; d <= 16 && d < mcus_per_row; ++d)
+    if (mcus_per_row % d == 0 && (best == mcus_per_row || std::abs(d - 8) < std::abs(best - 8)))
+      best = d;
+  return std::max(best, 1);
+}
+
+Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8_t>& out,
+                                int interval) {
+  if (rgb.channels() != 3 || rgb.width() < 1 || rgb.height() < 1 || quality < 1 || quality > 100)
+    return Status::invalid_argument("restart-row JPEG: an RGB image and a quality in 1..100");
+  const int mcus_per_row = (rgb.width() + 15) / 16;  // 4:2:0: MCUs of 16x16 pixels
+  const int every = interval == 0 ? restart_interval_mcus(mcus_per_row) : interval;
+  if (every < 1 || mcus_per_row % every != 0)
+    return Status::invalid_argument("restart-row JPEG: a restart interval of " +
+                                    std::to_string(every) + " MCUs does not divide the " +
+                                    std::to_string(mcus_per_row) + " MCUs of a row");
+  return encode_with_interval(rgb, quality, every, out);
+}
+
+bool cut_restart_window(std::span<const uint8_t> jpeg, int x0, int y0, int x1, int y1,
+                        RestartWindow& w) {
+  w.jpeg.clear();
+  w.x_cut = w.y_cut = w.width = w.height = w.interval = 0;
   const uint8_t* b = jpeg.data();
   const size_t n = jpeg.size();
-  if (n < 4 || b[0] != 0xFF || b[1] != 0xD8) return false;
+  if (n < 4 || n >= (size_t{1} << 32) || b[0] != 0xFF || b[1] != 0xD8) return false;
+  if (x0 < 0 || y0 < 0 || x1 <= x0 || y1 <= y0 || x1 > 65535 || y1 > 65535) return false;
   // Walk the segments up to SOS: a baseline or extended sequential frame, and its restart interval.
   size_t i = 2, sof = 0, data = 0;
   int height = 0, width = 0, max_h = 0, max_v = 0, interval = 0, components = 0;
@@ -99,11 +124,14 @@ bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut) {
       ++i;
       continue;
     }
+    // Markers without a length (RSTn, TEM; SOI, EOI) are not read as libjpeg reads them: were a
+    // length read there, the walk could see another restart interval or frame than the decoder.
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) return false;
     const size_t len = static_cast<size_t>(be16(b + i + 2));
     if (len < 2 || i + 2 + len > n) return false;
     const uint8_t* seg = b + i + 4;
     if (marker == 0xC0 || marker == 0xC1) {
-      if (len < 8) return false;
+      if (len < 8 || sof) return false;
       sof = i;
       height = be16(seg + 1), width = be16(seg + 3), components = seg[5];
       if (components < 1 || len < 8 + 3 * static_cast<size_t>(components)) return false;
@@ -124,39 +152,78 @@ bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut) {
     }
     i += 2 + len;
   }
-  if (!sof || !data || height < 1 || width < 1 || max_h < 1 || max_v < 1) return false;
-  const int mcu_w = 8 * max_h, mcu_h = 8 * max_v;
-  const int mcus_per_row = (width + mcu_w - 1) / mcu_w;
-  if (interval != mcus_per_row) return false;
-  // The cut: a multiple of 8 MCU rows at or above `row`, so that interval k starts after RST7.
-  const int k = (row / mcu_h) / 8 * 8;
-  if (k < 8 || k * mcu_h >= height) return false;
-  // The k-th restart marker (counting from 1) in the entropy-coded data.
+  if (!sof || !data || height < 1 || width < 1 || max_h < 1 || max_v < 1 || max_h > 4 || max_v > 4)
+    return false;
+  // A scan of one component has MCUs of one 8x8 block; an interleaved one, of the largest factors.
+  const int mcu_w = components == 1 ? 8 : 8 * max_h, mcu_h = components == 1 ? 8 : 8 * max_v;
+  const int mcus_per_row = (width + mcu_w - 1) / mcu_w, mcu_rows = (height + mcu_h - 1) / mcu_h;
+  if (interval < 1 || mcus_per_row % interval != 0) return false;
+  const int per_row = mcus_per_row / interval;  // intervals in an MCU row
+  // The window's MCUs, and the MCU rows above and below it, which the chroma upsampling of its
+  // first and last rows reads (across the scan, the skip before the window and the rows after it
+  // see them too). Its columns need none: libjpeg's crop stops the upsampling at the window's sides
+  // with or without the image beyond. Then the intervals holding them.
+  const int mx0 = x0 / mcu_w, mx1 = std::min(mcus_per_row, (x1 + mcu_w - 1) / mcu_w);
+  const int my0 = std::max(0, y0 / mcu_h - 1),
+            my1 = std::min(mcu_rows, (y1 + mcu_h - 1) / mcu_h + 1);
+  if (mx1 <= mx0 || my1 <= my0) return false;
+  int s0 = mx0 / interval, s1 = (mx1 + interval - 1) / interval;
+  // At least 4 MCUs wide where the image is: libjpeg picks its chroma upsampling from the frame's
+  // width (a simple one for 2 samples and fewer), and the part's must be the image's.
+  while ((s1 - s0) * interval < 4 && (s0 > 0 || s1 < per_row)) s1 < per_row ? ++s1 : --s0;
+  if (my0 == 0 && s0 == 0 && s1 == per_row) return false;  // the part would be what a decode reads
+  // Find where each needed interval starts and ends: interval g (counting from 0 over the whole
+  // scan) follows the g-th marker, which must be RST(g - 1 mod 8).
+  const int64_t last = int64_t{my1 - 1} * per_row + s1 - 1;
+  w.marks.clear();
   const uint8_t* p = b + data;
   const uint8_t* end = b + n;
-  int seen = 0;
-  while (p + 1 < end) {
-    p = static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p)));
-    if (!p || p + 1 >= end) return false;
-    const uint8_t m = p[1];
+  const uint8_t* start = p;
+  int64_t g = 0;
+  size_t bytes = 0;
+  for (;;) {
+    const uint8_t* q =
+        static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p)));
+    if (!q || q + 1 >= end) return false;  // the data ends inside the window's intervals
+    const uint8_t m = q[1];
     if (m == 0x00 || m == 0xFF) {  // a stuffed 0xFF, or fill
-      p += m == 0x00 ? 2 : 1;
+      p = q + (m == 0x00 ? 2 : 1);
       continue;
     }
-    if (m < 0xD0 || m > 0xD7) return false;   // EOI or another marker before the k-th restart
-    if ((m & 7) != (seen & 7)) return false;  // markers out of sequence: not ours to trust
-    if (++seen == k) {
-      cut.data = std::span<const uint8_t>(p + 2, static_cast<size_t>(end - (p + 2)));
-      break;
+    const int row = static_cast<int>(g / per_row), s = static_cast<int>(g % per_row);
+    if (row >= my0 && s >= s0 && s < s1) {
+      w.marks.push_back(static_cast<uint32_t>(start - b));
+      w.marks.push_back(static_cast<uint32_t>(q - b));
+      bytes += static_cast<size_t>(q - start);
     }
-    p += 2;
+    if (g == last) break;                    // whatever marker ends it (RST or EOI)
+    if (m < 0xD0 || m > 0xD7) return false;  // EOI or another marker before the window's end
+    if ((m & 7) != (g & 7)) return false;    // markers out of sequence: not ours to trust
+    ++g;
+    start = p = q + 2;
   }
-  if (seen != k) return false;
-  cut.header.assign(b, b + data);
-  const int rest = height - k * mcu_h;
-  cut.header[sof + 5] = static_cast<uint8_t>(rest >> 8);
-  cut.header[sof + 6] = static_cast<uint8_t>(rest & 0xFF);
-  cut.rows_cut = k * mcu_h;
+  // The part: the headers with the frame's size patched, the intervals, renumbered markers, EOI.
+  const int part_w = std::min(width - s0 * interval * mcu_w, (s1 - s0) * interval * mcu_w);
+  const int part_h = std::min(height - my0 * mcu_h, (my1 - my0) * mcu_h);
+  const size_t count = w.marks.size() / 2;
+  w.jpeg.reserve(data + bytes + 2 * count + 2);
+  w.jpeg.assign(b, b + data);
+  w.jpeg[sof + 5] = static_cast<uint8_t>(part_h >> 8);
+  w.jpeg[sof + 6] = static_cast<uint8_t>(part_h & 0xFF);
+  w.jpeg[sof + 7] = static_cast<uint8_t>(part_w >> 8);
+  w.jpeg[sof + 8] = static_cast<uint8_t>(part_w & 0xFF);
+  for (size_t k = 0; k < count; ++k) {
+    if (k > 0) {
+      w.jpeg.push_back(0xFF);
+      w.jpeg.push_back(static_cast<uint8_t>(0xD0 + ((k - 1) & 7)));
+    }
+    w.jpeg.insert(w.jpeg.end(), b + w.marks[2 * k], b + w.marks[2 * k + 1]);
+  }
+  w.jpeg.push_back(0xFF);
+  w.jpeg.push_back(0xD9);
+  w.x_cut = s0 * interval * mcu_w;
+  w.y_cut = my0 * mcu_h;
+  w.width = part_w, w.height = part_h, w.interval = interval;
   return true;
 }
 

@@ -1,6 +1,8 @@
-// JPEGs with a restart marker after every MCU row, and the cut that lets a window decode start at
-// one of them: the rows above are then not entropy-decoded at all (libjpeg's skip_scanlines still
-// decodes the Huffman data of every row it skips). `cache build --restart-rows` writes such JPEGs.
+// JPEGs with restart markers inside every MCU row, and the window cut that lets a decode read only
+// the entropy-coded data of the MCUs a window covers: libjpeg's skip_scanlines and crop_scanline
+// still Huffman-decode every MCU of every row up to the window's bottom, while each restart
+// interval is decodable alone (the DC predictions start again at zero). `cache build
+// --restart-rows` writes such JPEGs.
 #pragma once
 
 #include <cstdint>
@@ -12,22 +14,39 @@
 
 namespace textfeed::loader::internal {
 
-// Encodes an RGB image as a baseline 4:2:0 JPEG at `quality` (1..100) with a restart interval of
-// one MCU row (16 pixel rows). The DCT coefficients are those TurboJPEG's encoder gives at the same
-// quality: only the entropy-coded segment is cut at the markers.
-Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8_t>& out);
+// The restart interval (in MCUs) that `cache build --restart-rows` gives a JPEG whose MCU rows are
+// `mcus_per_row` MCUs wide: the divisor of mcus_per_row in 2..16 nearest to 8 (128 pixels of a
+// 4:2:0 JPEG), so that every interval lies inside one MCU row and every row starts one; a whole
+// row where there is none (narrow images, prime widths).
+int restart_interval_mcus(int mcus_per_row);
 
-// Where a baseline JPEG whose restart interval is one MCU row may start decoding for a window from
-// full-size row `row`: its headers with the frame's height lowered by `rows_cut` (full-size rows, a
-// multiple of 8 MCU rows, so that the first marker after the cut is RST0 as a decoder expects),
-// and the entropy-coded data from that row on. Not for a JPEG without such markers, a progressive
-// one, or a row within the first 8 MCU rows.
-struct RestartCut {
-  int rows_cut = 0;               // full-size rows above the cut
-  std::vector<uint8_t> header;    // SOI .. SOS, the frame's height patched
-  std::span<const uint8_t> data;  // the entropy-coded data from the cut to the end of the file
+// Encodes an RGB image as a baseline 4:2:0 JPEG at `quality` (1..100) with a restart marker every
+// `interval` MCUs (0: restart_interval_mcus of its width; a divisor of its MCUs per row otherwise).
+// The DCT coefficients are those TurboJPEG's encoder gives at the same quality: only the
+// entropy-coded segment is cut at the markers.
+Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8_t>& out,
+                                int interval = 0);
+
+// A JPEG of the part of a baseline JPEG that a window needs, made of the original's restart
+// intervals without decoding them: its headers with the frame's size patched, then the intervals
+// that cover the window's MCUs (and the MCU rows above and below it, which the chroma upsampling of
+// its first and last rows reads) row by row, each followed by a renumbered restart marker, then
+// EOI. Decoded, the part's pixels equal the original's at the same place (x_cut, y_cut to the left
+// of and above it) away from its sides, and a window decode of the part with its crop's sides where
+// they were gives the same bytes as one of the original. Only for JPEGs whose restart interval
+// divides the MCUs of a row (as those of `cache build --restart-rows`, of today and of before,
+// whose interval was a whole row).
+struct RestartWindow {
+  int x_cut = 0, y_cut = 0;     // full-size pixels left of and above the part
+  int width = 0, height = 0;    // the part's frame, as its header says
+  int interval = 0;             // its restart interval in MCUs (the original's)
+  std::vector<uint8_t> jpeg;    // the part, a whole JPEG file
+  std::vector<uint32_t> marks;  // scratch: where the needed intervals start and end
 };
-// cut.header's buffer is reused; returns false (rows_cut 0) when the JPEG cannot be cut there.
-bool find_restart_cut(std::span<const uint8_t> jpeg, int row, RestartCut& cut);
+// [x0, x1) x [y0, y1): the window in full-size pixels. Returns false (leaving w.jpeg empty) when
+// the JPEG has no such markers, is progressive or damaged before the window's last interval, or
+// when the part would be the whole of what a decode reads anyway. The buffers are reused.
+bool cut_restart_window(std::span<const uint8_t> jpeg, int x0, int y0, int x1, int y1,
+                        RestartWindow& w);
 
 }  // namespace textfeed::loader::internal

@@ -98,10 +98,26 @@ void decode_one_input(std::span<const uint8_t> input) {
   const Result<Decoder::Window> at =
       decoder.decode_window(file, "input", eighths, asked.x0, asked.y0, asked.x1, asked.y1, win);
   if (!at.has_value() || !info.has_value()) return;
-  if (info->codec == ImageCodec::kJpeg && info->channels != 4)
+  if (info->codec == ImageCodec::kJpeg && info->channels != 4) {
     check_window(*at, win, asked, full.ok() ? &whole : nullptr, w, h);
-  else
+    // A window cut out at restart markers gives every byte that the decode of the whole file's
+    // window gives, wherever that one decodes (damage left out of the cut may fail it alone).
+    const Rect c = clamped(asked, w, h);
+    if (c.x0 == 0 && c.y0 == 0 && c.x1 == w && c.y1 == h) return;
+    Image ref;
+    Decoder uncut(loader::DecodeOptions{.max_pixels = kFuzzMaxPixels, .restart_cuts = false});
+    const auto plain = uncut.decode_window(file, "input", eighths, c.x0, c.y0, c.x1, c.y1, ref);
+    if (!plain.has_value()) return;
+    TF_CHECK(at->x0 == plain->x0 && at->y0 == plain->y0 && win.width() == ref.width() &&
+             win.height() == ref.height())
+        << "window at " << at->x0 << "," << at->y0 << " of " << win.width() << "x" << win.height()
+        << ", without the restart cut at " << plain->x0 << "," << plain->y0 << " of " << ref.width()
+        << "x" << ref.height();
+    TF_CHECK(std::memcmp(win.data(), ref.data(), ref.size_bytes()) == 0)
+        << "window bytes differ from those without the restart cut";
+  } else {
     TF_CHECK(at->x0 == 0 && at->y0 == 0) << "a whole-image decode reported a window offset";
+  }
 }
 
 }  // namespace textfeed::fuzz

@@ -1,8 +1,8 @@
 // Decoder: full and DCT-scaled decode, every failure mode the issue names, format coverage.
 #include "loader/decode.h"
-#include "loader/detail/jpeg_restart.h"
 
 #include <gtest/gtest.h>
+#include <jpeglib.h>
 #include <turbojpeg.h>
 
 #include <array>
@@ -14,6 +14,9 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "loader/detail/jpeg_region.h"
+#include "loader/detail/jpeg_restart.h"
 
 namespace textfeed::loader {
 namespace {
@@ -426,84 +429,348 @@ TEST(DecodeWindowTest, DamageAndUnsupportedKinds) {
   EXPECT_EQ(out.height(), 48);
 }
 
-
-// The sample photo re-encoded with a restart marker per MCU row (as `cache build --restart-rows`).
-std::vector<uint8_t> restart_jpeg(Image& rgb, int quality = 95) {
+// The sample photo (1280x720: 80 MCUs a row) re-encoded with restart markers as `cache build
+// --restart-rows` writes them (interval 0: every 8 MCUs here), or every `interval` MCUs.
+std::vector<uint8_t> restart_jpeg(Image& rgb, int quality = 95, int interval = 0) {
   Decoder d;
   EXPECT_TRUE(d.decode_eighths(sample_jpeg(), "img_1.jpg", 8, rgb).ok());
   std::vector<uint8_t> out;
-  EXPECT_TRUE(internal::encode_jpeg_restart_rows(rgb, quality, out).ok());
+  EXPECT_TRUE(internal::encode_jpeg_restart_rows(rgb, quality, out, interval).ok());
   return out;
 }
 
-TEST(RestartRowsTest, SamePixelsAsTurboJpegAndWindowsCutAtAMarker) {
-  Image rgb;
-  const auto rst = restart_jpeg(rgb);
-  // The same DCT coefficients as TurboJPEG's encoder at that quality: the same whole decode.
+// The same JPEG from TurboJPEG's encoder, without markers.
+std::vector<uint8_t> turbo_jpeg(const Image& rgb, int quality = 95) {
   tjhandle c = tjInitCompress();
   unsigned char* plain = nullptr;
   unsigned long plain_size = 0;
-  ASSERT_EQ(tjCompress2(c, rgb.data(), rgb.width(), 0, rgb.height(), TJPF_RGB, &plain, &plain_size, TJSAMP_420, 95, 0), 0);
+  EXPECT_EQ(tjCompress2(c, rgb.data(), rgb.width(), 0, rgb.height(), TJPF_RGB, &plain, &plain_size,
+                        TJSAMP_420, quality, 0),
+            0);
   tjDestroy(c);
   const std::vector<uint8_t> turbo(plain, plain + plain_size);
   tjFree(plain);
-  EXPECT_GT(rst.size(), turbo.size());  // the markers: 2 bytes per MCU row, and padding
+  return turbo;
+}
+
+// Windows of `rst` (a restart-marked JPEG) and of `turbo` (the same coefficients, no markers):
+// the same origin, size and bytes, every row and column; returns how many were cut at markers.
+int expect_same_windows(const std::vector<uint8_t>& rst, const std::vector<uint8_t>& turbo, int e,
+                        const std::vector<std::array<int, 4>>& windows) {
   Decoder d;
-  for (int e : {2, 4, 8}) {
+  int cuts = 0;
+  for (const auto& [x0, y0, x1, y1] : windows) {
+    internal::RestartWindow part;
+    const int fx0 = x0 * 8 / e, fy0 = y0 * 8 / e, fx1 = (x1 * 8 + e - 1) / e,
+              fy1 = (y1 * 8 + e - 1) / e;
+    cuts += internal::cut_restart_window(rst, fx0, fy0, fx1, fy1, part);
+    EXPECT_FALSE(internal::cut_restart_window(turbo, fx0, fy0, fx1, fy1, part));
+    Image wa, wb;
+    auto ra = d.decode_window(rst, "rst.jpg", e, x0, y0, x1, y1, wa);
+    auto rb = d.decode_window(turbo, "turbo.jpg", e, x0, y0, x1, y1, wb);
+    EXPECT_TRUE(ra.has_value()) << ra.error().to_string();
+    EXPECT_TRUE(rb.has_value());
+    if (!ra.has_value() || !rb.has_value()) return cuts;
+    const std::string at = "e " + std::to_string(e) + " window " + std::to_string(x0) + "," +
+                           std::to_string(y0) + " .. " + std::to_string(x1) + "," +
+                           std::to_string(y1);
+    EXPECT_EQ(ra->x0, rb->x0) << at;
+    EXPECT_EQ(ra->y0, rb->y0) << at;
+    EXPECT_EQ(wa.width(), wb.width()) << at;
+    EXPECT_EQ(wa.height(), wb.height()) << at;
+    if (wa.width() != wb.width() || wa.height() != wb.height()) return cuts;
+    for (int y = 0; y < wa.height(); ++y)
+      if (std::memcmp(wa.data() + y * wa.stride_bytes(), wb.data() + y * wb.stride_bytes(),
+                      static_cast<size_t>(wa.width()) * 3)) {
+        ADD_FAILURE() << at << ": row " << y << " differs";
+        break;
+      }
+  }
+  return cuts;
+}
+
+TEST(RestartRowsTest, IntervalsDivideTheRowNearestToEightMcus) {
+  EXPECT_EQ(internal::restart_interval_mcus(80), 8);
+  EXPECT_EQ(internal::restart_interval_mcus(100), 10);  // 10 and 5 divide it: 10 is nearer
+  EXPECT_EQ(internal::restart_interval_mcus(99), 9);
+  EXPECT_EQ(internal::restart_interval_mcus(106), 2);  // 2 x 53
+  EXPECT_EQ(internal::restart_interval_mcus(97), 97);  // prime: a whole row
+  EXPECT_EQ(internal::restart_interval_mcus(8), 4);
+  EXPECT_EQ(internal::restart_interval_mcus(2), 2);
+  EXPECT_EQ(internal::restart_interval_mcus(1), 1);
+  Image rgb;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(Decoder().decode_eighths(sample_jpeg(), "img_1.jpg", 8, rgb).ok());
+  const Status s = internal::encode_jpeg_restart_rows(rgb, 90, out, 7);  // 7 does not divide 80
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("does not divide"), std::string::npos) << s.to_string();
+}
+
+TEST(RestartRowsTest, SamePixelsAsTurboJpegAndWindowsCutAtTheMarkers) {
+  Image rgb;
+  const auto rst = restart_jpeg(rgb);
+  const auto turbo = turbo_jpeg(rgb);
+  // Per interval of 8 MCUs (450 of them): the marker's two bytes, up to a byte of padding, and the
+  // three DC values coded whole (their prediction starts again at zero).
+  EXPECT_GT(rst.size(), turbo.size() + 2 * 450);
+  EXPECT_LT(rst.size(), turbo.size() + 5 * 450);
+  Decoder d;
+  std::mt19937 rng(11);
+  for (int e : {2, 4, 7, 8}) {
+    // The same DCT coefficients as TurboJPEG's encoder at that quality: the same whole decode.
     Image a, b;
     ASSERT_TRUE(d.decode_eighths(rst, "rst.jpg", e, a).ok());
     ASSERT_TRUE(d.decode_eighths(turbo, "turbo.jpg", e, b).ok());
     ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << e;
-    // Windows from far down the image start at the cut above them: the same rows as a window of
-    // the plain JPEG, which entropy-decodes everything above.
-    for (const int y0 : {130, 256, 300, 513, 700}) {
-      const int sy0 = y0 * e / 8, sy1 = std::min(sy0 + 9 * e, a.height()), sx0 = 100 * e / 8, sx1 = 1000 * e / 8;
-      internal::RestartCut cut;
-      EXPECT_EQ(internal::find_restart_cut(rst, sy0 * 8 / e, cut), y0 >= 128) << y0;
-      EXPECT_FALSE(internal::find_restart_cut(turbo, sy0 * 8 / e, cut));
-      Image wa, wb;
-      auto ra = d.decode_window(rst, "rst.jpg", e, sx0, sy0, sx1, sy1, wa);
-      auto rb = d.decode_window(turbo, "turbo.jpg", e, sx0, sy0, sx1, sy1, wb);
-      ASSERT_TRUE(ra.has_value()) << ra.error().to_string();
-      ASSERT_TRUE(rb.has_value());
-      EXPECT_EQ(ra->x0, rb->x0);
-      EXPECT_EQ(ra->y0, sy0);
-      ASSERT_EQ(wa.width(), wb.width());
-      ASSERT_EQ(wa.height(), wb.height());
-      // Away from the cut's own first rows (chroma upsampling sees the edge there), byte-equal.
-      const int from = (y0 / 128 * 128) * e / 8 + 2 * e > sy0 ? (y0 / 128 * 128) * e / 8 + 2 * e - sy0 : 0;
-      for (int y = from; y < wa.height(); ++y)
-        ASSERT_EQ(0, std::memcmp(wa.data() + y * wa.stride_bytes(), wb.data() + y * wb.stride_bytes(), static_cast<size_t>(wa.width()) * 3)) << e << " " << y0 << " " << y;
+    // Windows anywhere, at edges, one pixel wide or tall, crossing interval and MCU boundaries:
+    // the part decoded gives every byte that the plain JPEG's window decode gives.
+    std::vector<std::array<int, 4>> windows{{0, 0, 1, 1},
+                                            {a.width() - 1, a.height() - 1, a.width(), a.height()},
+                                            {0, a.height() / 2, a.width(), a.height()},
+                                            {a.width() / 2, 0, a.width(), a.height() / 3},
+                                            {16 * e - 1, 16 * e + 1, 16 * e + 2, 32 * e},
+                                            {128 * e / 8, 130 * e / 8, 129 * e / 8, a.height()}};
+    for (int k = 0; k < 30; ++k) {
+      const int x0 = static_cast<int>(rng() % static_cast<unsigned>(a.width() - 1));
+      const int y0 = static_cast<int>(rng() % static_cast<unsigned>(a.height() - 1));
+      windows.push_back(
+          {x0, y0, x0 + 1 + static_cast<int>(rng() % static_cast<unsigned>(a.width() - x0 - 1)),
+           y0 + 1 + static_cast<int>(rng() % static_cast<unsigned>(a.height() - y0 - 1))});
     }
+    EXPECT_GE(expect_same_windows(rst, turbo, e, windows), 30) << e;
   }
 }
 
-TEST(RestartRowsTest, DamagedDataAfterTheCutIsCorruptAndNamed) {
+TEST(RestartRowsTest, APartIsAJpegOfThatPlace) {
+  Image rgb;
+  const auto rst = restart_jpeg(rgb);
+  Image whole;
+  Decoder d;
+  ASSERT_TRUE(d.decode_eighths(rst, "rst.jpg", 8, whole).ok());
+  internal::RestartWindow part;
+  ASSERT_TRUE(internal::cut_restart_window(rst, 300, 200, 700, 400, part));
+  // The window's MCUs rounded out to intervals of 8 MCUs (128 pixels), and one MCU row more above
+  // and below.
+  EXPECT_EQ(part.x_cut, 256);
+  EXPECT_EQ(part.y_cut, 176);
+  Image p;
+  ASSERT_TRUE(d.decode_eighths(part.jpeg, "part.jpg", 8, p).ok());
+  EXPECT_EQ(p.width(), 768 - 256);
+  EXPECT_EQ(p.height(), 416 - 176);
+  EXPECT_LT(part.jpeg.size(), rst.size() / 3);
+  // Away from its own edges (where the chroma upsampling sees the part's edge), the same pixels.
+  for (int y = 2; y < p.height() - 2; ++y)
+    ASSERT_EQ(0, std::memcmp(
+                     p.data() + y * p.stride_bytes() + 2 * 3,
+                     whole.data() + (y + part.y_cut) * whole.stride_bytes() + (part.x_cut + 2) * 3,
+                     static_cast<size_t>(p.width() - 4) * 3))
+        << y;
+  // A window over the top rows and the whole width needs nothing cut: no part.
+  EXPECT_FALSE(internal::cut_restart_window(rst, 0, 0, rgb.width(), 100, part));
+  EXPECT_TRUE(part.jpeg.empty());
+  // Bad windows make none.
+  EXPECT_FALSE(internal::cut_restart_window(rst, 10, 10, 10, 20, part));
+  EXPECT_FALSE(internal::cut_restart_window(rst, -1, 10, 10, 20, part));
+  EXPECT_FALSE(internal::cut_restart_window(rst, 5000, 5000, 5010, 5020, part));
+}
+
+TEST(RestartRowsTest, CachesWithAMarkerPerRowAreCutToo) {
+  // `cache build --restart-rows` once wrote one interval per MCU row: windows still start at the
+  // MCU row above them, and give the same bytes.
+  Image rgb;
+  const auto rows = restart_jpeg(rgb, 90, 80);
+  const auto turbo = turbo_jpeg(rgb, 90);
+  internal::RestartWindow part;
+  ASSERT_TRUE(internal::cut_restart_window(rows, 300, 200, 700, 400, part));
+  EXPECT_EQ(part.x_cut, 0);
+  EXPECT_EQ(part.y_cut, 176);
+  // (The last window is the whole image, which no decode cuts.)
+  EXPECT_EQ(3, expect_same_windows(
+                   rows, turbo, 8,
+                   {{300, 200, 700, 400}, {0, 33, 1280, 40}, {5, 700, 6, 720}, {0, 0, 1280, 720}}));
+  EXPECT_EQ(2, expect_same_windows(rows, turbo, 4, {{150, 100, 350, 200}, {639, 17, 640, 18}}));
+}
+
+// `rgb` through libjpeg at quality 75 with luma sampling factors h x v (chroma 1 x 1), or as
+// grayscale with those factors, and a restart marker every `interval` MCUs.
+std::vector<uint8_t> libjpeg_encode(const Image& rgb, int h, int v, bool gray, int interval) {
+  jpeg_compress_struct c;
+  jpeg_error_mgr e;
+  c.err = jpeg_std_error(&e);
+  jpeg_create_compress(&c);
+  unsigned char* buf = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &buf, &size);
+  c.image_width = static_cast<JDIMENSION>(rgb.width());
+  c.image_height = static_cast<JDIMENSION>(rgb.height());
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, 75, TRUE);
+  if (gray) jpeg_set_colorspace(&c, JCS_GRAYSCALE);
+  c.comp_info[0].h_samp_factor = h;
+  c.comp_info[0].v_samp_factor = v;
+  c.restart_interval = static_cast<unsigned>(interval);
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<uint8_t*>(rgb.data()) +
+                   static_cast<size_t>(c.next_scanline) * rgb.stride_bytes();
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  std::vector<uint8_t> out(buf, buf + size);
+  free(buf);
+  return out;
+}
+
+TEST(RestartRowsTest, EverySamplingAndScaleGivesTheBytesOfTheUncutWindow) {
+  Image photo;
+  ASSERT_TRUE(Decoder().decode_eighths(sample_jpeg(), "img_1.jpg", 8, photo).ok());
+  Image rgb;
+  rgb.reset(200, 596,
+            3);  // 74.5 blocks of 8 a row, 37.25 MCUs of 16 (the last 4 pixels), 18.6 of 32
+  for (int y = 0; y < rgb.height(); ++y)
+    std::memcpy(rgb.data() + y * rgb.stride_bytes(),
+                photo.data() + (y + 300) * photo.stride_bytes() + 400 * 3, 596 * 3);
+  struct Flavour {
+    int h, v;
+    bool gray;
+    int interval;  // 0: restart_interval_mcus of the row
+  };
+  // 4:4:4, 4:2:2, 4:4:0, 4:2:0 (4:2:2 and 4:2:0 also with a marker after every MCU: parts widened
+  // to 4 MCUs, as the last MCU holds 4 pixels), 4:1:1, grayscale with 1x1 and 2x2 factors (its MCUs
+  // are 8x8 blocks either way).
+  const Flavour flavours[] = {{1, 1, false, 0}, {2, 1, false, 0}, {2, 1, false, 1},
+                              {1, 2, false, 0}, {2, 2, false, 0}, {2, 2, false, 1},
+                              {4, 1, false, 0}, {1, 1, true, 0},  {2, 2, true, 0}};
+  std::mt19937 rng(5);
+  for (const Flavour& f : flavours) {
+    const int mcu_w = f.gray ? 8 : 8 * f.h;
+    const int row_mcus = (rgb.width() + mcu_w - 1) / mcu_w;
+    const auto jpeg = libjpeg_encode(
+        rgb, f.h, f.v, f.gray, f.interval ? f.interval : internal::restart_interval_mcus(row_mcus));
+    const std::string flavour = std::to_string(f.h) + "x" + std::to_string(f.v) +
+                                (f.gray ? " gray" : "") + " interval " + std::to_string(f.interval);
+    int cuts = 0;
+    for (int e = 1; e <= 8; ++e) {
+      const int w = (rgb.width() * e + 7) / 8, h = (rgb.height() * e + 7) / 8;
+      for (int k = 0; k < 10; ++k) {
+        // Half of them narrow (1-3 pixels wide; the first at the right edge), the others anywhere.
+        const int x0 = k == 1 ? w - 2 : static_cast<int>(rng() % static_cast<unsigned>(w - 1));
+        const int y0 = static_cast<int>(rng() % static_cast<unsigned>(h - 1));
+        const int x1 = k % 2 ? std::min(w, x0 + 1 + static_cast<int>(rng() % 3))
+                             : x0 + 1 + static_cast<int>(rng() % static_cast<unsigned>(w - x0 - 1));
+        const int y1 = y0 + 1 + static_cast<int>(rng() % static_cast<unsigned>(h - y0 - 1));
+        internal::RestartWindow part;
+        cuts += internal::cut_restart_window(jpeg, x0 * 8 / e, y0 * 8 / e, (x1 * 8 + e - 1) / e,
+                                             (y1 * 8 + e - 1) / e, part);
+        Image a, b;
+        const auto ra = internal::decode_jpeg_window(jpeg, "cut.jpg", e, x0, y0, x1, y1, a);
+        const auto rb = internal::decode_jpeg_window(jpeg, "plain.jpg", e, x0, y0, x1, y1, b,
+                                                     /*allow_cut=*/false);
+        const std::string at = flavour + ", e " + std::to_string(e) + ", window " +
+                               std::to_string(x0) + "," + std::to_string(y0) + " .. " +
+                               std::to_string(x1) + "," + std::to_string(y1);
+        ASSERT_TRUE(ra.has_value()) << at << ": " << ra.error().to_string();
+        ASSERT_TRUE(rb.has_value()) << at;
+        ASSERT_EQ(ra->x0, rb->x0) << at;
+        ASSERT_EQ(ra->y0, rb->y0) << at;
+        ASSERT_EQ(a.width(), b.width()) << at;
+        ASSERT_EQ(a.height(), b.height()) << at;
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << at;
+      }
+    }
+    EXPECT_GE(cuts, 60) << flavour;  // most of the 80 windows start below the first MCU rows
+  }
+}
+
+TEST(RestartRowsTest, AHeaderWithMarkersLibjpegReadsWithoutALengthIsNotCut) {
+  // libjpeg reads RSTn and TEM in the headers as markers without a length. A walk that read a
+  // length there could see another restart interval than the decoder: here an RST0 whose "length"
+  // (the next marker's FF E1) jumps to a DRI of 8 MCUs hidden in an APP1 that libjpeg skips, while
+  // libjpeg keeps the real DRI of a whole row (80 MCUs). Cut at 8 MCUs, the window would be wrong.
+  Image rgb;
+  const auto rows = restart_jpeg(rgb, 90, 80);
+  std::vector<uint8_t> rest(rows.begin() + 2, rows.end());  // after SOI, without its DRI
+  for (size_t i = 0; i + 6 <= rest.size(); ++i)
+    if (rest[i] == 0xFF && rest[i + 1] == 0xDD) {
+      rest.erase(rest.begin() + static_cast<ptrdiff_t>(i),
+                 rest.begin() + static_cast<ptrdiff_t>(i) + 6);
+      break;
+    }
+  std::vector<uint8_t> odd{0xFF, 0xD8, 0xFF, 0xDD, 0x00, 0x04, 0x00, 80, 0xFF, 0xD0, 0xFF, 0xE1};
+  // The walk: RST0 at 8, "length" 0xFFE1 -> next segment at 8 + 2 + 65505 = 65515. libjpeg: APP1 at
+  // 10, its length 65509 -> next segment at 10 + 2 + 65509 = 65521.
+  odd.push_back(65509 >> 8), odd.push_back(65509 & 0xFF);
+  odd.resize(65515, 0);
+  for (const uint8_t b : {0xFF, 0xDD, 0x00, 0x04, 0x00, 8}) odd.push_back(b);
+  odd.insert(odd.end(), rest.begin(), rest.end());
+  // A window in the top rows, where 8-MCU intervals would still find as many markers as they need.
+  internal::RestartWindow part;
+  EXPECT_FALSE(internal::cut_restart_window(odd, 300, 0, 700, 20, part));
+  // libjpeg reads the file as it is, and the window is the right one.
+  Image a, b;
+  const auto ra = Decoder().decode_window(odd, "odd.jpg", 8, 300, 0, 700, 20, a);
+  const auto rb = Decoder().decode_window(rows, "rows.jpg", 8, 300, 0, 700, 20, b);
+  ASSERT_TRUE(ra.has_value()) << ra.error().to_string();
+  ASSERT_TRUE(rb.has_value());
+  EXPECT_EQ(ra->x0, rb->x0);
+  ASSERT_EQ(a.size_bytes(), b.size_bytes());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes()));
+}
+
+TEST(RestartRowsTest, DamagedDataIsCorruptAndNamed) {
   Image rgb;
   auto rst = restart_jpeg(rgb);
   Decoder d;
   Image out;
+  // Cut short: the window's intervals are not all there, and the decode says so.
   std::vector<uint8_t> half(rst.begin(), rst.begin() + static_cast<ptrdiff_t>(rst.size() * 3 / 4));
-  auto r = d.decode_window(half, "half.jpg", 8, 0, 600, 200, 719, out);  // past the data that is left
+  internal::RestartWindow part;
+  EXPECT_FALSE(internal::cut_restart_window(half, 0, 600, 200, 719, part));
+  auto r = d.decode_window(half, "half.jpg", 8, 0, 600, 200, 719, out);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code(), Code::kCorrupt);
   EXPECT_NE(r.error().message().find("half.jpg"), std::string::npos);
-  // A marker out of sequence: the cut is refused and the ordinary path reports the damage.
+  // A marker out of sequence before the window: no part, and the ordinary decode reports it.
   auto bad = rst;
   int rst_seen = 0;
   for (size_t i = 700; i + 1 < bad.size(); ++i)
     if (bad[i] == 0xFF && bad[i + 1] >= 0xD0 && bad[i + 1] <= 0xD7 && ++rst_seen == 3) {
-      bad[i + 1] = 0xD6;
+      bad[i + 1] = bad[i + 1] == 0xD6 ? 0xD5 : 0xD6;
       break;
     }
-  internal::RestartCut cut;
-  EXPECT_FALSE(internal::find_restart_cut(bad, 600, cut));
-  // Arbitrary bytes never make a cut.
+  EXPECT_FALSE(internal::cut_restart_window(bad, 600, 600, 800, 700, part));
+  r = d.decode_window(bad, "bad.jpg", 8, 600, 600, 800, 700, out);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), Code::kCorrupt);
+  EXPECT_NE(r.error().message().find("bad.jpg"), std::string::npos);
+  // Another marker (EOI) where a restart should be: no part.
+  auto eoi = rst;
+  rst_seen = 0;
+  for (size_t i = 700; i + 1 < eoi.size(); ++i)
+    if (eoi[i] == 0xFF && eoi[i + 1] >= 0xD0 && eoi[i + 1] <= 0xD7 && ++rst_seen == 5) {
+      eoi[i + 1] = 0xD9;
+      break;
+    }
+  EXPECT_FALSE(internal::cut_restart_window(eoi, 600, 600, 800, 700, part));
+  EXPECT_FALSE(d.decode_window(eoi, "eoi.jpg", 8, 600, 600, 800, 700, out).has_value());
+  // A frame whose restart interval does not divide its rows (here 3 of 80 MCUs): no part.
+  auto odd = rst;
+  for (size_t i = 2; i + 5 < odd.size(); ++i)
+    if (odd[i] == 0xFF && odd[i + 1] == 0xDD) {
+      odd[i + 5] = 3;
+      break;
+    }
+  EXPECT_FALSE(internal::cut_restart_window(odd, 600, 600, 800, 700, part));
+  // Arbitrary bytes never make a part.
   std::vector<uint8_t> junk(4096);
   for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<uint8_t>(i * 131 + 7);
   junk[0] = 0xFF, junk[1] = 0xD8;
-  EXPECT_FALSE(internal::find_restart_cut(junk, 600, cut));
-  EXPECT_FALSE(internal::find_restart_cut(std::span<const uint8_t>(rst.data(), 10), 600, cut));
+  EXPECT_FALSE(internal::cut_restart_window(junk, 600, 600, 800, 700, part));
+  EXPECT_FALSE(internal::cut_restart_window(std::span<const uint8_t>(rst.data(), 10), 600, 600, 800,
+                                            700, part));
 }
 
 }  // namespace
