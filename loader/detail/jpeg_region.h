@@ -25,7 +25,8 @@ struct JpegWindow {
 // window, not the image); with or without restart markers, the same bytes. Warnings (truncated
 // data) are errors, as with TJFLAG_STOPONWARNING. Errors: kCorrupt naming `name`, kInvalidArgument
 // (an empty or out-of-range window).
-// allow_cut false: never from a part (the tests' and fuzzer's reference for the same bytes).
+// allow_cut false (DecodeOptions::restart_cuts): never from a part, the reference for the same
+// bytes in the tests and the decode fuzzer.
 Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::string_view name,
                                       int eighths, int x0, int y0, int x1, int y1, Image& out,
                                       bool allow_cut = true);
