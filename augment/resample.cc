@@ -19,7 +19,7 @@ namespace avx2 {
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
                     uint8_t* out, ptrdiff_t out_stride);
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
-                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to, const int32_t* spans);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace avx2
 #endif
@@ -103,12 +103,12 @@ void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int row
 }
 
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
-                  uint8_t* out, ptrdiff_t out_stride, int from, int to) {
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to, const int32_t* spans) {
 #if defined(TEXTFEED_AUGMENT_AVX2)
   if (avx2_builds_run())
-    return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
+    return avx2::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to, spans);
 #endif
-  baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to);
+  baseline::pil_vertical(in, in_stride, in_row0, bytes, t, out, out_stride, from, to, spans);
 }
 
 void bilinear_warp(const BilinearJob& job) { bilinear_warp_rows(job, 0, job.dst_h); }

@@ -36,9 +36,12 @@ void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int row
                     uint8_t* out, ptrdiff_t out_stride);
 // PIL's vertical pass: output rows [from, to) (within [t.begin, t.end)), row o at out + (o -
 // t.begin) * out_stride, from source rows t.first[o - t.begin] ..., source row r at in + (r -
-// in_row0) * in_stride; `bytes` bytes per row. `out` must not overlap the source rows.
+// in_row0) * in_stride; `bytes` bytes per row. `out` must not overlap the source rows. With
+// `spans`, row o makes only its bytes [spans[2 (o - t.begin)], spans[2 (o - t.begin) + 1]) (within
+// [0, bytes)) and leaves the others as they were.
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
-                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to,
+                  const int32_t* spans = nullptr);
 
 // Bilinear warp into `dst` (dst_w x dst_h, 3 channels) of `src` through `inv`, which maps a
 // destination pixel centre (x, y) to the source: (inv[0] x + inv[1] y + inv[2], inv[3] x + inv[4] y
@@ -62,7 +65,8 @@ namespace baseline {
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,
                     uint8_t* out, ptrdiff_t out_stride);
 void pil_vertical(const uint8_t* in, ptrdiff_t in_stride, int in_row0, int bytes, const PilTaps& t,
-                  uint8_t* out, ptrdiff_t out_stride, int from, int to);
+                  uint8_t* out, ptrdiff_t out_stride, int from, int to,
+                  const int32_t* spans = nullptr);
 void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace baseline
 

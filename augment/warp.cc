@@ -43,6 +43,47 @@ void compose_scale(double m[6], double sx, double sy) {
   std::copy(r, r + 6, m);
 }
 
+// The bytes of each of `rows` source rows (of `cols` pixels) that the bilinear step of `job` reads,
+// as [begin, end) pairs: the step reads rows floor(v) and floor(v) + 1 and columns floor(u) and
+// floor(u) + 1 (u, v rounded to 1/64 px), so a row's span covers the u of every destination pixel
+// whose v lies within a pixel of it, with a pixel more on each side. u is affine, so over the
+// destination rectangle cut by that band of v it is extreme at a vertex: a corner inside the band
+// or where an edge crosses one of the band's lines. A row no pixel reads gets an empty span. A
+// rotated crop reads a parallelogram of its bounding box: this leaves the rest unmade.
+void read_spans(const BilinearJob& job, int rows, int cols, std::vector<int32_t>& spans) {
+  spans.resize(2 * static_cast<size_t>(rows));
+  const double* m = job.inv;
+  const double xs[4] = {0, job.dst_w - 1.0, job.dst_w - 1.0, 0},
+               ys[4] = {0, 0, job.dst_h - 1.0, job.dst_h - 1.0};
+  double vs[4];
+  for (int i = 0; i < 4; ++i) vs[i] = m[3] * xs[i] + m[4] * ys[i] + m[5];
+  for (int k = 0; k < rows; ++k) {
+    const double lo = k - 1.05, hi = k + 1.05;
+    double umin = 1e300, umax = -1e300;
+    const auto take = [&](double x, double y) {
+      const double u = m[0] * x + m[1] * y + m[2];
+      umin = std::min(umin, u), umax = std::max(umax, u);
+    };
+    for (int i = 0; i < 4; ++i) {
+      const int j = (i + 1) % 4;
+      if (vs[i] >= lo && vs[i] <= hi) take(xs[i], ys[i]);
+      for (const double line : {lo, hi})
+        if ((vs[i] - line) * (vs[j] - line) < 0) {
+          const double t = (line - vs[i]) / (vs[j] - vs[i]);
+          take(xs[i] + t * (xs[j] - xs[i]), ys[i] + t * (ys[j] - ys[i]));
+        }
+    }
+    int c0 = 0, c1 = 0;
+    if (umin <= umax) {
+      c0 =
+          static_cast<int>(std::clamp(std::floor(umin - 0.05) - 1, 0.0, static_cast<double>(cols)));
+      c1 = static_cast<int>(std::clamp(std::floor(umax + 0.05) + 3, static_cast<double>(c0),
+                                       static_cast<double>(cols)));
+    }
+    spans[2 * static_cast<size_t>(k)] = 3 * c0, spans[2 * static_cast<size_t>(k) + 1] = 3 * c1;
+  }
+}
+
 }  // namespace
 
 double max_scale(const double m[6]) { return std::max(std::hypot(m[0], m[3]), std::hypot(m[1], m[4])); }
@@ -183,6 +224,8 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
     std::copy(r, r + 6, m);
     if (banded) {
       const BilinearJob job = bilinear_job(out, from, m);
+      read_spans(job, rows, cols, scratch.spans);
+      const int32_t* spans = scratch.spans.data();
       // Each band of destination rows reads resized rows between the least and the greatest v of
       // its corners (v is affine), plus the bilinear neighbour: make those not made yet. Made rows
       // stay one interval [lo, hi) (bands are adjacent, so their row ranges overlap or touch).
@@ -201,12 +244,15 @@ Status warp_to_crop(const MutableImageView& out, const ImageView& src, const dou
         auto make = [&](int a, int z) {  // rows [a, z) of this part (whole-image rows i0 + a ...)
           if (z <= a) return;
           if (sh.resize_y) {
-            pil_vertical(v_in, v_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(), in_stride,
-                         i0 + a, i0 + z);
+            pil_vertical(v_in, v_stride, in_row0, cols * 3, scratch.taps_y, scratch.resized.data(),
+                         in_stride, i0 + a, i0 + z, spans);
             return;
           }
           for (int k = a; k < z; ++k)  // v_in holds rows i0.. (r0 = i0 when y is not resized)
-            std::memcpy(scratch.resized.data() + k * in_stride, v_in + k * v_stride, static_cast<size_t>(cols) * 3);
+            if (spans[2 * k + 1] > spans[2 * k])
+              std::memcpy(scratch.resized.data() + k * in_stride + spans[2 * k],
+                          v_in + k * v_stride + spans[2 * k],
+                          static_cast<size_t>(spans[2 * k + 1] - spans[2 * k]));
         };
         if (hi <= lo) {
           make(need0, need1), lo = need0, hi = need1;

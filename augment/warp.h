@@ -19,6 +19,7 @@ namespace textfeed::augment {
 struct WarpScratch {
   std::vector<uint8_t> horizontal;  // the horizontal pass's rows (when x is resized)
   std::vector<uint8_t> resized;     // the part of the resized source the crop reads (when y is)
+  std::vector<int32_t> spans;       // the bytes of each of its rows that the crop reads
   internal::PilTaps taps_x, taps_y;
 };
 

@@ -96,7 +96,7 @@ struct Vertical {
   }
   void run(bool baseline) {
     (baseline ? internal::baseline::pil_vertical : internal::pil_vertical)(
-        src.data(), bytes, 0, bytes, taps, out.data(), bytes, 0, out_rows);
+        src.data(), bytes, 0, bytes, taps, out.data(), bytes, 0, out_rows, nullptr);
   }
 };
 
