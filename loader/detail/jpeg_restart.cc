@@ -172,19 +172,23 @@ bool cut_restart_window(std::span<const uint8_t> jpeg, int x0, int y0, int x1, i
   // width (a simple one for 2 samples and fewer), and the part's must be the image's.
   while ((s1 - s0) * interval < 4 && (s0 > 0 || s1 < per_row)) s1 < per_row ? ++s1 : --s0;
   if (my0 == 0 && s0 == 0 && s1 == per_row) return false;  // the part would be what a decode reads
-  // Find where each needed interval starts and ends: interval g (counting from 0 over the whole
-  // scan) follows the g-th marker, which must be RST(g - 1 mod 8).
+  // The part, made while the markers are found: the headers, then each needed interval (interval
+  // g, counting from 0 over the whole scan, follows the g-th marker, which must be RST(g - 1 mod
+  // 8)), each after the first behind a renumbered marker, then EOI; the frame's size patched last.
   const int64_t last = int64_t{my1 - 1} * per_row + s1 - 1;
-  w.marks.clear();
+  w.jpeg.assign(b, b + data);
+  const auto refuse = [&w] {
+    w.jpeg.clear();
+    return false;
+  };
   const uint8_t* p = b + data;
   const uint8_t* end = b + n;
   const uint8_t* start = p;
-  int64_t g = 0;
-  size_t bytes = 0;
+  int64_t g = 0, kept = 0;
   for (;;) {
     const uint8_t* q =
         static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p)));
-    if (!q || q + 1 >= end) return false;  // the data ends inside the window's intervals
+    if (!q || q + 1 >= end) return refuse();  // the data ends inside the window's intervals
     const uint8_t m = q[1];
     if (m == 0x00 || m == 0xFF) {  // a stuffed 0xFF, or fill
       p = q + (m == 0x00 ? 2 : 1);
@@ -192,35 +196,27 @@ bool cut_restart_window(std::span<const uint8_t> jpeg, int x0, int y0, int x1, i
     }
     const int row = static_cast<int>(g / per_row), s = static_cast<int>(g % per_row);
     if (row >= my0 && s >= s0 && s < s1) {
-      w.marks.push_back(static_cast<uint32_t>(start - b));
-      w.marks.push_back(static_cast<uint32_t>(q - b));
-      bytes += static_cast<size_t>(q - start);
+      if (kept > 0) {
+        w.jpeg.push_back(0xFF);
+        w.jpeg.push_back(static_cast<uint8_t>(0xD0 + ((kept - 1) & 7)));
+      }
+      w.jpeg.insert(w.jpeg.end(), start, q);
+      ++kept;
     }
-    if (g == last) break;                    // whatever marker ends it (RST or EOI)
-    if (m < 0xD0 || m > 0xD7) return false;  // EOI or another marker before the window's end
-    if ((m & 7) != (g & 7)) return false;    // markers out of sequence: not ours to trust
+    if (g == last) break;                       // whatever marker ends it (RST or EOI)
+    if (m < 0xD0 || m > 0xD7) return refuse();  // EOI or another marker before the window's end
+    if ((m & 7) != (g & 7)) return refuse();    // markers out of sequence: not ours to trust
     ++g;
     start = p = q + 2;
   }
-  // The part: the headers with the frame's size patched, the intervals, renumbered markers, EOI.
+  w.jpeg.push_back(0xFF);
+  w.jpeg.push_back(0xD9);
   const int part_w = std::min(width - s0 * interval * mcu_w, (s1 - s0) * interval * mcu_w);
   const int part_h = std::min(height - my0 * mcu_h, (my1 - my0) * mcu_h);
-  const size_t count = w.marks.size() / 2;
-  w.jpeg.reserve(data + bytes + 2 * count + 2);
-  w.jpeg.assign(b, b + data);
   w.jpeg[sof + 5] = static_cast<uint8_t>(part_h >> 8);
   w.jpeg[sof + 6] = static_cast<uint8_t>(part_h & 0xFF);
   w.jpeg[sof + 7] = static_cast<uint8_t>(part_w >> 8);
   w.jpeg[sof + 8] = static_cast<uint8_t>(part_w & 0xFF);
-  for (size_t k = 0; k < count; ++k) {
-    if (k > 0) {
-      w.jpeg.push_back(0xFF);
-      w.jpeg.push_back(static_cast<uint8_t>(0xD0 + ((k - 1) & 7)));
-    }
-    w.jpeg.insert(w.jpeg.end(), b + w.marks[2 * k], b + w.marks[2 * k + 1]);
-  }
-  w.jpeg.push_back(0xFF);
-  w.jpeg.push_back(0xD9);
   w.x_cut = s0 * interval * mcu_w;
   w.y_cut = my0 * mcu_h;
   w.width = part_w, w.height = part_h, w.interval = interval;

@@ -41,7 +41,6 @@ struct RestartWindow {
   int width = 0, height = 0;    // the part's frame, as its header says
   int interval = 0;             // its restart interval in MCUs (the original's)
   std::vector<uint8_t> jpeg;    // the part, a whole JPEG file
-  std::vector<uint32_t> marks;  // scratch: where the needed intervals start and end
 };
 // [x0, x1) x [y0, y1): the window in full-size pixels. Returns false (leaving w.jpeg empty) when
 // the JPEG has no such markers, is progressive, has headers the walk might read otherwise than
@@ -49,8 +48,8 @@ struct RestartWindow {
 // (markers out of sequence, the data cut short), or when the part would be the whole of what a
 // decode reads anyway. Parts are at least 4 MCUs wide where the image is (libjpeg picks its chroma
 // upsampling from the frame's width). Damage in the intervals a part leaves out goes unseen: it
-// changes no pixel of the window (a cache record's checksum covers its whole JPEG). The buffers are
-// reused: up to about 5 bytes per byte of the largest JPEG cut.
+// changes no pixel of the window (a cache record's checksum covers its whole JPEG). w.jpeg's buffer
+// is reused: at most the size of the largest JPEG cut and two bytes.
 bool cut_restart_window(std::span<const uint8_t> jpeg, int x0, int y0, int x1, int y1,
                         RestartWindow& w);
 
