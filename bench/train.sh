@@ -46,9 +46,12 @@ run() {  # run LOADER STEPS WARMUP [flags]
 }
 echo "dataset $DATASET (textfeed: $TF_DATASET), batch $BATCH, textfeed $THREADS threads, DataLoader $WORKERS workers, $REPS rounds"
 for r in $(seq "$REPS"); do
-  run textfeed 24 2 | tee -a "$WORK/results"
-  run torch 3 1 | tee -a "$WORK/results"
-  run torch 4 1 --fast-baseline | tee -a "$WORK/results"
+  # Warm-up steps take what a loader holds ready before its steady state: the Loader's 4 batches in
+  # flight, the first batches that the DataLoader's workers deliver together; the timed steps are a
+  # multiple of WORKERS, so that the clock sees whole rounds of them.
+  run textfeed 24 6 | tee -a "$WORK/results"
+  run torch $((3 * WORKERS)) "$WORKERS" | tee -a "$WORK/results"
+  run torch $((4 * WORKERS)) "$WORKERS" --fast-baseline | tee -a "$WORK/results"
 done
 /usr/bin/python3 - "$WORK/results" <<'EOF'
 import json, statistics, sys

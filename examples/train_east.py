@@ -212,6 +212,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON line")
     args = parser.parse_args(argv)
+    if args.steps < 1 or args.warmup < 0:
+        parser.error("--steps must be at least 1 and --warmup at least 0")
     overrides = {k: v for k, v in (("image_size", args.image_size), ("crop_size", args.crop_size),
                                    ("map_scale", args.map_scale)) if v is not None}
     torch.manual_seed(args.seed)
@@ -220,10 +222,11 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     watch = MemoryWatch()
     batches = (textfeed_batches if args.loader == "textfeed" else torch_batches)(args, overrides)
+    # The clock runs from the end of the last warm-up step to the end of the last timed one, and
+    # counts the batches fetched in between: a batch that arrived before the clock is not counted
+    # (with few timed steps, counting one would overstate a slow loader's rate by a whole batch).
     samples, losses, started = 0, [], time.perf_counter()
     for step, (img, gt_score, gt_geo, mask) in enumerate(batches):
-        if step == args.warmup:
-            samples, started = 0, time.perf_counter()
         img = img.to(device, non_blocking=True)
         gt_score = gt_score.to(device, non_blocking=True)
         gt_geo = gt_geo.to(device, non_blocking=True)
@@ -237,6 +240,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
         optimizer.step()
         losses.append(float(loss))
         samples += img.shape[0]
+        if step + 1 == args.warmup:
+            samples, started = 0, time.perf_counter()
         if step + 1 == args.warmup + args.steps:
             break
     elapsed = time.perf_counter() - started
