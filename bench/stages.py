@@ -6,6 +6,10 @@ noisy machine.
       [--bin new=build/tools/textfeed --bin old=/tmp/old/build/tools/textfeed] [--rounds 3] \\
       [--samples 16] [--repeat 3] [--profile upstage] [--threads 1]
 
+A source path may hold `{build}`, replaced by each build's name: a build then reads a cache of its
+own (`--source raw=/tmp/{build}-raw.tfc` with `--bin before=... --bin after=...`), for builds whose
+cache files differ.
+
 Prints, per source and build, CPU ms per sample (min and median over rounds of the per-round
 minimum), each stage's median ms, and minor page faults per sample in each round's last repeat.
 """
@@ -29,7 +33,7 @@ def run(binary, source, a):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--source", action="append", required=True, help="NAME=PATH (dataset or cache)")
+    p.add_argument("--source", action="append", required=True, help="NAME=PATH (dataset or cache; {build} in PATH: each build's name)")
     p.add_argument("--bin", action="append", help="NAME=PATH of a textfeed command (default: build/tools/textfeed)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--samples", type=int, default=16)
@@ -43,7 +47,7 @@ def main(argv=None):
     for r in range(a.rounds):
         for sname, spath in sources:
             for bname, bpath in bins:
-                runs.setdefault((sname, bname), []).append(run(bpath, spath, a))
+                runs.setdefault((sname, bname), []).append(run(bpath, spath.replace("{build}", bname), a))
         print(f"round {r + 1} of {a.rounds} done", file=sys.stderr)
     print(f"{a.profile}, {a.threads} thread(s), `textfeed bench --samples {a.samples} --repeat {a.repeat}`, "
           f"{a.rounds} rounds alternating; ms per sample")
@@ -54,7 +58,8 @@ def main(argv=None):
             rs = runs[(sname, bname)]
             cpu = [r["cpu_ms_per_sample"]["min"] for r in rs]
             stages = [statistics.median(r["stage_ms_per_sample"][s] for r in rs) for s in STAGES]
-            faults = "/".join(f"{r['minor_faults_per_sample']['last_repeat']:.1f}" for r in rs)
+            faults = "/".join(f"{r['minor_faults_per_sample']['last_repeat']:.1f}" if "minor_faults_per_sample" in r
+                              else "—" for r in rs)  # builds before the faults were counted
             print(f"| {sname} | {bname} | {min(cpu):.1f} | {statistics.median(cpu):.1f} | "
                   + " | ".join("—" if v < 0.05 else f"{v:.1f}" for v in stages) + f" | {faults} |")
 
