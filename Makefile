@@ -48,8 +48,8 @@ install: build
 deb: build
 	cd $(BUILD) && cpack -G DEB
 
-# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan presets of
-# CMakePresets.json: clang -O1, test binaries only, findings abort). CI runs it after `make test`.
+# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (the asan-ubsan preset of
+# CMakePresets.json: clang -O1, findings abort, build-asan/). CI runs it after `make test`.
 test-asan: deps
 	@command -v clang++ >/dev/null || \
 	  { echo "make test-asan: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
@@ -57,12 +57,13 @@ test-asan: deps
 	cmake --build build-asan -j $(JOBS) --target textfeed_tests
 	ctest --preset asan-ubsan -j $(JOBS)
 
-# Builds the libFuzzer targets (the fuzz preset: clang, build-fuzz/) and runs each for
-# FUZZ_SECONDS, printing executions per target; fails on any crash, leak, timeout or OOM.
+# Links the libFuzzer targets in the same build-asan/ (its objects carry the fuzzers' coverage
+# instrumentation too, so that CI compiles the project once with sanitizers, not twice) and runs
+# each for FUZZ_SECONDS, printing executions per target; fails on any crash, leak, timeout or OOM.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	@command -v clang++ >/dev/null || \
 	  { echo "make fuzz: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
-	cmake --preset fuzz $(CMAKE_ARGS)
-	cmake --build build-fuzz -j $(JOBS) --target textfeed_fuzzers
-	tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+	cmake --preset asan-ubsan $(CMAKE_ARGS)
+	cmake --build build-asan -j $(JOBS) --target textfeed_fuzzers
+	tests/fuzz/run_fuzzers.sh build-asan $(FUZZ_SECONDS)
