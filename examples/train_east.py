@@ -223,8 +223,9 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     watch = MemoryWatch()
     batches = (textfeed_batches if args.loader == "textfeed" else torch_batches)(args, overrides)
     # The clock runs from the end of the last warm-up step to the end of the last timed one, and
-    # counts the batches fetched in between: a batch that arrived before the clock is not counted
-    # (with few timed steps, counting one would overstate a slow loader's rate by a whole batch).
+    # counts the batches the loop fetches in between, each fetched and trained on inside it
+    # (starting the clock after fetching a batch and counting that batch too, as this loop once
+    # did, overstates a slow loader's rate by up to one batch over the timed steps).
     samples, losses, started = 0, [], time.perf_counter()
     for step, (img, gt_score, gt_geo, mask) in enumerate(batches):
         img = img.to(device, non_blocking=True)
