@@ -58,8 +58,8 @@ def main(argv=None):
             rs = runs[(sname, bname)]
             cpu = [r["cpu_ms_per_sample"]["min"] for r in rs]
             stages = [statistics.median(r["stage_ms_per_sample"][s] for r in rs) for s in STAGES]
-            faults = "/".join(f"{r['minor_faults_per_sample']['last_repeat']:.1f}" if "minor_faults_per_sample" in r
-                              else "—" for r in rs)  # builds before the faults were counted
+            faults = ("—" if not any("minor_faults_per_sample" in r for r in rs)  # builds that do not count them
+                      else "/".join(f"{r['minor_faults_per_sample']['last_repeat']:.1f}" for r in rs))
             print(f"| {sname} | {bname} | {min(cpu):.1f} | {statistics.median(cpu):.1f} | "
                   + " | ".join("—" if v < 0.05 else f"{v:.1f}" for v in stages) + f" | {faults} |")
 

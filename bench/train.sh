@@ -44,14 +44,16 @@ run() {  # run LOADER STEPS WARMUP [flags]
   PYTHONPATH="$BUILD/python" /usr/bin/python3 "$ROOT/examples/train_east.py" --loader "$1" --dataset "$data" \
     --batch-size "$BATCH" --steps "$2" --warmup "$3" --workers "$WORKERS" --threads "$THREADS" --json "${@:4}"
 }
+ROUND=$(( WORKERS > 0 ? WORKERS : 1 ))  # batches per round of the DataLoader's workers (0: the main process)
 echo "dataset $DATASET (textfeed: $TF_DATASET), batch $BATCH, textfeed $THREADS threads, DataLoader $WORKERS workers, $REPS rounds"
 for r in $(seq "$REPS"); do
-  # Warm-up steps take what a loader holds ready before its steady state: the Loader's 4 batches in
-  # flight, the first batches that the DataLoader's workers deliver together; the timed steps are a
-  # multiple of WORKERS, so that the clock sees whole rounds of them.
+  # Warm-up steps take what a loader holds ready before its steady state: for textfeed the 4 batches
+  # its Loader keeps in flight, after 2 steps of the model's own first-call costs; for the DataLoader
+  # its workers' first batches, which they deliver together, one per worker. The timed steps are a
+  # multiple of the workers, so that the clock sees whole rounds of them.
   run textfeed 24 6 | tee -a "$WORK/results"
-  run torch $((3 * WORKERS)) "$WORKERS" | tee -a "$WORK/results"
-  run torch $((4 * WORKERS)) "$WORKERS" --fast-baseline | tee -a "$WORK/results"
+  run torch $((3 * ROUND)) "$ROUND" | tee -a "$WORK/results"
+  run torch $((4 * ROUND)) "$ROUND" --fast-baseline | tee -a "$WORK/results"
 done
 /usr/bin/python3 - "$WORK/results" <<'EOF'
 import json, statistics, sys

@@ -225,7 +225,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     # The clock runs from the end of the last warm-up step to the end of the last timed one, and
     # counts the batches the loop fetches in between, each fetched and trained on inside it
     # (starting the clock after fetching a batch and counting that batch too, as this loop once
-    # did, overstates a slow loader's rate by up to one batch over the timed steps).
+    # did, overstates a slow loader's rate by up to one batch over the timed steps). With
+    # --warmup 0 the clock includes the loader's start.
     samples, losses, started = 0, [], time.perf_counter()
     for step, (img, gt_score, gt_geo, mask) in enumerate(batches):
         img = img.to(device, non_blocking=True)
