@@ -38,10 +38,13 @@ clean:
 	rm -rf $(BUILD)
 
 # The command, the Python package, headers, static libraries and find_package(textfeed) under
-# PREFIX (cmake/install.cmake; the Python package in the interpreter's layout, for Debian's
-# python3 PREFIX/lib/python3/dist-packages).
+# PREFIX (cmake/install.cmake; the Python package where /usr/bin/python3 imports from under PREFIX:
+# for Debian's, /usr/local/lib/python3.X/dist-packages). DESTDIR=DIR stages it all under DIR.
+# It installs the build as it is (building it first if it is missing or out of date), and never
+# runs apt-get: `make deps` does, once.
 PREFIX ?= /usr/local
-install: build
+install: configure
+	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Debian packages textfeed and textfeed-dev of this build, in $(BUILD)/ (cmake/package.cmake).

@@ -22,6 +22,13 @@ std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_s
 // SakuraRiven's resize_img: a side already a multiple of 32 stays, else int(side / 32) * 32.
 int floor32(int side) { return side % 32 == 0 ? side : side / 32 * 32; }
 
+// PaddleOCR's DetResizeForTest (limit_type 'max'): a side after int() truncation of side * ratio,
+// rounded to the nearest multiple of 32 (Python's round, half to even), at least 32.
+int paddle_side(int side, double ratio) {
+  const int truncated = static_cast<int>(side * ratio);
+  return std::max(static_cast<int>(std::nearbyint(truncated / 32.0)) * 32, 32);
+}
+
 cv::Mat mat_of(const ImageView& v) {
   return cv::Mat(v.height, v.width, CV_8UC(v.channels), const_cast<uint8_t*>(v.data),  // NOLINT: read only
                  static_cast<size_t>(v.stride_bytes));
@@ -36,10 +43,12 @@ void write_planes(const MutableImageView& out, const Image& canvas, Profile prof
   const int side = canvas.width(), ch = canvas.channels();
   float mean[3], stdev[3];
   inference_normalization(profile, mean, stdev);
+  // db: PaddleOCR's planes follow OpenCV's BGR decode, so plane 0 is blue.
+  const bool bgr = profile == Profile::kDb;
   for (int c = 0; c < 3; ++c) {
     const float scale = 1.0f / (255.0f * stdev[c]), shift = -mean[c] / stdev[c];
     for (int y = 0; y < side; ++y) {
-      const uint8_t* src = canvas.data() + y * canvas.stride_bytes() + c;
+      const uint8_t* src = canvas.data() + y * canvas.stride_bytes() + (bgr ? 2 - c : c);
       uint8_t* row = out.row(c * side + y);
       if (out.dtype == DType::kU8) {
         for (int x = 0; x < side; ++x) row[x] = src[x * ch];
@@ -66,6 +75,12 @@ Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile
     return Status();
   }
   canvas.setTo(cv::Scalar::all(0));
+  if (profile == Profile::kDb) {  // cv2.resize's default (bilinear), also at the same size
+    cv::Mat resized = mat_of(s.resized);
+    cv::resize(mat_of(src), resized, resized.size(), 0, 0, cv::INTER_LINEAR);
+    resized.copyTo(canvas(cv::Rect(0, 0, plan.width, plan.height)));
+    return Status();
+  }
   MutableImageView top_left = s.canvas.mutable_view();  // the resized image's part of the canvas
   top_left.width = plan.width;
   top_left.height = plan.height;
@@ -87,6 +102,12 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
     const double scale = canvas / static_cast<double>(std::max(src_width, src_height));
     p.width = scale == 1.0 ? src_width : static_cast<int>(std::nearbyint(src_width * scale));
     p.height = scale == 1.0 ? src_height : static_cast<int>(std::nearbyint(src_height * scale));
+  } else if (profile == Profile::kDb) {
+    // The longer side limited to the canvas (never enlarged), then each side to a multiple of 32.
+    const int longer = std::max(src_width, src_height);
+    const double ratio = longer > canvas ? static_cast<double>(canvas) / longer : 1.0;
+    p.width = paddle_side(src_width, ratio);
+    p.height = paddle_side(src_height, ratio);
   } else {
     p.width = floor32(src_width);
     p.height = floor32(src_height);
@@ -96,17 +117,25 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
                                     " px resizes to " + size_text(p.width, p.height) + " px");
   if (p.width > canvas || p.height > canvas)
     return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
-                                    " px is " + size_text(p.width, p.height) + " px after flooring to multiples of "
+                                    " px is " + size_text(p.width, p.height) + " px after rounding to multiples of "
                                     "32, larger than the " + std::to_string(canvas) +
-                                    " px canvas (raise image_size)");
+                                    " px canvas (raise image_size to at least " +
+                                    std::to_string(std::max(p.width, p.height)) + ")");
   p.scale_x = static_cast<double>(p.width) / src_width;
   p.scale_y = static_cast<double>(p.height) / src_height;
   return p;
 }
 
+bool inference_keeps_size(Profile profile) { return profile == Profile::kSakura; }
+
+int inference_canvas_needed(Profile profile, int src_width, int src_height) {
+  return inference_keeps_size(profile) ? std::max(floor32(src_width), floor32(src_height)) : 0;
+}
+
 void inference_normalization(Profile profile, float mean[3], float std[3]) {
-  // upstage: albumentations' Normalize() defaults (ImageNet); sakura: load_pil's 0.5 / 0.5.
-  const bool imagenet = baseline_detect(profile);
+  // upstage: albumentations' Normalize() defaults (ImageNet); db: PaddleOCR's NormalizeImage,
+  // the same constants per plane (its planes are BGR); sakura: load_pil's 0.5 / 0.5.
+  const bool imagenet = baseline_detect(profile) || profile == Profile::kDb;
   const float m[3] = {0.485f, 0.456f, 0.406f}, s[3] = {0.229f, 0.224f, 0.225f};
   for (int c = 0; c < 3; ++c) {
     mean[c] = imagenet ? m[c] : 0.5f;

@@ -11,6 +11,12 @@
 //     normalized with mean 0.5, std 0.5. The reference runs one image at a time at its own size;
 //     the square canvas is what a batch needs, and an image larger than the canvas after flooring
 //     is an error, never resized further.
+//   kDb (PaddleOCR's DetResizeForTest with limit_type 'max' and limit_side_len = canvas, as its
+//     predict_det runs it): the longer side limited to the canvas (ratio canvas / longer side when
+//     it is longer, else 1), each side truncated to an int, then rounded to the nearest multiple
+//     of 32 (half to even, at least 32); OpenCV's bilinear resize; placed at the top left of the
+//     square, the rest black; normalized with the ImageNet mean and std in BGR plane order (the
+//     order PaddleOCR's OpenCV decode gives). The canvas must be a multiple of 32.
 // Pure per-sample math: no I/O, no threads, no globals; scratch is the caller's.
 #pragma once
 
@@ -32,7 +38,8 @@ struct InferencePlan {
 };
 
 // Errors: kInvalidArgument naming the sizes (an empty image, a side that resizes to 0 px, a
-// sakura image wider or taller than the canvas after flooring to a multiple of 32).
+// sakura image wider or taller than the canvas after flooring to a multiple of 32, a db image
+// whose rounded sides pass a canvas that is not a multiple of 32).
 Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_height, int canvas);
 
 // Buffers a worker reuses from image to image. Not thread-safe.
@@ -43,8 +50,14 @@ struct InferenceScratch {
   internal::PilTaps taps;       // sakura: the weights of one pass
 };
 
-// The mean and std (per RGB channel, of x / 255) that `profile`'s reference inference normalizes
-// with.
+// Whether plan_inference() can refuse an image for its size alone (sakura keeps each image's
+// size, so an image larger than the canvas does not fit); the other profiles fit any size.
+bool inference_keeps_size(Profile profile);
+// The smallest canvas an image of the source size fits on (0: any canvas).
+int inference_canvas_needed(Profile profile, int src_width, int src_height);
+
+// The mean and std (per output plane, of x / 255) that `profile`'s reference inference
+// normalizes with.
 void inference_normalization(Profile profile, float mean[3], float std[3]);
 
 // Resizes and pads `src` (HWC RGB uint8, plan's source size) as `profile`'s reference does and

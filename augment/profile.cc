@@ -92,6 +92,15 @@ Status check_range(const char* field, UniformRange r, double min, double max) {
   return Status::invalid_argument(s.str());
 }
 
+// Two fields, each within its bounds, in the wrong order: both named, since either may be the one
+// that was set.
+Status bad_pair(const char* low_field, double low, const char* high_field, double high) {
+  std::ostringstream s;
+  s << "augment options " << low_field << " = " << low << ", " << high_field << " = " << high << ": need "
+    << low_field << " <= " << high_field;
+  return Status::invalid_argument(s.str());
+}
+
 Status check_colour(const AugmentOptions& o) {
   TF_RETURN_IF_ERROR(check_range("brightness", o.brightness, 0, kMaxJitterFactor));
   TF_RETURN_IF_ERROR(check_range("contrast", o.contrast, 0, kMaxJitterFactor));
@@ -115,8 +124,9 @@ Status check_db(const AugmentOptions& o) {
   TF_RETURN_IF_ERROR(check_range("resize", o.resize, 0, 16));
   if (!(o.min_crop_side >= 0 && o.min_crop_side <= 1)) return bad("min_crop_side", o.min_crop_side, "must be in [0, 1]");
   if (!(o.shrink_ratio > 0 && o.shrink_ratio < 1)) return bad("shrink_ratio", o.shrink_ratio, "must be in (0, 1)");
-  if (!(o.thresh_min >= 0 && o.thresh_min <= o.thresh_max && o.thresh_max <= 1))
-    return bad("thresh_min", o.thresh_min, "need 0 <= thresh_min <= thresh_max <= 1");
+  if (!(o.thresh_min >= 0 && o.thresh_min <= 1)) return bad("thresh_min", o.thresh_min, "must be in [0, 1]");
+  if (!(o.thresh_max >= 0 && o.thresh_max <= 1)) return bad("thresh_max", o.thresh_max, "must be in [0, 1]");
+  if (o.thresh_min > o.thresh_max) return bad_pair("thresh_min", o.thresh_min, "thresh_max", o.thresh_max);
   if (!(o.min_text_size >= 0 && o.min_text_size <= 16384)) return bad("min_text_size", o.min_text_size, "must be in [0, 16384]");
   if (!(o.total_epochs >= 0 && o.total_epochs <= (1 << 30))) return bad("total_epochs", o.total_epochs, "must be in [0, 2^30]");
   if (static_cast<unsigned>(o.channel_order) > static_cast<unsigned>(ChannelOrder::kBgr))
@@ -147,8 +157,10 @@ Status validate(const AugmentOptions& o) {
   if (!(o.height_jitter >= 0 && o.height_jitter < 1)) return bad("height_jitter", o.height_jitter, "must be in [0, 1)");
   if (!in(o.rotate_deg, 0, 180)) return bad("rotate_deg", o.rotate_deg, "must be in [0, 180]");
   if (!in(o.crop_max_tries, 1, 10000)) return bad("crop_max_tries", o.crop_max_tries, "must be in [1, 10000]");
-  if (!(o.cut_low >= 0 && o.cut_low <= o.cut_high && o.cut_high <= 1))
-    return bad("cut_low", o.cut_low, "need 0 <= cut_low <= cut_high <= 1");
+  // Each bound on its own field, so that the message names the field that is wrong (NaN included).
+  if (!in(o.cut_low, 0, 1)) return bad("cut_low", o.cut_low, "must be in [0, 1]");
+  if (!in(o.cut_high, 0, 1)) return bad("cut_high", o.cut_high, "must be in [0, 1]");
+  if (o.cut_low > o.cut_high) return bad_pair("cut_low", o.cut_low, "cut_high", o.cut_high);
   if (!in(o.color_jitter_p, 0, 1)) return bad("color_jitter_p", o.color_jitter_p, "must be in [0, 1]");
   TF_RETURN_IF_ERROR(check_colour(o));
   for (int c = 0; c < 3; ++c) {

@@ -39,13 +39,9 @@ namespace {
 
 using Buffers = TargetScratch::Buffers;
 
-// Coordinates beyond this are left out: int32 map coordinates and OpenCV's fixed-point edges stay
-// far from overflow, and no crop is this large.
-constexpr double kMaxCoord = 1e6;
-
 bool usable(const Quad8& v) {
   for (double c : v)
-    if (!(std::abs(c) <= kMaxCoord)) return false;  // also false for NaN
+    if (!(std::abs(c) <= kMaxTargetCoord)) return false;  // also false for NaN
   return true;
 }
 

@@ -47,13 +47,18 @@ class TargetScratch {
   std::unique_ptr<Buffers> buffers_;
 };
 
+// The largest |coordinate| (crop px) of a quad make_targets uses: a quad with one beyond it, or
+// not finite, is left out (int32 map coordinates and OpenCV's fixed-point edges stay far from
+// overflow, and no crop is this large).
+inline constexpr double kMaxTargetCoord = 1e6;
+
 // Writes the EAST targets of n words into `out` (every pixel of the three maps).
 // `vertices`: n quads, 8 doubles each (x1,y1,...,x4,y4 in crop px, any order, may leave the crop);
 // `labels`: n labels, 0 = ignored ("###" / illegible), anything else = valid.
 // Semantics follow docs/targets.md §3 for options.profile's defaults and the fix flags in `options`:
 // map_scale, mask, angle_error, fill_rule, overlap, ignored_targets, roi_resize, fix_orientation,
 // clamp_geo (other fields are not read; crop_size comes from the argument).
-// Quads with a non-finite or absurd (|c| > 1e6 px) coordinate are left out; degenerate quads
+// Quads with a non-finite or absurd (|c| > kMaxTargetCoord) coordinate are left out; degenerate quads
 // (a point, a segment) still paint what the reference paints and never produce NaN.
 // Errors: kInvalidArgument (map_scale outside (0, 1], crop_size < 1, view sizes or dtypes that do
 // not match M, vertices.size() != 8 * labels.size()); nothing is written then.

@@ -10,6 +10,12 @@ Result<DType> parse_dtype(std::string_view name) {
   return Status::invalid_argument("dtype must be float32 or uint8, got '" + std::string(name) + "'");
 }
 
+std::string describe(const SampleError& e) {
+  const std::string what = e.replaced_by == e.index ? " missing (not replaced): "
+                                                     : " replaced by " + std::to_string(e.replaced_by) + ": ";
+  return "sample " + std::to_string(e.index) + what + e.message;
+}
+
 Status check_sample_meta(const std::vector<SampleMeta>& samples) {
   size_t words = 0, points = 0, id_bytes = 0;
   for (size_t i = 0; i < samples.size(); ++i) {

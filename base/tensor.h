@@ -53,6 +53,10 @@ struct SampleError {
   friend bool operator==(const SampleError&, const SampleError&) = default;
 };
 
+// "sample I replaced by J: message", or "sample I missing (not replaced): message" when it was
+// reported in its own row (eval's OnBadSample report), for logs.
+std::string describe(const SampleError& e);
+
 // The words of a sample (or, summed, of a batch) that the invalid_polygon policy
 // (augment/polygon_policy.h) found defective, by defect, and what it did with them: `repaired`
 // (a new ring) and `ignored` (made ignored words, or dropped when non-finite).

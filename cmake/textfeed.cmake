@@ -30,12 +30,18 @@ function(textfeed_module NAME)
   set_property(GLOBAL APPEND PROPERTY TEXTFEED_MODULE_DIRS ${CMAKE_CURRENT_SOURCE_DIR})
 endfunction()
 
-# textfeed_test(MODULE SOURCES ... DEPS ...)
+# A C++ test still running after this many seconds is stopped and reported as failed, with its
+# name and output, instead of holding `make test` for ever (far longer than any test runs, under
+# the sanitizers too).
+set(TEXTFEED_TEST_TIMEOUT 1500)
+
+# textfeed_test(MODULE SOURCES ... DEPS ... [LABELS ...])
 # One GoogleTest binary per module, tests discovered by CTest. Tests find the sample data
 # (data/icdar15-sample) through TEXTFEED_DATA_DIR, the source and build trees through
-# TEXTFEED_SOURCE_DIR and TEXTFEED_BINARY_DIR.
+# TEXTFEED_SOURCE_DIR and TEXTFEED_BINARY_DIR. LABELS name a group `ctest -L` selects (`timing`:
+# tests that run a daemon on real time).
 function(textfeed_test MODULE)
-  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   set(target textfeed_${MODULE}_tests)
   add_executable(${target} ${T_SOURCES})
   target_link_libraries(${target} PRIVATE textfeed::${MODULE} ${T_DEPS} GTest::gtest GTest::gtest_main
@@ -44,5 +50,9 @@ function(textfeed_test MODULE)
     TEXTFEED_DATA_DIR="${TEXTFEED_DATA_DIR}"
     TEXTFEED_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     TEXTFEED_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60)
+  set(properties TIMEOUT ${TEXTFEED_TEST_TIMEOUT})
+  if(T_LABELS)
+    list(APPEND properties LABELS ${T_LABELS})
+  endif()
+  gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60 PROPERTIES ${properties})
 endfunction()

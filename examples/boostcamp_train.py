@@ -147,9 +147,11 @@ def do_training(args: argparse.Namespace) -> Dict[str, float]:
     result: Dict[str, float] = {}
     for epoch in range(args.max_epoch):
         loader.set_epoch(epoch)
-        epoch_loss, start, sources = 0.0, time.time(), collections.Counter()
+        epoch_loss, start, sources, text_free = 0.0, time.time(), collections.Counter(), 0
         for batch in loader:  # (img, gt_score_map, gt_geo_map, roi_mask), as the baselines' tuples
             img, gt_score_map, gt_geo_map, roi_mask = (t.to(args.device, non_blocking=True) for t in batch)
+            # No positive score pixel: the loss is 1 whatever the model predicts (it weighs in the mean).
+            text_free += not bool((gt_score_map > 0).any())
             sources.update(batch.sources)  # which dataset each sample came from
             score, geo = model(img, gt_score_map.shape[-1])
             loss = east_loss(score, geo, gt_score_map, gt_geo_map, roi_mask, mask_is_roi)
@@ -160,11 +162,12 @@ def do_training(args: argparse.Namespace) -> Dict[str, float]:
         scheduler.step()
         evaluation = evaluate(args, model, eval_loader)
         print(f"epoch {epoch}: mean loss {epoch_loss / max(len(loader), 1):.4f} | {len(loader)} batches in "
-              f"{time.time() - start:.1f} s | samples per source {dict(sorted(sources.items()))} | eval: "
+              f"{time.time() - start:.1f} s, {text_free} without text | samples per source "
+              f"{dict(sorted(sources.items()))} | eval: "
               f"{evaluation['images']} images, {evaluation['words']} words", flush=True)
         if (epoch + 1) % args.save_interval == 0:
             torch.save({"model": model.state_dict(), "loader": loader.state_dict()}, args.model_dir / "latest.pth")
-        result = {"loss": epoch_loss / max(len(loader), 1), **evaluation}
+        result = {"loss": epoch_loss / max(len(loader), 1), "text_free_batches": text_free, **evaluation}
     loader.close()
     eval_loader.close()
     return result

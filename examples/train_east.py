@@ -7,8 +7,10 @@ Both loaders run the same pipeline (decode, resize, height jitter, rotation, wor
 colour jitter, normalize, then score / geometry / ROI targets): textfeed's C++ one, or
 ``east_torch_pipeline.EASTDataset`` in ``DataLoader(num_workers=N)`` worker processes. The loop
 line that builds the loader is the only difference; the model is a tiny CNN with the EAST heads and
-loss, so that the figures are the loaders'. It prints samples/s delivered to the loop and the peak
-memory of this process and its workers (proportional set size, so shared pages count once).
+loss, so that the figures are the loaders'. It prints each step's loss with the running mean, then
+samples/s delivered to the loop, the mean loss and the share of text-free batches (no positive pixel
+in the score map: their loss is 1 whatever the model predicts), and the peak memory of this process
+and its workers (proportional set size, so shared pages count once).
 """
 
 from __future__ import annotations
@@ -227,8 +229,10 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     # (starting the clock after fetching a batch and counting that batch too, as this loop once
     # did, overstates a slow loader's rate by up to one batch over the timed steps). With
     # --warmup 0 the clock includes the loader's start.
-    samples, losses, started = 0, [], time.perf_counter()
+    samples, losses, text_free, started = 0, [], [], time.perf_counter()
     for step, (img, gt_score, gt_geo, mask) in enumerate(batches):
+        # A batch without text teaches the score head only "no text" and scores a loss of exactly 1.
+        text_free.append(not bool((gt_score > 0).any()))
         img = img.to(device, non_blocking=True)
         gt_score = gt_score.to(device, non_blocking=True)
         gt_geo = gt_geo.to(device, non_blocking=True)
@@ -241,6 +245,9 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
         loss.backward()
         optimizer.step()
         losses.append(float(loss))
+        if not args.json:
+            print(f"step {step + 1}: loss {losses[-1]:.3f}, running mean {sum(losses) / len(losses):.3f}"
+                  + (" (no text in this batch)" if text_free[-1] else ""), flush=True)
         samples += img.shape[0]
         if step + 1 == args.warmup:
             samples, started = 0, time.perf_counter()
@@ -249,17 +256,26 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, float]:
     elapsed = time.perf_counter() - started
     del batches  # stops the workers / the feed
     watch.stop()
+    with_text = [loss for loss, free in zip(losses, text_free) if not free]
     result = {"loader": args.loader + ("-fast" if args.loader == "torch" and args.fast_baseline else ""),
               "profile": args.profile, "batch_size": args.batch_size,
               "workers" if args.loader == "torch" else "threads": args.workers if args.loader == "torch" else args.threads,
               "steps": args.steps, "samples_per_s": samples / elapsed, "first_loss": losses[0],
-              "last_loss": losses[-1], "peak_rss_mib": watch.peak_rss / 1024, "peak_pss_mib": watch.peak_pss / 1024}
+              "last_loss": losses[-1], "mean_loss": sum(losses) / len(losses),
+              "mean_loss_with_text": sum(with_text) / len(with_text) if with_text else None,
+              "text_free_batches": sum(text_free), "batches": len(losses),
+              "peak_rss_mib": watch.peak_rss / 1024, "peak_pss_mib": watch.peak_pss / 1024}
     if args.json:
         print(json.dumps(result))
     else:
         print(f"{args.loader}: {result['samples_per_s']:.2f} samples/s delivered to the loop over {args.steps} steps "
-              f"of {args.batch_size}; loss {losses[0]:.3f} -> {losses[-1]:.3f}; peak memory {result['peak_pss_mib']:.0f} "
-              f"MiB PSS ({result['peak_rss_mib']:.0f} MiB RSS summed over processes)")
+              f"of {args.batch_size}; peak memory {result['peak_pss_mib']:.0f} MiB PSS ({result['peak_rss_mib']:.0f} "
+              f"MiB RSS summed over processes)")
+        text = (f"{result['mean_loss_with_text']:.3f} over the {len(with_text)} with text" if with_text
+                else "no batch had text")
+        print(f"loss: mean {result['mean_loss']:.3f} over all {len(losses)} steps ({text}); first "
+              f"{losses[0]:.3f}, last {losses[-1]:.3f}; text-free batches {sum(text_free)} of {len(losses)} "
+              f"({100 * sum(text_free) / len(losses):.0f}%, loss 1 each whatever the model predicts)")
     return result
 
 

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "augment/photometric.h"
@@ -20,6 +22,26 @@ struct CompactRow {
   std::vector<double> quads;          // 8 coordinates per word, crop px (GeometryPlan::vertices)
   std::vector<unsigned char> labels;  // per word: 1 = text, 0 = ignored
 };
+
+// How far a sent word may reach: every coordinate within this many crop sides of the crop, in
+// [-64 C, 65 C] for a crop of C px. The daemon sends only the words the targets can see
+// (keep_visible_words), and those stay well inside it but for a word over 63 crop sides long or
+// an annotation far outside its image; a receiver refuses a row with a coordinate beyond it as no
+// honest daemon's (a word moved far away would change the targets). A daemon whose visible word
+// reaches further fails the batch instead (use the full payload).
+inline constexpr double kCompactReachSides = 64;
+
+// The words of `quads` (8 coordinates each, crop px) and `labels` that the EAST targets can see,
+// into row.quads and row.labels: those the target builder leaves out (a coordinate beyond
+// augment::kMaxTargetCoord or not finite) and those wholly more than one crop side off the crop
+// (every corner beyond it on one side) are left out; they paint no pixel of any target, so the
+// targets of what is kept are the same bytes.
+void keep_visible_words(std::span<const double> quads, std::span<const unsigned char> labels,
+                        int crop_size, CompactRow& row);
+
+// "word W reaches X px, beyond 64 crop sides of the C px crop" for the first coordinate of `row`
+// beyond kCompactReachSides crop sides of a `crop_size` crop (or not finite); "" when none is.
+std::string beyond_compact_reach(const CompactRow& row, int crop_size);
 
 // Bytes of one row's crop: `crop_size` x `crop_size` RGB, uint8, HWC.
 inline size_t compact_row_bytes(int crop_size) {

@@ -31,10 +31,12 @@ Status check_row(const CompactRow& row, size_t i, const augment::AugmentOptions&
   if (row.quads.size() != row.labels.size() * 8)
     return bad(std::to_string(row.quads.size()) + " coordinates for " +
                std::to_string(row.labels.size()) + " words (8 each)");
-  // Words far off the crop are legitimate (an image much larger than the crop keeps them all); the
-  // target builder leaves out those beyond its bound. Not-a-number is no plan's.
+  // Not-a-number is no plan's. A daemon sends only the words the targets see, within
+  // kCompactReachSides crop sides (loader/compact.h): one reaching further is no honest daemon's,
+  // and would move the targets.
   for (double v : row.quads)
     if (!std::isfinite(v)) return bad("a word coordinate is not finite");
+  if (const std::string far = beyond_compact_reach(row, o.crop_size); !far.empty()) return bad(far);
   for (unsigned char l : row.labels)
     if (l > 1) return bad("a word label other than 0 or 1");
   return Status();

@@ -28,7 +28,8 @@ class CompactExpander {
   const BatchLayout& layout() const { return layout_; }
   // Writes rows.size() rows of `slot` from `crops` (compact_row_bytes per row) and `rows`.
   // Errors: kCorrupt naming the row (a colour draw or words no pipeline makes: non-finite values,
-  // an order that is not a permutation, quads and labels that disagree), the builders' errors.
+  // a coordinate beyond kCompactReachSides crop sides, an order that is not a permutation, quads
+  // and labels that disagree), the builders' errors.
   Status expand(const uint8_t* crops, std::span<const CompactRow> rows, uint8_t* slot);
 
  private:

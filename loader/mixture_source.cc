@@ -34,13 +34,14 @@ Result<std::shared_ptr<const MixtureSource>> MixtureSource::create(std::vector<M
 
 MixtureSource::MixtureSource(std::vector<Member> members) : members_(std::move(members)) {
   internal::Fingerprint f;
-  f.text("textfeed mixture 1");
+  // 2: weights hashed exactly (1 hashed their 6-decimal text, so 1e-7 and 4e-7 were one weight).
+  f.text("textfeed mixture 2");
   offsets_.push_back(0);
   for (const Member& m : members_) {
     offsets_.push_back(offsets_.back() + m.source->size());
     f.u64(m.source->fingerprint());
     f.u64(m.source->size());
-    f.text(std::to_string(m.weight));
+    f.f64(m.weight == 0 ? 0.0 : m.weight);  // -0 is no weight, as 0
     if (const int s = m.source->stored_image_size(); s >= 0) stored_ = s;
   }
   fingerprint_ = f.value();

@@ -29,8 +29,8 @@ class MixtureSource final : public SampleSource {
   // "label: the member's name of the sample".
   std::string name(size_t i) const override;
   std::string describe() const override;
-  // Of the members' fingerprints, sizes, labels' order and weights: another weighting draws other
-  // epochs, so a checkpoint of one is refused by the other.
+  // Of the members' fingerprints, sizes, labels' order and exact weights (their bits): another
+  // weighting draws other epochs, so a checkpoint of one is refused by the other.
   uint64_t fingerprint() const override { return fingerprint_; }
   // The members' common stored size; -1 when none is pre-resized.
   int stored_image_size() const override { return stored_; }

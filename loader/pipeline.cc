@@ -2,8 +2,10 @@
 #include "loader/pipeline.h"
 
 #include "loader/compact_expander.h"
+#include "loader/eval_scan.h"
 
 #include <array>
+#include <cstring>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
@@ -28,6 +30,34 @@ BatchLayout layout_for(const PipelineSpec& spec) {
                            *augment::make_target_builder(augment::target_kind(spec.augment.profile), spec.augment));
 }
 
+// Zeros every pixel of a row's image (a row reported missing holds no stale batch's pixels).
+void clear_row(const MutableImageView& image) {
+  const size_t bytes = static_cast<size_t>(image.width) * image.channels * dtype_size(image.dtype);
+  for (int y = 0; y < image.height; ++y) std::memset(image.row(y), 0, bytes);
+}
+
+// The spec's fields a pipeline relies on, and that they suit the source's pixels.
+Status check_spec_for(const SampleSource& source, const PipelineSpec& options) {
+  TF_RETURN_IF_ERROR(augment::validate(options.augment));
+  TF_RETURN_IF_ERROR(validate(options.sampler));
+  TF_RETURN_IF_ERROR(validate_on_bad_sample(options.mode, options.on_bad_sample));
+  const int stored = source.stored_image_size();  // -1: decoded at their own size
+  if (options.mode == Mode::kEval) {
+    TF_RETURN_IF_ERROR(validate_eval_canvas(options.augment));
+    if (stored > 0)
+      return Status::invalid_argument("mode=eval needs the original pixels, but the cache's were resized to " +
+                                      std::to_string(stored) +
+                                      "; evaluate from the dataset or a cache built with image_size=0");
+    return Status();
+  }
+  // Pixels stored at another size would plan every crop wrong.
+  if (stored > 0 && stored != options.augment.image_size)
+    return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
+                                    " but the options ask for image_size " +
+                                    std::to_string(options.augment.image_size) + "; rebuild the cache");
+  return Status();
+}
+
 StageTimes minus(const StageTimes& a, const StageTimes& b) {
   return {a.read - b.read,       a.decode - b.decode,           a.plan - b.plan,
           a.warp - b.warp,       a.photometric - b.photometric, a.targets - b.targets,
@@ -48,20 +78,8 @@ BatchPipeline::~BatchPipeline() = default;
 Result<std::unique_ptr<BatchPipeline>> BatchPipeline::create(std::shared_ptr<const SampleSource> source,
                                                              const PipelineSpec& requested) {
   const PipelineSpec options = effective_spec(requested);  // eval: dataset order, no padding
-  TF_RETURN_IF_ERROR(augment::validate(options.augment));
-  TF_RETURN_IF_ERROR(validate(options.sampler));
-  if (options.mode == Mode::kEval && options.augment.image_size == 0)
-    return Status::invalid_argument("mode=eval needs image_size > 0 (the canvas side)");
-  if (options.mode == Mode::kEval && source->stored_image_size() > 0)
-    return Status::invalid_argument("mode=eval needs the original pixels, but the cache's were resized to " +
-                                    std::to_string(source->stored_image_size()) +
-                                    "; evaluate from the dataset or a cache built with image_size=0");
-  // Pixels stored at another size would plan every crop wrong (-1: decoded at their own size).
-  if (const int stored = source->stored_image_size();
-      options.mode == Mode::kTrain && stored > 0 && stored != options.augment.image_size)
-    return Status::invalid_argument("the cache's pixels were resized to " + std::to_string(stored) +
-                                    " but the options ask for image_size " +
-                                    std::to_string(options.augment.image_size) + "; rebuild the cache");
+  TF_RETURN_IF_ERROR(check_spec_for(*source, options));
+  TF_RETURN_IF_ERROR(check_eval_images(*source, options));  // eval: images found unusable now
   std::vector<size_t> sizes;
   std::vector<double> weights;
   for (const SourcePart& part : source->parts()) {
@@ -122,7 +140,12 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   };
   if (!cancelled) {
     Status s = produce(index);
-    if (!s.ok()) {
+    if (!s.ok() && options_.on_bad_sample == OnBadSample::kReport) {
+      // Eval: never a replacement. The row stays blank and is reported; its meta names the image.
+      t.errors[row] = {index, index, s.code(), s.message()};
+      clear_row(out.image);
+      outcome = RowOutcome::kReported;
+    } else if (!s.ok()) {
       t.errors[row] = {index, index, s.code(), s.message()};
       t.status[row] = s;
       outcome = RowOutcome::kFailed;
@@ -166,7 +189,17 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
 Status BatchPipeline::fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
                                   const CancelToken* cancel) {
   TF_RETURN_IF_ERROR(compact_supported(options_));
-  return fill_rows(epoch, batch, crops, info, pool, cancel, true);
+  TF_RETURN_IF_ERROR(fill_rows(epoch, batch, crops, info, pool, cancel, true));
+  // A word the targets see that reaches past what a receiver takes (loader/compact.h) cannot be
+  // sent as it is, and sent otherwise it would give other targets: the batch fails, saying so.
+  for (size_t row = 0; row < info.compact.size(); ++row) {
+    const std::string far = beyond_compact_reach(info.compact[row], layout_.crop_size);
+    if (far.empty()) continue;
+    return Status::invalid_argument("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) + " row " +
+                                    std::to_string(row) + " (" + source_->name(info.indices[row]) + "): " + far +
+                                    ", more than a compact batch carries: use payload 'full'");
+  }
+  return Status();
 }
 
 Status BatchPipeline::fill_rows(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,

@@ -80,8 +80,9 @@ class BatchPipeline {
 
   // The compact payload (loader/compact.h) of the same batch: each row's warped crop into `crops`
   // (compact_row_bytes(crop_size) per row), its colour draw and words into info.compact; a
-  // CompactExpander turns them into fill()'s bytes. Errors: as fill(); kInvalidArgument (eval
-  // mode, profile db: compact_supported()).
+  // CompactExpander turns them into fill()'s bytes. Only the words the targets see are kept
+  // (keep_visible_words). Errors: as fill(); kInvalidArgument (eval mode, profile db:
+  // compact_supported(); a kept word reaching beyond kCompactReachSides crop sides, naming it).
   Status fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
                       const CancelToken* cancel = nullptr);
 
@@ -114,7 +115,8 @@ class BatchPipeline {
   Status fill_rows(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
                    const CancelToken* cancel, bool compact);
   // Produces row `row` of a fill (a replacement for a bad sample included) unless cancelled first.
-  enum class RowOutcome : unsigned char { kProduced, kFailed, kCancelled };
+  // kReported: eval's OnBadSample::kReport, the row blank and listed in the batch's errors.
+  enum class RowOutcome : unsigned char { kProduced, kReported, kFailed, kCancelled };
   RowOutcome fill_row(const RowTask& task, size_t row);
 
   std::shared_ptr<const SampleSource> source_;

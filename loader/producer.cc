@@ -217,8 +217,16 @@ Status SampleProducer::produce_eval(uint32_t index, const MutableImageView& imag
 
 Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImageView& image, SampleMeta& meta) {
   auto t = Clock::now();
+  // What a failure leaves in `meta` names the image, and its words once they were read: a row
+  // reported missing (OnBadSample::kReport) still tells a metric what it should have scored.
+  meta = SampleMeta{};
+  meta.image_id = source_->name(index);
+  meta.scale_x = meta.scale_y = 0;
   SampleRead& sample = read_;
   TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));
+  set_original_words(meta, sample);
+  meta.height = sample.height;
+  meta.width = sample.width;
   if (sample.pre_resized)
     return Status::invalid_argument(sample.name + ": eval needs the original pixels, but the cache holds them "
                                     "resized; evaluate from the dataset or a cache built with image_size=0");
@@ -238,12 +246,10 @@ Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImage
   TF_RETURN_IF_ERROR(augment::render_inference(image, pixels_, *plan, options_.profile, inference_scratch_)
                          .with_context(sample.name));
   times_.warp += since(t);
-  meta.image_id = source_->name(index);
   meta.height = pixels_.height;
   meta.width = pixels_.width;
   meta.scale_x = plan->scale_x;
   meta.scale_y = plan->scale_y;
-  set_original_words(meta, sample);
   ++times_.samples;
   return Status();
 }
@@ -288,8 +294,8 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
   const augment::ColorParams color = augment::draw_color_params(options_, rng);
   if (out.compact) {  // the receiver jitters, normalizes and builds the targets (CompactExpander)
     out.compact->color = color;
-    out.compact->quads = plan_.vertices;
-    out.compact->labels = plan_.labels;
+    // Only what the targets can see: a receiver refuses words reaching far off the crop.
+    keep_visible_words(plan_.vertices, plan_.labels, options_.crop_size, *out.compact);
     ++times_.samples;
     return Status();
   }

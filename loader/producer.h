@@ -74,7 +74,8 @@ class SampleProducer {
   // into `image` (3 planes), and its name, original size, scale and words (original px) into
   // `meta`. No random draw. Never throws. Errors: those of produce(); kInvalidArgument naming the
   // sample (an image larger than the canvas after sakura's flooring; pixels a cache already
-  // resized, whose original size is gone).
+  // resized, whose original size is gone). A failure still leaves the image's name in `meta`
+  // (scales 0), and its words and size when they could be read.
   Status produce_eval(uint32_t index, const MutableImageView& image, SampleMeta& meta);
 
   const StageTimes& times() const { return times_; }

@@ -26,8 +26,8 @@ std::string_view name_of(E value, const std::pair<std::string_view, E> (&table)[
   return "?";
 }
 
-constexpr std::pair<std::string_view, OnBadSample> kOnBadSample[] = {{"skip", OnBadSample::kSkip},
-                                                                    {"fail", OnBadSample::kFail}};
+constexpr std::pair<std::string_view, OnBadSample> kOnBadSample[] = {
+    {"skip", OnBadSample::kSkip}, {"fail", OnBadSample::kFail}, {"report", OnBadSample::kReport}};
 constexpr std::pair<std::string_view, Mode> kMode[] = {{"train", Mode::kTrain}, {"eval", Mode::kEval}};
 constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring", IgnoreText::kSubstring},
                                                                   {"exact", IgnoreText::kExact}};
@@ -193,21 +193,43 @@ Status validate(const PipelineSpec& spec) {
   TF_RETURN_IF_ERROR(validate_epoch_size(spec));
   TF_RETURN_IF_ERROR(augment::validate(spec.augment));
   TF_RETURN_IF_ERROR(validate(spec.sampler));
-  if (spec.on_bad_sample != OnBadSample::kSkip && spec.on_bad_sample != OnBadSample::kFail)
-    return Status::invalid_argument("on_bad_sample holds an unknown value");
   if (spec.mode != Mode::kTrain && spec.mode != Mode::kEval) return Status::invalid_argument("mode holds an unknown value");
-  // Sakura's inference keeps each image's size (floored to 32): image_size is then the side of
-  // the square canvas the batch tensor needs (augment/inference.h).
-  if (spec.mode == Mode::kEval && spec.augment.image_size == 0)
-    return Status::invalid_argument("mode=eval needs image_size > 0: the side of the square canvas every image is "
-                                    "placed on (profile " + std::string(augment::profile_name(spec.augment.profile)) +
-                                    ")");
+  TF_RETURN_IF_ERROR(validate_on_bad_sample(spec.mode, spec.on_bad_sample));
+  if (spec.mode == Mode::kEval) TF_RETURN_IF_ERROR(validate_eval_canvas(spec.augment));
   if (spec.mode == Mode::kEval && spec.sources.front().weight > 0)
     return Status::invalid_argument("mode=eval reads every sample once, in order: weights apply to training");
   if (spec.mode == Mode::kEval && !spec.sampler.resume.stages.empty())
     return Status::invalid_argument("mode=eval has no elastic resume: an evaluation pass restarts whole");
   return Status();
 }
+
+Status validate_eval_canvas(const augment::AugmentOptions& o) {
+  // Every profile's eval batch is a square canvas of image_size (augment/inference.h): sakura keeps
+  // each image's size on it, the others resize to it.
+  const std::string profile(augment::profile_name(o.profile));
+  if (o.image_size == 0)
+    return Status::invalid_argument("mode=eval needs image_size > 0: the side of the square canvas every image is "
+                                    "placed on (profile " + profile + ")");
+  if (o.profile == augment::Profile::kDb && o.image_size % 32 != 0)
+    return Status::invalid_argument("mode=eval with profile db needs image_size a multiple of 32 (PaddleOCR rounds "
+                                    "each side to one), got " + std::to_string(o.image_size));
+  return Status();
+}
+
+Status validate_on_bad_sample(Mode mode, OnBadSample policy) {
+  if (policy != OnBadSample::kSkip && policy != OnBadSample::kFail && policy != OnBadSample::kReport)
+    return Status::invalid_argument("on_bad_sample holds an unknown value");
+  if (mode == Mode::kEval && policy == OnBadSample::kSkip)
+    return Status::invalid_argument("mode=eval never replaces an image (a copy of another would change the "
+                                    "metric): on_bad_sample must be 'fail' (stop at an image that cannot be "
+                                    "scored, the default in eval) or 'report' (its row is blank and reported "
+                                    "missing)");
+  if (mode == Mode::kTrain && policy == OnBadSample::kReport)
+    return Status::invalid_argument("on_bad_sample='report' is for mode=eval; training takes 'skip' or 'fail'");
+  return Status();
+}
+
+OnBadSample default_on_bad_sample(Mode mode) { return mode == Mode::kEval ? OnBadSample::kFail : OnBadSample::kSkip; }
 
 PipelineSpec effective_spec(const PipelineSpec& spec) {
   PipelineSpec out = spec;

@@ -138,10 +138,15 @@ enum class Mode : unsigned char {
            // sample exactly once over the ranks, the image only, per-sample metadata
 };
 
-// What to do with a sample whose image cannot be read or decoded.
+// What to do with a sample whose image cannot be read, decoded or (eval) placed on the canvas.
+// Eval never replaces an image (a copy of another would change a metric): it takes kFail (its
+// default at every edge) or kReport; kSkip is refused there.
 enum class OnBadSample : unsigned char {
-  kSkip,  // write a deterministically drawn replacement sample in its row; report both indices
-  kFail,  // fail the batch with the sample's error
+  kSkip,    // training: write a deterministically drawn replacement sample in its row; report both
+  kFail,    // fail the batch with the sample's error (eval: the pipeline is not even made when the
+            //   scan at creation finds an image that cannot be used)
+  kReport,  // eval: leave the row blank (zeros), keep its image id and words, and report it in
+            //   BatchInfo::errors with replaced_by == index (a missing row a metric can count)
 };
 
 // Where samples come from: a dataset (folder, UFO json) or a cache file; to a daemon, one of the
@@ -164,9 +169,12 @@ inline constexpr int kMaxWorldSize = 1 << 20;
 inline constexpr size_t kMaxSources = 64;
 // A weight's largest value (weights are relative: only their ratios matter).
 inline constexpr double kMaxWeight = 1e9;
-// Draws in one weighted epoch (SamplerOptions::epoch_size): its order takes 8 bytes a draw, so
-// this bounds what one spec can make a daemon allocate to 2 GiB.
-inline constexpr uint64_t kMaxEpochSize = uint64_t{1} << 28;
+// Draws in one weighted epoch (SamplerOptions::epoch_size). The epoch's order is computed whole
+// before its first batch (8 bytes a draw, every draw shuffled): 2^28 draws took 42 s and 2.3 GB
+// per stream before the first batch; 2^24 (16.8 M, over 16 passes of a million images) take a
+// sixteenth of that. More draws are more epochs, not a longer one. Python's MAX_EPOCH_SIZE is
+// this constant.
+inline constexpr uint64_t kMaxEpochSize = uint64_t{1} << 24;
 // Stages an elastic resume may chain inside one epoch.
 inline constexpr size_t kMaxResumeStages = 64;
 // A path, name, tag or folder in a spec (what a daemon repeats in its replies fits one envelope).
@@ -206,6 +214,14 @@ Status validate(const ReaderOptions& options);
 Status validate(const SamplerOptions& options);
 // Every weight 0, or every one finite in (0, kMaxWeight]. Errors: kInvalidArgument naming the source.
 Status validate_weights(const std::vector<SourceSpec>& sources);
+// Eval's canvas: image_size > 0, and for db a multiple of 32. Errors: kInvalidArgument.
+Status validate_eval_canvas(const augment::AugmentOptions& options);
+// The bad-sample policy against the mode: eval refuses kSkip, training kReport. Errors:
+// kInvalidArgument saying which policies the mode takes.
+Status validate_on_bad_sample(Mode mode, OnBadSample policy);
+// What an edge (CLI flag, Python keyword) uses when the user names no policy: kFail in eval (no
+// metric changes unless asked), kSkip in training.
+OnBadSample default_on_bad_sample(Mode mode);
 
 // The text edges (CLI flags, Python keywords) parse names here, and only here.
 // "skip" | "fail".

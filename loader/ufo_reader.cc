@@ -179,7 +179,8 @@ bool folder_stays_inside(const fs::path& dir, UfoContext& cx) {
 }
 
 // The path of image `name` below the root (cx.image_dir/name), or nullopt with the reason in
-// cx.ds.bad: a name that leaves the root, names a folder, or was read before.
+// cx.ds.bad: a name that leaves the root, names a folder (by its name or on disk), or was read
+// before.
 std::optional<std::string> image_path(const std::string& name, const std::string& what, UfoContext& cx) {
   const Result<std::string> path = safe_join((cx.root / cx.image_dir).string(), name);
   if (!path.has_value()) {
@@ -193,6 +194,10 @@ std::optional<std::string> image_path(const std::string& name, const std::string
   }
   if (normal.has_parent_path() && !folder_stays_inside(cx.image_dir / normal.parent_path(), cx)) {
     cx.ds.bad.push_back({cx.shown, 0, what + " lies in a folder that leads outside the dataset root; left out"});
+    return std::nullopt;
+  }
+  if (const std::string why = internal::not_an_image_file(cx.root / cx.image_dir / normal); !why.empty()) {
+    cx.ds.bad.push_back({cx.shown, 0, what + " " + why + "; left out"});
     return std::nullopt;
   }
   std::string image = (cx.image_dir / normal).string();

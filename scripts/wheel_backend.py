@@ -75,13 +75,6 @@ def _run(*command: str | os.PathLike) -> None:
     subprocess.run([str(c) for c in command], check=True, stdout=sys.stderr)
 
 
-def _cache_value(build: Path, name: str) -> str:
-    match = re.search(rf"^{name}:[A-Z]+=(.*)$", (build / "CMakeCache.txt").read_text(), re.M)
-    if not match:
-        raise RuntimeError(f"{build}/CMakeCache.txt has no {name}: configure it with TEXTFEED_BUILD_PYTHON=ON")
-    return match.group(1)
-
-
 def _build_dir(config_settings: dict | None) -> Path:
     chosen = (config_settings or {}).get("build-dir") or os.environ.get("TEXTFEED_CMAKE_BUILD_DIR")
     return Path(chosen).resolve() if chosen else SOURCE / "build-wheel"
@@ -97,7 +90,12 @@ def _build(build: Path, stage: Path) -> Path:
     _run("cmake", "--build", build, "--target", "textfeed", "textfeed_core")
     for component in ("runtime", "python"):
         _run("cmake", "--install", build, "--prefix", stage, "--component", component)
-    package = stage / _cache_value(build, "TEXTFEED_PYTHON_INSTALL_DIR") / "textfeed"
+    # Where cmake/install.cmake put it under the staging prefix (the interpreter's layout there).
+    packages = [init.parent for init in stage.rglob("textfeed/__init__.py")]
+    if len(packages) != 1:
+        raise RuntimeError(f"cmake --install of {build} staged {len(packages)} textfeed packages under {stage}, "
+                           "not one: configure it with TEXTFEED_BUILD_PYTHON=ON")
+    package = packages[0]
     cores = list(package.glob("_core.*"))
     if not any(str(c).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) for c in cores):
         raise RuntimeError(f"{build} built {[c.name for c in cores]}, which {sys.executable} cannot import: "

@@ -66,8 +66,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     if (!b.has_value()) fail("bench", b.error().to_string());
     if (!*b) fail("bench", "no batch within 10 minutes");
     for (const auto& e : (*b)->errors)
-      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
-                   printable(e.message).c_str());
+      std::fprintf(stderr, "bench: %s\n", printable(describe(e)).c_str());
     const size_t rows = (*b)->indices.size();
     f.release((*b)->slot);
     return rows;
@@ -181,8 +180,7 @@ FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& poo
   auto next_batch = [&]() -> size_t {
     if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
-      std::fprintf(stderr, "bench: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
-                   printable(e.message).c_str());
+      std::fprintf(stderr, "bench: %s\n", printable(describe(e)).c_str());
     if (++batch == per_epoch) batch = 0, ++epoch;
     return info.indices.size();
   };

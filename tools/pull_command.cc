@@ -83,8 +83,7 @@ void run(const PullArgs& a) {
     samples += batch->indices.size();
     for (const TensorDesc& t : f.layout().tensors) bytes += t.sample_bytes * batch->indices.size();
     for (const SampleError& e : batch->errors)
-      std::fprintf(stderr, "pull: sample %u replaced by %u: %s\n", e.index, e.replaced_by,
-                   printable(e.message).c_str());
+      std::fprintf(stderr, "pull: %s\n", printable(describe(e)).c_str());
     f.release(batch->slot);
   }
   const double secs = duration<double>(steady_clock::now() - t0).count();

@@ -1,5 +1,8 @@
 // textfeed show: PNGs of augmented samples with their targets drawn over them, so a person can see
 // that the score map, the geometry and the ROI/ignored mask (or db's four maps) sit on the words.
+// Each PNG explains itself: every panel has a title above it, and a legend band below says what
+// each colour is and how many words the crop holds.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -10,7 +13,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/polygon.h"
 #include "base/printable.h"
+#include "base/quad.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
 #include "tools/spec_flags.h"
@@ -76,20 +81,141 @@ struct DbPlanes {
   }
 };
 
-// A map as grey levels: lo -> black, hi -> white, with its name written on it.
-cv::Mat grey_panel(const std::vector<float>& map, int c, float lo, float hi, const char* name) {
+// A map as grey levels: lo -> black, hi -> white.
+cv::Mat grey_panel(const std::vector<float>& map, int c, float lo, float hi) {
   cv::Mat grey(c, c, CV_8UC1);
   for (int i = 0; i < c * c; ++i)
     grey.data[i] = cv::saturate_cast<uint8_t>((map[static_cast<size_t>(i)] - lo) / (hi - lo) * 255.f);
   cv::Mat panel;
   cv::cvtColor(grey, panel, cv::COLOR_GRAY2BGR);
-  cv::putText(panel, name, {8, 24}, cv::FONT_HERSHEY_SIMPLEX, 0.7, cv::Scalar(0, 200, 255), 2, cv::LINE_AA);
   return panel;
 }
 
+// ------------------------------------------------------------------ titles and legend
+
+// The colours drawn over the samples (BGR), named once so that the legend cannot disagree.
+const cv::Scalar kGreen(0, 255, 0), kRed(0, 0, 255), kBlue(255, 80, 0), kYellow(0, 230, 255);
+const cv::Scalar kBand(32, 32, 32), kInk(235, 235, 235);
+constexpr int kFace = cv::FONT_HERSHEY_SIMPLEX;
+// A small crop still gets a legend that reads: the picture is widened to this, never the crop.
+constexpr int kMinWidthPx = 480;
+
+// One size of text for a picture whose panels are `panel_px` wide (scale panel_px / 1000, within
+// [0.45, 1]): the labels grow with the crop, and stay legible on a small one.
+struct Font {
+  explicit Font(int panel_px)
+      : scale(std::clamp(panel_px / 1000.0, 0.45, 1.0)), thickness(scale >= 0.8 ? 2 : 1) {
+    int baseline = 0;
+    const cv::Size size = cv::getTextSize("Ag", kFace, scale, thickness, &baseline);
+    text_h = size.height;
+    pad = std::max(4, text_h / 2);
+    line_px = text_h + baseline + 2 * pad;
+  }
+  double scale;
+  int thickness, text_h = 0, pad = 0, line_px = 0;
+};
+
+// `text` with its top-left corner at (x, top + pad); shrunk to fit `max_w` px if it would not.
+void put_text(cv::Mat& canvas, const std::string& text, int x, int top, int max_w, const Font& f) {
+  int baseline = 0;
+  const int w = cv::getTextSize(text, kFace, f.scale, f.thickness, &baseline).width;
+  const double scale = w > max_w && max_w > 0 ? f.scale * max_w / w : f.scale;
+  cv::putText(canvas, text, {x, top + f.pad + f.text_h}, kFace, scale, kInk, f.thickness,
+              cv::LINE_AA);
+}
+
+// What a legend entry's swatch looks like: the colour as an area, as an outline, or no swatch.
+enum class Swatch { kFill, kOutline, kNone };
+
+struct LegendEntry {
+  cv::Scalar colour;
+  Swatch swatch;
+  std::string text;
+};
+
+struct Panel {
+  std::string title;
+  cv::Mat bgr;
+};
+
+// The band under the panels, `width` px: `lines` of text (the sample), then each entry as its
+// swatch and meaning, left to right, wrapped into rows.
+cv::Mat legend_band(int width, const std::vector<std::string>& lines,
+                    const std::vector<LegendEntry>& entries, const Font& f) {
+  const int box = f.text_h + f.pad;
+  std::vector<cv::Point> at;  // each entry's top-left
+  int x = f.pad, row = static_cast<int>(lines.size());
+  for (const LegendEntry& e : entries) {
+    int baseline = 0;
+    const int w = (e.swatch == Swatch::kNone ? 0 : box + f.pad) +
+                  cv::getTextSize(e.text, kFace, f.scale, f.thickness, &baseline).width;
+    if (x > f.pad && x + w > width - f.pad) {  // a new row, unless the entry is alone on it
+      x = f.pad;
+      ++row;
+    }
+    at.emplace_back(x, f.pad + row * f.line_px);
+    x += w + 3 * f.pad;
+  }
+  const int rows = row + (entries.empty() ? 0 : 1);
+  cv::Mat band(2 * f.pad + rows * f.line_px, width, CV_8UC3, kBand);
+  for (size_t i = 0; i < lines.size(); ++i)
+    put_text(band, lines[i], f.pad, f.pad + static_cast<int>(i) * f.line_px, width - 2 * f.pad, f);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LegendEntry& e = entries[i];
+    int tx = at[i].x;
+    if (e.swatch != Swatch::kNone) {
+      const cv::Rect square(tx, at[i].y + (f.line_px - box) / 2, box, box);
+      cv::rectangle(band, square, e.colour, e.swatch == Swatch::kFill ? cv::FILLED : 2,
+                    cv::LINE_AA);
+      tx += box + f.pad;
+    }
+    put_text(band, e.text, tx, at[i].y, width - tx - f.pad, f);
+  }
+  return band;
+}
+
+// The PNG: the panels (all of one size) in rows of `cols`, each under its title, then the legend
+// band; at least kMinWidthPx wide.
+cv::Mat compose(const std::vector<Panel>& panels, size_t cols,
+                const std::vector<std::string>& lines, const std::vector<LegendEntry>& legend) {
+  const int c = panels.front().bgr.cols;
+  const int width = std::max(kMinWidthPx, static_cast<int>(cols) * c);
+  const Font f(std::max(kMinWidthPx, c));
+  std::vector<cv::Mat> rows;
+  for (size_t i = 0; i < panels.size(); i += cols) {
+    const size_t end = std::min(panels.size(), i + cols);
+    // A row: the titles' strip, then the panels; the last title may run on past a narrow panel.
+    cv::Mat row(f.line_px + c, width, CV_8UC3, kBand);
+    for (size_t k = i; k < end; ++k) {
+      const int x = static_cast<int>(k - i) * c;
+      const int room = (k + 1 == end ? width - x : c) - 2 * f.pad;
+      put_text(row, panels[k].title, x + f.pad, 0, room, f);
+      panels[k].bgr.copyTo(row(cv::Rect(x, f.line_px, c, c)));
+    }
+    rows.push_back(row);
+  }
+  rows.push_back(legend_band(width, lines, legend, f));
+  cv::Mat out;
+  cv::vconcat(rows, out);
+  return out;
+}
+
+// "3 words in the crop (2 legible), 8 in the image": the crop's count is what the targets see.
+std::string word_counts(int in_crop, int legible, size_t in_image) {
+  return std::to_string(in_crop) + " word" + (in_crop == 1 ? "" : "s") + " in the crop (" +
+         std::to_string(legible) + " legible), " + std::to_string(in_image) + " in the image";
+}
+
+// The legend's first line: "sample 0 (images/img_1.jpg): 3 words in the crop ...".
+std::string sample_line(int i, const std::string& name, const std::string& counts) {
+  return "sample " + std::to_string(i) + " (" + printable(name) + "): " + counts;
+}
+
 // One db sample as a 3 x 2 grid: the image with the kept polygons (blue; ignored red) and the
-// shrink map (green) and ignored regions (red) shaded over it; then the four maps in grey.
-cv::Mat db_grid(const DbPlanes& p, const augment::AugmentOptions& o, const augment::DbCrop& crop) {
+// shrink map (green) and ignored regions (red) shaded over it; then the four maps in grey; the
+// legend below, with `summary` as its first line.
+cv::Mat db_picture(const DbPlanes& p, const augment::AugmentOptions& o, const augment::DbCrop& crop,
+                   const std::string& summary) {
   const int c = p.c;
   cv::Mat image = to_bgr(p.image, c, o);
   cv::Mat shaded = image.clone(), overlay = image.clone();
@@ -105,17 +231,24 @@ cv::Mat db_grid(const DbPlanes& p, const augment::AugmentOptions& o, const augme
     for (int32_t k = first; k < crop.ends[w]; ++k)
       poly.emplace_back(static_cast<int>(std::lround(crop.xy[2 * k])), static_cast<int>(std::lround(crop.xy[2 * k + 1])));
     first = crop.ends[w];
-    cv::polylines(image, poly, true, crop.ignore[w] ? cv::Scalar(0, 0, 255) : cv::Scalar(255, 80, 0), 2, cv::LINE_AA);
+    cv::polylines(image, poly, true, crop.ignore[w] ? kRed : kBlue, 2, cv::LINE_AA);
   }
   const float lo = static_cast<float>(o.thresh_min), hi = static_cast<float>(o.thresh_max);
-  cv::Mat top, bottom, grid;
-  cv::hconcat(std::vector<cv::Mat>{image, shaded, grey_panel(p.maps[0], c, lo, hi, "threshold_map")}, top);
-  cv::hconcat(std::vector<cv::Mat>{grey_panel(p.maps[1], c, 0, 1, "threshold_mask"),
-                                   grey_panel(p.maps[2], c, 0, 1, "shrink_map"),
-                                   grey_panel(p.maps[3], c, 0, 1, "shrink_mask")},
-              bottom);
-  cv::vconcat(top, bottom, grid);
-  return grid;
+  char range[96];
+  std::snprintf(range, sizeof range,
+                "threshold_map: black %.2f, white %.2f; other maps: black 0, white 1", lo, hi);
+  const std::vector<Panel> panels = {{"image, polygons", image},
+                                     {"shrink map and ignored regions", shaded},
+                                     {"threshold_map", grey_panel(p.maps[0], c, lo, hi)},
+                                     {"threshold_mask", grey_panel(p.maps[1], c, 0, 1)},
+                                     {"shrink_map", grey_panel(p.maps[2], c, 0, 1)},
+                                     {"shrink_mask", grey_panel(p.maps[3], c, 0, 1)}};
+  const std::vector<LegendEntry> legend = {{kBlue, Swatch::kOutline, "word"},
+                                           {kRed, Swatch::kOutline, "ignored word"},
+                                           {kGreen, Swatch::kFill, "shrink_map > 0"},
+                                           {kRed, Swatch::kFill, "shrink_mask = 0 (ignored)"},
+                                           {kInk, Swatch::kNone, range}};
+  return compose(panels, 3, {summary}, legend);
 }
 
 // Blends the score map (green) and the ignored regions (red) into `bgr`; map pixel (y / g, x / g)
@@ -150,7 +283,7 @@ void draw_geometry_boxes(cv::Mat& bgr, const Planes& p, int g) {
       for (int k = 0; k < 4; ++k)  // rotate by -t about the pixel
         box.emplace_back(static_cast<int>(px + std::cos(t) * cx[k] + std::sin(t) * cy[k]),
                          static_cast<int>(py - std::sin(t) * cx[k] + std::cos(t) * cy[k]));
-      cv::polylines(bgr, box, true, cv::Scalar(0, 230, 255), 1, cv::LINE_AA);
+      cv::polylines(bgr, box, true, kYellow, 1, cv::LINE_AA);
     }
 }
 
@@ -161,8 +294,36 @@ void draw_word_quads(cv::Mat& bgr, const augment::GeometryPlan& plan) {
     for (int k = 0; k < 4; ++k)
       q.emplace_back(static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k])),
                      static_cast<int>(std::lround(plan.vertices[8 * w + 2 * k + 1])));
-    cv::polylines(bgr, q, true, plan.labels[w] ? cv::Scalar(255, 80, 0) : cv::Scalar(0, 0, 255), 2, cv::LINE_AA);
+    cv::polylines(bgr, q, true, plan.labels[w] ? kBlue : kRed, 2, cv::LINE_AA);
   }
+}
+
+// The plan's words that overlap the c x c crop (any area): the ones its targets can show. A word
+// wholly outside still travels in the plan. `legible` counts those of them not ignored.
+int words_in_crop(const augment::GeometryPlan& plan, int c, int* legible) {
+  int in = 0;
+  *legible = 0;
+  for (size_t w = 0; w < plan.labels.size(); ++w) {
+    const auto corners =
+        augment::quad_points(std::span<const double, 8>(plan.vertices.data() + 8 * w, 8));
+    const std::vector<augment::Point> hull = augment::convex_hull(corners);
+    if (hull.size() < 3 || augment::clipped_area(hull, 0, 0, c, c) <= 0) continue;
+    ++in;
+    if (plan.labels[w] == kLabelValid) ++*legible;
+  }
+  return in;
+}
+
+// One EAST sample: the crop with its targets over it, under its title, and the legend.
+cv::Mat east_picture(cv::Mat crop_bgr, const std::string& summary) {
+  const std::vector<LegendEntry> legend = {
+      {kGreen, Swatch::kFill, "score map > 0"},
+      {kRed, Swatch::kFill, "ignored region (mask)"},
+      {kBlue, Swatch::kOutline, "word"},
+      {kRed, Swatch::kOutline, "ignored word"},
+      {kYellow, Swatch::kOutline, "box decoded from the geometry map"}};
+  const std::string title = "crop " + std::to_string(crop_bgr.cols) + " px, targets drawn over it";
+  return compose({{title, std::move(crop_bgr)}}, 1, {summary}, legend);
 }
 
 // Encoded here and written as a fresh file: never through a symlink planted at the name.
@@ -191,13 +352,20 @@ void run_db(const ShowArgs& a, const augment::AugmentOptions& o, const loader::S
     }
     const augment::DbGeometryPlan& plan = producer.last_db_plan();
     const std::string file = sample_file(a, i);
-    write_png(db_grid(planes, o, plan.crop), file);
+    // db_crop keeps the polygons not wholly outside the crop; `kept` has one flag per image word.
+    const int in_crop = static_cast<int>(plan.crop.ends.size());
+    const int legible =
+        static_cast<int>(std::count(plan.crop.ignore.begin(), plan.crop.ignore.end(), 0));
+    const std::string counts = word_counts(in_crop, legible, plan.crop.kept.size());
+    write_png(db_picture(planes, o, plan.crop, sample_line(i, source.name(i), counts)), file);
     const PolygonCounts& bad = producer.last_polygons();
-    std::printf("%s: %s, %zu words kept, flip %d, angle %.2f, resize %.3f, crop (%d, %d, %d, %d)%s%s\n",
-                printable(file).c_str(), printable(source.name(i)).c_str(), plan.crop.ends.size(),
-                plan.draws.flip ? 1 : 0, plan.draws.angle_deg, plan.draws.resize, plan.crop.crop.x, plan.crop.crop.y,
-                plan.crop.crop.w, plan.crop.crop.h, plan.crop.fallback ? " (whole image)" : "",
-                bad.invalid() ? (", " + std::to_string(bad.invalid()) + " invalid polygons").c_str() : "");
+    std::printf(
+        "%s: %s, %s, flip %d, angle %.2f, resize %.3f, crop (%d, %d, %d, %d)%s%s\n",
+        printable(file).c_str(), printable(source.name(i)).c_str(), counts.c_str(),
+        plan.draws.flip ? 1 : 0, plan.draws.angle_deg, plan.draws.resize, plan.crop.crop.x,
+        plan.crop.crop.y, plan.crop.crop.w, plan.crop.crop.h,
+        plan.crop.fallback ? " (whole image)" : "",
+        bad.invalid() ? (", " + std::to_string(bad.invalid()) + " invalid polygons").c_str() : "");
   }
   if (failed) fail("show", std::to_string(failed) + " of " + std::to_string(n) + " samples could not be drawn (see above)");
 }
@@ -231,10 +399,13 @@ void run(const ShowArgs& a) {
     const augment::GeometryPlan& plan = producer.last_plan();
     draw_word_quads(bgr, plan);
     const std::string file = sample_file(a, i);
-    write_png(bgr, file);
-    std::printf("%s: %s, %zu words, crop at (%d, %d) after %d tries%s\n", printable(file).c_str(),
-                printable((*source)->name(i)).c_str(),
-                plan.labels.size(), plan.crop_x, plan.crop_y, plan.tries, plan.fallback ? " (fallback)" : "");
+    int legible = 0;
+    const int in_crop = words_in_crop(plan, planes.c, &legible);
+    const std::string counts = word_counts(in_crop, legible, plan.labels.size());
+    write_png(east_picture(std::move(bgr), sample_line(i, (*source)->name(i), counts)), file);
+    std::printf("%s: %s, %s, crop at (%d, %d) after %d tries%s\n", printable(file).c_str(),
+                printable((*source)->name(i)).c_str(), counts.c_str(), plan.crop_x, plan.crop_y,
+                plan.tries, plan.fallback ? " (fallback)" : "");
   }
   // The others were drawn; the exit status still says that not every sample asked for was.
   if (failed) fail("show", std::to_string(failed) + " of " + std::to_string(n) + " samples could not be drawn (see above)");
@@ -245,10 +416,13 @@ void run(const ShowArgs& a) {
 void add_show_command(CLI::App& app) {
   auto a = std::make_shared<ShowArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "show", "Write PNGs of augmented samples with their targets drawn on: score map green, ignored regions red, "
-              "word quads blue (ignored: red outline), boxes decoded from the geometry map yellow. Profile db: a "
-              "grid of the image with its polygons, the shrink map (green) and ignored regions (red) over it, "
-              "and the threshold map, threshold mask, shrink map and shrink mask in grey.");
+      "show",
+      "Write PNGs of augmented samples with their targets drawn on: score map green, ignored "
+      "regions red, word quads blue (ignored: red outline), boxes decoded from the geometry map "
+      "yellow. Profile db: a grid of the image with its polygons, the shrink map (green) and "
+      "ignored regions (red) over it, and the threshold map, threshold mask, shrink map and "
+      "shrink mask in grey. Each panel has a title and each PNG ends in a legend of the colours; "
+      "each line printed counts the words in the crop (those the targets see) and in the image.");
   cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json, cache file or cache manifest")->required();
   add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags);
   cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));

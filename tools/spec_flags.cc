@@ -75,8 +75,10 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
     cmd->add_option("--world-size", f.world_size, "number of ranks (default 1)");
     cmd->add_flag("--no-shuffle", f.no_shuffle, "dataset order instead of a per-epoch permutation");
     cmd->add_flag("--drop-last", f.drop_last, "drop the last, short batch and the uneven tail");
-    cmd->add_option("--on-bad-sample", f.on_bad_sample, "skip (replace and report) | fail")
-        ->check(CLI::IsMember({"skip", "fail"}));
+    cmd->add_option("--on-bad-sample", f.on_bad_sample,
+                    "skip (train: replace and report) | fail | report (eval: a blank row reported missing); "
+                    "default skip in train, fail in eval")
+        ->check(CLI::IsMember({"skip", "fail", "report"}));
     cmd->add_option("--mode", f.mode,
                     "train (augmented crops and targets) | eval (the profile's inference resize and pad, dataset "
                     "order, every sample once over the ranks, image only)")
@@ -133,8 +135,9 @@ loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& f, 
       fail(command, "--set " + s + ": " + st.message(), 2);
   }
   spec.sampler = {f.seed, f.batch_size, f.rank, f.world_size, !f.no_shuffle, f.drop_last};
-  spec.on_bad_sample = or_fail(command, loader::parse_on_bad_sample(f.on_bad_sample));
   spec.mode = or_fail(command, loader::parse_mode(f.mode));
+  spec.on_bad_sample = f.on_bad_sample.empty() ? loader::default_on_bad_sample(spec.mode)
+                                               : or_fail(command, loader::parse_on_bad_sample(f.on_bad_sample));
   spec.return_polygons = f.return_polygons;
   if (Status s = loader::validate(spec); !s.ok()) fail(command, s.message(), 2);
   return spec;

@@ -34,7 +34,7 @@ struct SpecFlags {
   uint64_t seed = 0;
   int batch_size = 8, rank = 0, world_size = 1;
   bool no_shuffle = false, drop_last = false;
-  std::string on_bad_sample = "skip";
+  std::string on_bad_sample;  // empty: the mode's default (loader::default_on_bad_sample)
   std::string mode = "train";
   bool return_polygons = false;
 };

@@ -123,6 +123,8 @@ enum Payload {
 enum OnBadSample {
   skip @0;          # write a deterministically drawn replacement; report it in Batch.errors
   fail @1;          # end the stream with an Error naming the sample
+  report @2;        # eval only: the row left blank (zeros) and reported in Batch.errors with
+                    # replacedBy = index; its sample metadata names the image and holds its words
 }
 
 struct AttachMemory {
@@ -220,7 +222,9 @@ struct Batch {
   compactOrders @16 :List(UInt8);     # 4 per row: the order of the colour ops (a permutation of 0..3)
   compactApplied @17 :List(Bool);     # per row: whether the colour jitter applies
   compactWords @18 :List(UInt32);     # per row: its words
-  compactQuads @19 :List(Float64);    # 8 per word, rows in order: x, y of its 4 corners, crop px
+  compactQuads @19 :List(Float64);    # 8 per word, rows in order: x, y of its 4 corners, crop px;
+                                      # only words the targets see, each coordinate within 64 crop
+                                      # sides ([-64 C, 65 C]); a receiver refuses others (protocol.md)
   compactLabels @20 :List(UInt8);     # per word: 1 = text, 0 = ignored
 }
 

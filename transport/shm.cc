@@ -31,6 +31,20 @@ Result<sockaddr_un> unix_address(const std::string& path) {
   return a;
 }
 
+// The blocks of the whole file say nothing of where they are: a file twice the size needed, with
+// only its second half touched, has enough of them. So the range that is mapped and populated,
+// [0, bytes), must hold no hole. On tmpfs a page is data once written or read through a mapping
+// (or swapped out), a hole otherwise (fallocate's pages, never touched, are holes too). SEEK_HOLE
+// moves the file offset, which the client shares; it maps the file and never reads it by offset.
+Status check_no_hole(int fd, size_t bytes) {
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  if (hole < 0) return Status::from_errno("looking for holes in the client's memory (SEEK_HOLE)", errno);
+  if (static_cast<uint64_t>(hole) >= bytes) return Status();
+  return Status::invalid_argument("the client's memory has a hole at byte " + std::to_string(hole) + " of the " +
+                                  std::to_string(bytes) + " bytes it lends (a sparse file: touch every page "
+                                  "before handing it over)");
+}
+
 }  // namespace
 
 MemoryToken new_memory_token() {
@@ -81,6 +95,7 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(FileDescriptor fd, si
     return Status::invalid_argument("the client's memory holds only " + std::to_string(backed) + " of the " +
                                     std::to_string(min_bytes) + " bytes it lends (a sparse file: touch every page "
                                     "before handing it over)");
+  TF_RETURN_IF_ERROR(check_no_hole(fd.get(), min_bytes));
   // Only what was asked for: a larger file does not make us map (and populate) more.
   void* p = ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("mapping the client's memory", errno);

@@ -146,7 +146,8 @@ using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit
 Result<std::vector<uint8_t>> encode(const Message& message);
 // Parses an Envelope frame. Errors: kCorrupt (not a valid Envelope, larger than
 // kMaxEnvelopeBytes, not word-aligned in size), kInvalidArgument (an enumerant this build does not
-// know, naming the field), kUnimplemented (a union member this build does not handle, e.g. from a
+// know, naming the field; an OpenStream spec list longer than loader/spec.h allows, naming the
+// field and the limit), kUnimplemented (a union member this build does not handle, e.g. from a
 // newer peer).
 Result<Message> decode(std::span<const uint8_t> frame);
 

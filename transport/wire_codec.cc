@@ -46,7 +46,7 @@ constexpr W kLast = W{};  // the last enumerant this build knows, per schema enu
 template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
 template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
 template <> constexpr w::Payload kLast<w::Payload> = w::Payload::COMPACT;
-template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::FAIL;
+template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::REPORT;
 template <> constexpr w::Profile kLast<w::Profile> = w::Profile::DB;
 template <> constexpr w::ChannelOrder kLast<w::ChannelOrder> = w::ChannelOrder::BGR;
 template <> constexpr w::InvalidPolygon kLast<w::InvalidPolygon> = w::InvalidPolygon::IGNORE;
@@ -70,7 +70,7 @@ constexpr bool same_last(C last) {
 }
 static_assert(same_last<w::DType>(DType::kU8) && static_cast<unsigned>(DType::kF32) == 0);
 static_assert(same_last<w::Transport>(Transport::kSharedMemory) && static_cast<unsigned>(Transport::kFrames) == 0);
-static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kFail));
+static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kReport));
 static_assert(same_last<w::Profile>(augment::Profile::kDb));
 static_assert(same_last<w::ChannelOrder>(augment::ChannelOrder::kBgr));
 static_assert(same_last<w::InvalidPolygon>(augment::InvalidPolygon::kIgnore));
@@ -120,6 +120,15 @@ Status bounded(List list, size_t max, const char* field) {
   if (list.size() <= max) return Status();
   return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
                          std::to_string(max) + " are allowed");
+}
+
+// A list of an OpenStream's spec past the bound loader::validate() gives it: a well-formed request
+// for more than a stream may have, so invalidArgument (what validate() says), not corrupt.
+template <class List>
+Status bounded_spec(List list, size_t max, const char* field) {
+  if (list.size() <= max) return Status();
+  return Status::invalid_argument(std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
+                                  std::to_string(max) + " are allowed");
 }
 
 template <class B, class V>
@@ -205,6 +214,7 @@ void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
+  TF_RETURN_IF_ERROR(bounded_spec(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags"));
   TF_RETURN_IF_ERROR(get_list(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags", o.ignore_tags));
   TF_RETURN_IF_ERROR(from_wire(r.getPolyPolicy(), "ReaderOptions.polyPolicy", o.poly_policy));
   o.drop_under_area = r.getDropUnderArea();
@@ -342,14 +352,14 @@ void put(w::Sampler::Builder b, const loader::SamplerOptions& o) {
 Status get_resume(w::Sampler::Reader r, loader::ResumePoint& resume) {
   resume.epoch = r.getResumeEpoch();
   const auto stages = r.getResumeStages();
-  TF_RETURN_IF_ERROR(bounded(stages, loader::kMaxResumeStages, "Sampler.resumeStages"));
+  TF_RETURN_IF_ERROR(bounded_spec(stages, loader::kMaxResumeStages, "Sampler.resumeStages"));
   resume.stages.resize(stages.size());
   for (unsigned i = 0; i < stages.size(); ++i) {
     loader::ResumeStage& st = resume.stages[i];
     TF_RETURN_IF_ERROR(to_int(stages[i].getWorldSize(), "ResumeStage.worldSize", st.world_size));
     TF_RETURN_IF_ERROR(to_int(stages[i].getBatchSize(), "ResumeStage.batchSize", st.batch_size));
     const auto batches = stages[i].getBatches();
-    TF_RETURN_IF_ERROR(bounded(batches, static_cast<size_t>(loader::kMaxWorldSize), "ResumeStage.batches"));
+    TF_RETURN_IF_ERROR(bounded_spec(batches, static_cast<size_t>(loader::kMaxWorldSize), "ResumeStage.batches"));
     st.batches.clear();
     for (uint64_t k : batches) st.batches.push_back(k);
   }
@@ -381,7 +391,7 @@ void put(w::PipelineSpec::Builder b, const loader::PipelineSpec& s) {
 }
 Status get(w::PipelineSpec::Reader r, loader::PipelineSpec& s) {
   const auto sources = r.getSources();
-  TF_RETURN_IF_ERROR(bounded(sources, loader::kMaxSources, "PipelineSpec.sources"));
+  TF_RETURN_IF_ERROR(bounded_spec(sources, loader::kMaxSources, "PipelineSpec.sources"));
   s.sources.resize(sources.size());
   for (unsigned i = 0; i < sources.size(); ++i) {
     s.sources[i].path = text(sources[i].getPath());

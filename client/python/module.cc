@@ -17,4 +17,5 @@ PYBIND11_MODULE(_core, m) {
   textfeed::python::register_db(m);
   textfeed::python::register_spec(m);
   textfeed::python::register_loader(m);
+  textfeed::python::register_log(m);
 }

@@ -13,6 +13,7 @@ void register_geometry(pybind11::module_& m);  // replay_geometry, warp
 void register_db(pybind11::module_& m);        // the DB crop replay and geometry plan
 void register_spec(pybind11::module_& m);      // PipelineSpec, its enums and options, the bounds
 void register_loader(pybind11::module_& m);    // Feed, SlotLease: what textfeed.Loader drives
+void register_log(pybind11::module_& m);       // the C++ log lines, queued for Python's logging
 
 // Raises the Python exception class mapped from status.code() (textfeed.errors.*).
 [[noreturn]] void throw_status(const Status& status);

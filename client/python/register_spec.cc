@@ -55,10 +55,13 @@ void bind_enums(py::module_& m) {
   bind_enum<DType>(m, "DType", "Element type of the image tensor.", dtype_name)
       .value("FLOAT32", DType::kF32)
       .value("UINT8", DType::kU8);
-  bind_enum<loader::OnBadSample>(m, "OnBadSample", "What a sample that cannot be read does to its batch.",
+  bind_enum<loader::OnBadSample>(m, "OnBadSample",
+                                 "What a sample that cannot be used does to its batch: SKIP (training: a "
+                                 "replacement, reported), FAIL, REPORT (eval: a blank row reported missing).",
                                  loader::on_bad_sample_name)
       .value("SKIP", loader::OnBadSample::kSkip)
-      .value("FAIL", loader::OnBadSample::kFail);
+      .value("FAIL", loader::OnBadSample::kFail)
+      .value("REPORT", loader::OnBadSample::kReport);
   bind_enum<loader::Mode>(m, "Mode", "What a pipeline makes of each sample: augmented crops or evaluation batches.",
                           loader::mode_name)
       .value("TRAIN", loader::Mode::kTrain)
@@ -197,6 +200,8 @@ void register_spec(py::module_& m) {
         "The reader options `profile`'s reference reads its data with (bc7: illegibility valid, no ignore tags).");
   m.attr("MAX_EPOCH_SIZE") = loader::kMaxEpochSize;
   m.attr("MAX_RESUME_STAGES") = loader::kMaxResumeStages;
+  m.def("default_on_bad_sample", &loader::default_on_bad_sample, py::arg("mode"),
+        "The policy used when none is named: FAIL in eval (no metric changes unless asked), SKIP in training.");
   m.def("option_names", [] { return std::string(augment::option_names()); },
         "The augmentation options a Loader accepts as keywords, comma-separated.");
 }

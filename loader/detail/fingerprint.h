@@ -23,6 +23,12 @@ class Fingerprint {
     std::memcpy(&bits, &v, sizeof bits);
     u64(bits);
   }
+  // The exact value (its bits): two doubles that print alike (1e-7, 4e-7 at 6 decimals) differ.
+  void f64(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    u64(bits);
+  }
   uint64_t value() const { return h_; }
 
  private:

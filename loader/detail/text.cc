@@ -69,6 +69,15 @@ Result<std::string> read_text_file(const std::string& path) {
   return text;
 }
 
+const char* non_regular_kind(const fs::file_status& st) {
+  return fs::is_directory(st) ? "a folder"
+         : fs::is_fifo(st)    ? "a FIFO"
+         : fs::is_socket(st)  ? "a socket"
+         : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+         : st.type() == fs::file_type::not_found ? "a broken symlink"
+                                                 : "not a regular file";
+}
+
 Result<std::vector<std::string>> list_files(const std::string& dir, std::vector<NonRegularEntry>* others) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
@@ -87,13 +96,7 @@ Result<std::vector<std::string>> list_files(const std::string& dir, std::vector<
     if (fs::is_regular_file(st)) {
       names.push_back(std::move(name));
     } else if (others) {
-      const char* kind = fs::is_directory(st) ? "a folder"
-                         : fs::is_fifo(st)    ? "a FIFO"
-                         : fs::is_socket(st)  ? "a socket"
-                         : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
-                         : st.type() == fs::file_type::not_found ? "a broken symlink"
-                                                                 : "not a regular file";
-      others->push_back({std::move(name), kind});
+      others->push_back({std::move(name), non_regular_kind(st)});
     }
   }
   if (ec) return Status::io("cannot list " + dir + ": " + ec.message());

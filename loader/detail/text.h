@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,10 @@ Status refuse_utf16_or_32(std::string_view text, const std::string& path);
 // (a UTF-16 or UTF-32 byte-order mark is refused by name rather than read as garbage).
 // Errors: kNotFound, kInvalidArgument (not a regular file, too large, UTF-16/32), kIo.
 Result<std::string> read_text_file(const std::string& path);
+
+// What an entry that is not a regular file is, as the readers' messages say it: "a folder",
+// "a FIFO", "a socket", "a device", "a broken symlink" (nothing there), "not a regular file".
+const char* non_regular_kind(const std::filesystem::file_status& status);
 
 // What list_files leaves out besides hidden names: an entry that is not a regular file.
 struct NonRegularEntry {

@@ -84,6 +84,17 @@ StemMap index_images(const std::vector<std::string>& image_files, const std::str
   return by_stem;
 }
 
+std::string not_an_image_file(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  // Not there, or not statable: the decoder says so when it opens it.
+  if (fs::is_regular_file(st) || st.type() == fs::file_type::not_found || st.type() == fs::file_type::none)
+    return {};
+  const std::string kind = non_regular_kind(st);
+  return (kind == "not a regular file" ? "names something other than a regular file" : "names " + kind) +
+         ", not an image file";
+}
+
 Result<std::string> ImageNames::claim(const std::string& name) {
   TF_RETURN_IF_ERROR(safe_join(root_.string(), name).status());
   const fs::path normal = fs::path(name).lexically_normal();
@@ -95,6 +106,9 @@ Result<std::string> ImageNames::claim(const std::string& name) {
     if (!it->second)
       return Status::invalid_argument("image '" + name + "' lies in a folder that leads outside the dataset root");
   }
+  // Lexically a file name, on disk maybe a folder: left out here, not failing at every epoch.
+  if (const std::string why = not_an_image_file(root_ / normal); !why.empty())
+    return Status::invalid_argument("image '" + name + "' " + why);
   if (!seen_.insert(normal.string()).second)
     return Status::invalid_argument("image '" + name + "' appears twice; the second is left out");
   return normal.string();

@@ -49,9 +49,15 @@ void report_odd_images(const std::vector<NonRegularEntry>& odd_images, const std
 StemMap index_images(const std::vector<std::string>& image_files, const std::string& images_dir,
                      std::vector<BadRecord>& bad);
 
+// Why `path`, an image named by an annotation, cannot be decoded, found with one stat (symlinks
+// followed): "names a folder, not an image file", "names a FIFO, not an image file", ...; empty for
+// a regular file, and for a name with nothing there (the decoder reports a missing image, as for
+// every format).
+std::string not_an_image_file(const std::filesystem::path& path);
+
 // The image names of the list formats (PaddleOCR, mmocr): relative to the root, staying below it
-// (a subfolder that is a symlink leading outside included), naming a file, each once. Not
-// thread-safe (one per reading).
+// (a subfolder that is a symlink leading outside included), naming a file (lexically, then on
+// disk: not_an_image_file), each once. Not thread-safe (one per reading).
 class ImageNames {
  public:
   explicit ImageNames(std::filesystem::path root) : root_(std::move(root)) {}

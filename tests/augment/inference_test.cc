@@ -116,6 +116,56 @@ TEST(RenderInferenceTest, SakuraPlacesTheImageTopLeftOnABlackCanvas) {
       }
 }
 
+// PaddleOCR's DetResizeForTest(limit_type='max'): int() of side * ratio, then round(x / 32) * 32
+// (half to even), at least 32; never enlarged.
+TEST(InferencePlanTest, DbLimitsTheLongerSideAndRoundsEachSideToThirtyTwoHalfToEven) {
+  auto p = plan_inference(Profile::kDb, 1000, 500, 960);  // ratio 0.96: 960 x 480
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 960);
+  EXPECT_EQ(p->height, 480);
+  EXPECT_DOUBLE_EQ(p->scale_x, 0.96);
+  p = plan_inference(Profile::kDb, 100, 48, 960);  // ratio 1: 100/32 = 3.125 -> 96; 1.5 -> 2 -> 64
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 96);
+  EXPECT_EQ(p->height, 64);
+  EXPECT_DOUBLE_EQ(p->scale_y, 64.0 / 48.0);
+  p = plan_inference(Profile::kDb, 80, 10, 960);  // 2.5 -> 2 (half to even) -> 64; 10 -> 0 -> 32
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 64);
+  EXPECT_EQ(p->height, 32);
+  // 1999 x 3001 on 736: ratio 736 / 3001; int(1999 * r) = 490 -> 15.3 -> 480; the longer -> 736.
+  p = plan_inference(Profile::kDb, 1999, 3001, 736);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 480);
+  EXPECT_EQ(p->height, 736);
+  EXPECT_EQ(inference_canvas_needed(Profile::kDb, 5000, 5000), 0);  // db fits any size
+  EXPECT_FALSE(inference_keeps_size(Profile::kDb));
+  EXPECT_TRUE(inference_keeps_size(Profile::kSakura));
+  EXPECT_EQ(inference_canvas_needed(Profile::kSakura, 1400, 720), 1376);
+}
+
+TEST(RenderInferenceTest, DbResizesWithOpenCvOnABlackCanvasInBgrPlanes) {
+  const Image src = gradient(100, 48);  // 96 x 64 on 128
+  const int side = 128;
+  auto plan = plan_inference(Profile::kDb, 100, 48, side);
+  ASSERT_TRUE(plan.has_value());
+  std::vector<float> row(3 * side * side, 7.0f);
+  const MutableImageView out{reinterpret_cast<uint8_t*>(row.data()), 3 * side, side, 1,
+                             static_cast<ptrdiff_t>(side * sizeof(float)), DType::kF32};
+  InferenceScratch s;
+  ASSERT_TRUE(render_inference(out, src.view(), *plan, Profile::kDb, s).ok());
+  cv::Mat resized;
+  cv::resize(cv::Mat(48, 100, CV_8UC3, const_cast<uint8_t*>(src.data())), resized, cv::Size(96, 64));
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+  for (int c = 0; c < 3; ++c)  // plane c holds the source's channel 2 - c (RGB decode, BGR planes)
+    for (int y = 0; y < side; ++y)
+      for (int x = 0; x < side; ++x) {
+        const int v = (x < 96 && y < 64) ? resized.at<cv::Vec3b>(y, x)[2 - c] : 0;
+        const float want = (v / 255.0f - mean[c]) / stdev[c];
+        ASSERT_NEAR(row[(c * side + y) * side + x], want, 1e-5) << c << " " << y << " " << x;
+      }
+}
+
 TEST(RenderInferenceTest, RefusesARowOfTheWrongShape) {
   const Image src = gradient(10, 10);
   auto plan = plan_inference(Profile::kUpstage, 10, 10, 16);

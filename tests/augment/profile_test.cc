@@ -61,6 +61,26 @@ TEST(ProfileTest, UnparsableAndNonFiniteValuesAreRefused) {
   EXPECT_EQ(set_and_validate("no_such_option", "1").code(), Code::kInvalidArgument);
 }
 
+// Issue 30 #7e: a NaN cut_high was reported as "cut_low = 0.02".
+TEST(ProfileTest, ANanBoundIsReportedUnderItsOwnName) {
+  const auto message_of = [](auto set) {
+    AugmentOptions o = profile_defaults(Profile::kDb);
+    set(o);
+    const Status s = validate(o);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument);
+    return s.message();
+  };
+  EXPECT_NE(message_of([](AugmentOptions& o) { o.cut_high = std::nan(""); }).find("cut_high = nan"),
+            std::string::npos);
+  EXPECT_NE(message_of([](AugmentOptions& o) { o.cut_low = std::nan(""); }).find("cut_low = nan"),
+            std::string::npos);
+  EXPECT_NE(message_of([](AugmentOptions& o) { o.thresh_max = std::nan(""); }).find("thresh_max = nan"),
+            std::string::npos);
+  const std::string order = message_of([](AugmentOptions& o) { o.cut_low = 0.5, o.cut_high = 0.25; });
+  EXPECT_NE(order.find("cut_low = 0.5, cut_high = 0.25: need cut_low <= cut_high"), std::string::npos)
+      << order;
+}
+
 TEST(ProfileTest, MapsOfZeroPixelsAndDegenerateNormalizationAreRefused) {
   AugmentOptions o = profile_defaults(Profile::kUpstage);
   o.crop_size = 8;

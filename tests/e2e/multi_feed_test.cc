@@ -173,7 +173,10 @@ class MultiFeedTest : public ::testing::Test {
     o.datasets["icdar"] = source ? source : source_;
     o.max_credits = 8;
     o.heartbeat_interval = 100ms;
-    o.client_timeout = 2s;
+    // A client's producer thread sends no heartbeat while it expands a compact batch, which took
+    // over two seconds under a concurrent build and test suite: no test here waits for a client
+    // to time out, so the timeout sits far above that.
+    o.client_timeout = 20s;
     if (endpoint.rfind("tcp://", 0) == 0) {
       d.keys = *transport::generate_curve_keypair();
       o.curve.server = d.keys;
@@ -200,7 +203,9 @@ class MultiFeedTest : public ::testing::Test {
     o.local_spec = spec_of(kSample);
     o.local_source = source_;
     o.prefetch = 2;
-    o.daemon_timeout = 5000ms;  // losses here are asked for, or come from a stop or a stall
+    // Losses here are asked for, or come from a stop (the daemon says so) or a stall, never from
+    // silence: a daemon's heartbeats may pause for seconds on a loaded machine.
+    o.daemon_timeout = 20s;
     o.reconnect_timeout = 30s;
     return o;
   }
@@ -505,6 +510,12 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
       {"unlike the stream's", true, [](Header& h) { h.tensors[0].shape[1] = 8; }},
       {"without its compact rows", true, [](Header& h) { h.compact.clear(); }},
       {"do not expand", true, [](Header& h) { h.compact[0].color.hue = std::nan(""); }},
+      // Issue 30 #4: one corner moved far off the crop would give other targets.
+      {"beyond 64 crop sides", true,
+       [](Header& h) {
+         h.compact[0].quads = {10, 10, 50, 10, 1e5, 30, 10, 30};
+         h.compact[0].labels = {1};
+       }},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);

@@ -34,6 +34,7 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
   eval_batch.samples = {{"images/img_2.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
                         {"images/img_4.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 1, 5, 1, 6, 2, 5, 3, 1, 3}, {5}, {1}}};
   open.spec.mode = loader::Mode::kEval;
+  open.spec.on_bad_sample = loader::OnBadSample::kFail;
   OpenStream compact_open;
   compact_open.spec = loader::default_spec(augment::Profile::kUpstage, "train");
   compact_open.assigned = true;

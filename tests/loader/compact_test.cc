@@ -67,9 +67,9 @@ TEST(CompactTest, ExpandedBatchesAreTheFullOnesForEveryEastProfile) {
   expect_equal_batches(spec(augment::Profile::kUpstage, DType::kU8), 2);
 }
 
-// A long strip of text much larger than the crop: the words far off the crop travel and are left
-// out by the targets on both sides alike.
-TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
+// A long strip of text much larger than the crop: the words far off the crop are not sent (the
+// targets see none of them), and the batches are the full ones.
+TEST(CompactTest, WordsFarOffTheCropAreNotSentAndTheBatchesAreTheSame) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("textfeed-strip-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "images");
@@ -90,6 +90,7 @@ TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
   ASSERT_TRUE(e.has_value());
   WorkerPool pool(1);
   double farthest = 0;
+  int left_out = 0;  // rows that did not send both words
   for (uint64_t epoch = 0; epoch < 8; ++epoch) {
     std::vector<uint8_t> full((*p)->layout().slot_bytes), expanded(full.size());
     std::vector<uint8_t> crops(compact_row_bytes((*p)->layout().crop_size));
@@ -97,11 +98,13 @@ TEST(CompactTest, WordsFarOffTheCropTravelAndGiveTheSameTargets) {
     ASSERT_TRUE((*p)->fill(epoch, 0, full.data(), a, pool).ok());
     ASSERT_TRUE((*p)->fill_compact(epoch, 0, crops.data(), b, pool).ok());
     for (double v : b.compact[0].quads) farthest = std::max(farthest, std::abs(v));
-    ASSERT_TRUE((*e)->expand(crops.data(), b.compact, expanded.data()).ok()) << "epoch " << epoch;
+    left_out += b.compact[0].labels.size() < 2;
+    const Status expanded_ok = (*e)->expand(crops.data(), b.compact, expanded.data());
+    ASSERT_TRUE(expanded_ok.ok()) << "epoch " << epoch << ": " << expanded_ok.to_string();
     EXPECT_EQ(full, expanded) << "epoch " << epoch;
   }
-  EXPECT_GT(farthest, 64.0 * (*p)->layout().crop_size)
-      << "the strip's words never went far off the crop";
+  EXPECT_GT(left_out, 0) << "the strip's words never went far off the crop";
+  EXPECT_LE(farthest, 65.0 * (*p)->layout().crop_size) << "a word sent beyond what a receiver takes";
   std::filesystem::remove_all(dir);
 }
 
@@ -110,6 +113,7 @@ TEST(CompactTest, WhatItCannotCarryIsRefused) {
   EXPECT_NE(CompactExpander::create(db).error().message().find("not db"), std::string::npos);
   PipelineSpec eval = spec(augment::Profile::kUpstage);
   eval.mode = Mode::kEval;
+  eval.on_bad_sample = OnBadSample::kFail;
   eval.augment.image_size = 1024;
   EXPECT_NE(compact_supported(eval).message().find("training"), std::string::npos);
   PipelineSpec polygons = spec(augment::Profile::kUpstage);
@@ -156,13 +160,82 @@ TEST(CompactTest, RowsNoPipelineMakesAreRefusedNamingTheRow) {
   rows[1].quads[3] = std::numeric_limits<double>::infinity();
   refused(rows, "not finite");
   rows[1] = good;
-  rows[1].quads[0] = 1e12;  // a word far off the crop is legitimate: the targets leave it out
-  EXPECT_TRUE((*e)->expand(crops.data(), rows, slot.data()).ok());
+  rows[1].quads[0] = 1e12;
+  refused(rows, "compact row 1: word 0 reaches 1e+12 px, beyond 64 crop sides");
   rows[1] = good;
   rows[1].labels = {7};
   refused(rows, "label");
   rows.assign(4, good);
   refused(rows, "4 compact rows");
+}
+
+// Issue 30 #4: a daemon that moved one corner of a word inside a 512 px crop to 40,000 px had its
+// batch delivered with other targets. Past 64 crop sides a row is no honest daemon's.
+TEST(CompactTest, AForgedRowWithAFarCornerIsRefused) {
+  const PipelineSpec s = spec(augment::Profile::kSakura);
+  ASSERT_EQ(s.augment.crop_size, 512);
+  auto e = CompactExpander::create(s);
+  ASSERT_TRUE(e.has_value());
+  std::vector<uint8_t> crops(compact_row_bytes(512), 128), slot((*e)->layout().slot_bytes);
+  CompactRow row;
+  row.quads = {10, 10, 50, 10, 50, 30, 10, 30, 100, 100, 200, 100, 200, 140, 100, 140};
+  row.labels = {1, 1};
+  ASSERT_TRUE((*e)->expand(crops.data(), {&row, 1}, slot.data()).ok());
+  row.quads[12] = 40000;  // word 1's third corner
+  const Status forged = (*e)->expand(crops.data(), {&row, 1}, slot.data());
+  EXPECT_EQ(forged.code(), Code::kCorrupt);
+  EXPECT_NE(forged.message().find("compact row 0: word 1 reaches 40000 px, beyond 64 crop sides of the 512 px crop"),
+            std::string::npos)
+      << forged.message();
+  for (const double edge : {65.0 * 512, -64.0 * 512}) {  // the bound itself is within
+    row.quads[12] = edge;
+    EXPECT_TRUE((*e)->expand(crops.data(), {&row, 1}, slot.data()).ok()) << edge;
+  }
+  row.quads[13] = -64.0 * 512 - 1;
+  EXPECT_EQ((*e)->expand(crops.data(), {&row, 1}, slot.data()).code(), Code::kCorrupt);
+}
+
+// What keep_visible_words leaves out paints no pixel: for every EAST profile (their fill rules,
+// overlap and mask kinds), the targets of the kept words alone are those of every word, here with
+// a kept word reaching far left on the rows of a left-out one (an even-odd fill sees both).
+TEST(CompactTest, WordsTheTargetsCannotSeeAreNotSentAndChangeNothing) {
+  for (const augment::Profile profile :
+       {augment::Profile::kUpstage, augment::Profile::kSakura, augment::Profile::kBc7}) {
+    const PipelineSpec s = spec(profile);
+    const double c = s.augment.crop_size;
+    auto e = CompactExpander::create(s);
+    ASSERT_TRUE(e.has_value());
+    const std::vector<double> kept = {
+        10, 10, 50, 10, 50, 30, 10, 30,           // inside
+        -3 * c, 40, 100, 40, 100, 90, -3 * c, 90,  // reaching far left, seen in the crop
+        60, 200, 160, 200, 160, 260, 60, 260,     // inside, ignored
+        c - 20, c - 20, 2 * c, c - 20, 2 * c, c + 9, c - 20, c + 9};  // over the corner
+    const std::vector<double> unseen = {
+        -2 * c, 50, -1.5 * c, 50, -1.5 * c, 80, -2 * c, 80,              // left, on kept rows
+        2 * c + 1, 10, 3 * c, 10, 3 * c, 40, 2 * c + 1, 40,              // right
+        10, -c - 1, 50, -c - 1, 50, -2 * c, 10, -2 * c,                  // above
+        10, 2.5 * c, 60, 2.5 * c, 60, 3 * c, 10, 3 * c,                  // below
+        10, 10, 2e6, 10, 50, 30, 10, 30};                                // beyond the builder's bound
+    std::vector<double> all(kept.begin(), kept.begin() + 8);
+    all.insert(all.end(), unseen.begin(), unseen.begin() + 16);
+    all.insert(all.end(), kept.begin() + 8, kept.end());
+    all.insert(all.end(), unseen.begin() + 16, unseen.end());
+    const std::vector<unsigned char> all_labels = {1, 1, 0, 1, 0, 1, 1, 0, 1};
+    CompactRow sent;
+    keep_visible_words(all, all_labels, s.augment.crop_size, sent);
+    EXPECT_EQ(sent.quads, kept);
+    EXPECT_EQ(sent.labels, (std::vector<unsigned char>{1, 1, 0, 1}));
+    // The unseen words that a receiver takes (all but the one past the builder's bound) change
+    // no byte of the targets.
+    CompactRow every = sent;
+    every.quads.insert(every.quads.end(), unseen.begin(), unseen.end() - 8);
+    every.labels.insert(every.labels.end(), {1, 0, 1, 0});
+    std::vector<uint8_t> crops(compact_row_bytes(s.augment.crop_size), 90);
+    std::vector<uint8_t> a((*e)->layout().slot_bytes), b(a.size());
+    ASSERT_TRUE((*e)->expand(crops.data(), {&sent, 1}, a.data()).ok());
+    ASSERT_TRUE((*e)->expand(crops.data(), {&every, 1}, b.data()).ok());
+    EXPECT_EQ(a, b) << augment::profile_name(profile);
+  }
 }
 
 }  // namespace

@@ -191,6 +191,21 @@ TEST_F(HostileReaderTest, UfoNamesThatAreFoldersAreLeftOut) {
   EXPECT_EQ(bad(*ds, "train.json", "names a folder"), 3) << all_bad(*ds);
 }
 
+// Issue 30 #6: a name that is lexically a file but a folder (or FIFO) on disk is left out too.
+TEST_F(HostileReaderTest, UfoNamesThatAreFoldersOnDiskAreLeftOut) {
+  image("ok.jpg");
+  fs::create_directories(root() / "images" / "dir.jpg");
+  ASSERT_EQ(::mkfifo((root() / "images" / "fifo.jpg").c_str(), 0600), 0);
+  write_text(root() / "ufo" / "train.json",
+             R"({"images": {"dir.jpg": {"words": {}}, "fifo.jpg": {"words": {}}, "ok.jpg": {"words": {}}}})");
+  auto ds = read_ufo(root().string(), (root() / "ufo" / "train.json").string(), {});
+  ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
+  ASSERT_EQ(ds->samples.size(), 1u) << all_bad(*ds);
+  EXPECT_EQ(ds->samples[0].image, "images/ok.jpg");
+  EXPECT_EQ(bad(*ds, "train.json", "image 'dir.jpg' names a folder, not an image file; left out"), 1) << all_bad(*ds);
+  EXPECT_EQ(bad(*ds, "train.json", "image 'fifo.jpg' names a FIFO, not an image file; left out"), 1) << all_bad(*ds);
+}
+
 TEST_F(HostileReaderTest, AFloodOfWordsLeavesTheImageOut) {
   image("a.jpg");
   std::string gt;

@@ -222,6 +222,7 @@ TEST(PipelineTest, EvalFillsTheCanvasAndTheMetadataDeterministically) {
   ASSERT_TRUE(src.has_value());
   PipelineSpec o = default_spec(augment::Profile::kSakura, kSample);
   o.mode = Mode::kEval;
+  o.on_bad_sample = OnBadSample::kFail;
   o.augment.image_size = 1280;
   o.sampler.batch_size = 4;
   o.sampler.rank = 1;
@@ -252,6 +253,7 @@ TEST(PipelineTest, EvalNeedsACanvasSide) {
   ASSERT_TRUE(src.has_value());
   PipelineSpec o = default_spec(augment::Profile::kSakura, kSample);
   o.mode = Mode::kEval;
+  o.on_bad_sample = OnBadSample::kFail;
   o.augment.image_size = 0;
   EXPECT_EQ(validate(o).code(), Code::kInvalidArgument);
   EXPECT_EQ(BatchPipeline::create(*src, o).error().code(), Code::kInvalidArgument);

@@ -1,6 +1,7 @@
 // The polygon readers (Total-Text, CTW1500, PaddleOCR label files, mmocr json): each reads a small
 // sample written here, keeps every word's points, finds its format, and lists malformed records
 // with file, line or record, and reason.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -381,6 +382,38 @@ TEST_F(PolyReaderTest, ListFormatsRefuseImagesBehindASymlinkOutTheRoot) {
   EXPECT_EQ(ds->samples[0].image, "in/b.jpg");
   ASSERT_NE(bad(*ds, "leads outside the dataset root"), nullptr);
   EXPECT_EQ(bad(*ds, "leads outside the dataset root")->line, 1);
+}
+
+// Issue 30 #6: an image path that names a folder on disk passed the lexical check, so the reader
+// counted an image it would never decode (and `inspect` said 0 bad records).
+TEST_F(PolyReaderTest, ListFormatsLeaveOutImagePathsThatAreFoldersOnDisk) {
+  write("imgs/a.jpg", "x");
+  fs::create_directories(root_ / "imgs" / "dir.jpg");
+  ASSERT_EQ(::mkfifo((root_ / "imgs" / "fifo.jpg").c_str(), 0600), 0);
+  write("label.txt", "imgs/a.jpg\t[]\nimgs/dir.jpg\t[]\nimgs/fifo.jpg\t[]\nimgs/missing.jpg\t[]\n");
+  auto paddle = read_paddle(root_.string(), {(root_ / "label.txt").string()}, {});
+  ASSERT_TRUE(paddle.has_value()) << paddle.error().to_string();
+  std::vector<std::string> kept;
+  for (const SampleRecord& r : paddle->samples) kept.push_back(r.image);
+  // A missing image is not decided at index time: the decoder reports it, as for every format.
+  EXPECT_EQ(kept, (std::vector<std::string>{"imgs/a.jpg", "imgs/missing.jpg"}));
+  ASSERT_EQ(paddle->bad.size(), 2u);
+  const BadRecord* folder = bad(*paddle, "'imgs/dir.jpg' names a folder, not an image file; left out");
+  ASSERT_NE(folder, nullptr);
+  EXPECT_EQ(folder->file, "label.txt");
+  EXPECT_EQ(folder->line, 2);
+  ASSERT_NE(bad(*paddle, "'imgs/fifo.jpg' names a FIFO, not an image file"), nullptr);
+  EXPECT_EQ(bad(*paddle, "'imgs/fifo.jpg' names a FIFO")->line, 3);
+
+  write("m.json", R"({"data_list": [{"img_path": "imgs/a.jpg", "instances": []},
+                                   {"img_path": "imgs/dir.jpg", "instances": []}]})");
+  auto mm = read_mmocr(root_.string(), (root_ / "m.json").string(), {});
+  ASSERT_TRUE(mm.has_value()) << mm.error().to_string();
+  ASSERT_EQ(mm->samples.size(), 1u);
+  EXPECT_EQ(mm->samples[0].image, "imgs/a.jpg");
+  const BadRecord* entry = bad(*mm, "data_list[1] image 'imgs/dir.jpg' names a folder, not an image file");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->file, "m.json");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "loader/dataset_source.h"
 #include "loader/decode.h"
+#include "loader/mixture_source.h"
 #include "loader/pipeline.h"
 #include "loader/worker_pool.h"
 
@@ -138,6 +139,38 @@ TEST(SampleSourceTest, AReadErrorIsABadSampleReplacedAsAnyOther) {
   EXPECT_NE(got.errors[0].message.find("memory: sample " + std::to_string(victim) + " is gone"), std::string::npos)
       << got.errors[0].message;
   EXPECT_EQ(got.indices.at(1), got.errors[0].replaced_by);
+}
+
+// A source of `n` samples that only counts: what a mixture's fingerprint reads of its members.
+class CountingSource final : public SampleSource {
+ public:
+  CountingSource(size_t n, uint64_t fingerprint) : n_(n), fingerprint_(fingerprint) {}
+  size_t size() const override { return n_; }
+  Status read(size_t, SampleRead&) const override { return Status::unimplemented("counting only"); }
+  std::string name(size_t i) const override { return std::to_string(i); }
+  std::string describe() const override { return "counting"; }
+  uint64_t fingerprint() const override { return fingerprint_; }
+  int stored_image_size() const override { return -1; }
+
+ private:
+  size_t n_;
+  uint64_t fingerprint_;
+};
+
+uint64_t mixture_fingerprint(double weight_a, double weight_b) {
+  auto m = MixtureSource::create({{std::make_shared<const CountingSource>(10, 1), "a", weight_a},
+                                  {std::make_shared<const CountingSource>(10, 2), "b", weight_b}});
+  EXPECT_TRUE(m.has_value()) << m.error().to_string();
+  return m.has_value() ? (*m)->fingerprint() : 0;
+}
+
+// Issue 30 #2: weights were hashed as 6-decimal text, so (1e-7, 4e-7) and (4e-7, 1e-7), which
+// draw other orders, had one fingerprint and a checkpoint of one resumed on the other.
+TEST(MixtureSourceTest, TheFingerprintTellsWeightsThatPrintAlikeApart) {
+  EXPECT_NE(mixture_fingerprint(1e-7, 4e-7), mixture_fingerprint(4e-7, 1e-7));
+  EXPECT_NE(mixture_fingerprint(1, 1), mixture_fingerprint(1, 1 + 1e-12));
+  EXPECT_EQ(mixture_fingerprint(1e-7, 4e-7), mixture_fingerprint(1e-7, 4e-7)) << "not stable";
+  EXPECT_EQ(mixture_fingerprint(0, 0), mixture_fingerprint(-0.0, 0)) << "-0 is no weight, as 0";
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ TEXTFEED = os.path.abspath(os.environ.get("TEXTFEED_BIN", str(ROOT / "build" / "
 class Daemon:
     """`textfeed serve` of the sample (dataset name `icdar`) on an ipc socket in `folder`; restartable."""
 
-    def __init__(self, folder, client_timeout=1.0, threads=2, args=()):
+    # client_timeout: far above any pause a loaded machine gives a client's heartbeats (no test of
+    # this helper waits for it: a client that exits or is killed is noticed by its disconnect).
+    def __init__(self, folder, client_timeout=10.0, threads=2, args=()):
         self.sock = Path(folder) / "tf.sock"
         self.endpoint = f"ipc://{self.sock}"
         self.client_timeout = client_timeout

@@ -132,11 +132,124 @@ def test_sakura_image_equals_the_reference_inference_resize(dataset, dtype):
                 assert np.abs(got - want).max() <= 1.0, image_id
 
 
-def test_sakura_refuses_an_image_larger_than_the_canvas_naming_it(dataset):
+def test_sakura_refuses_an_image_larger_than_the_canvas_naming_it_when_built(dataset):
     root, _ = dataset
-    with eval_loader(root, profile="sakura", image_size=320, on_bad_sample="fail") as loader:
-        with pytest.raises(errors.InvalidArgumentError, match=r"img_2\.png.*640x480"):
-            list(loader)
+    with pytest.raises(errors.InvalidArgumentError, match=r"img_2\.png.*640x480") as raised:
+        eval_loader(root, profile="sakura", image_size=320)  # eval's default policy: fail
+    # One message for every image that does not fit (640x480 and 512x512), with the canvas that fits.
+    assert "2 of 7 images" in str(raised.value) and "image_size=640 fits every image" in str(raised.value)
+
+
+def db_reference(rgb):
+    """PaddleOCR DetResizeForTest(limit_side_len=CANVAS, limit_type='max') on the BGR decode, then
+    NormalizeImage (ImageNet constants on the BGR planes); here on a black CANVAS square."""
+    bgr = rgb[:, :, ::-1]
+    h, w = bgr.shape[:2]
+    ratio = float(CANVAS) / max(h, w) if max(h, w) > CANVAS else 1.0
+    rh, rw = int(h * ratio), int(w * ratio)
+    rh, rw = max(int(round(rh / 32) * 32), 32), max(int(round(rw / 32) * 32), 32)
+    resized = cv2.resize(np.ascontiguousarray(bgr), (rw, rh))
+    canvas = np.zeros((CANVAS, CANVAS, 3), np.uint8)
+    canvas[:rh, :rw] = resized
+    return (canvas.astype(np.float32) / 255 - IMAGENET_MEAN) / IMAGENET_STD, (rw / w, rh / h)
+
+
+def test_db_image_equals_paddleocr_det_resize_for_test(dataset):
+    root, truth = dataset
+    with eval_loader(root, profile="db") as loader:
+        seen = []
+        for b in loader:
+            assert b.names == ("image",)
+            for k, image_id in enumerate(b.image_ids):
+                want, scales = db_reference(truth[image_id.split("/")[-1]][0])
+                got = b[0][k].permute(1, 2, 0).numpy()
+                assert np.abs(got - want).max() < 1e-4, image_id
+                assert b.scales[k] == pytest.approx(scales)
+                seen.append(image_id)
+    assert sorted(seen) == sorted(f"images/img_{i}.png" for i in range(len(SIZES)))
+
+
+@pytest.mark.parametrize("profile", ["upstage", "sakura", "bc7", "db"])
+def test_every_profile_evaluates_every_image_exactly_once(dataset, profile):
+    root, _ = dataset
+    with eval_loader(root, profile=profile, batch_size=2) as loader:
+        ids = [i for b in loader for i in b.image_ids]
+        assert all(not any(b.missing) and b.errors == [] for b in loader)
+    assert ids == [f"images/img_{i}.png" for i in range(len(SIZES))]
+
+
+def test_eval_never_takes_skip_and_training_never_takes_report(dataset):
+    root, _ = dataset
+    with pytest.raises(errors.InvalidArgumentError, match="never replaces an image"):
+        eval_loader(root, on_bad_sample="skip")
+    with pytest.raises(errors.InvalidArgumentError, match="report.*for mode=eval"):
+        textfeed.Loader(dataset=str(SAMPLE), batch_size=2, on_bad_sample="report")
+    with pytest.raises(errors.InvalidArgumentError, match="multiple of 32"):
+        eval_loader(root, profile="db", image_size=600)
+
+
+@pytest.fixture(scope="module")
+def large_images(tmp_path_factory):
+    """Two ICDAR-layout images taller than a 1280 canvas (receipt-like pages), one word each."""
+    root = tmp_path_factory.mktemp("large")
+    (root / "images").mkdir()
+    (root / "gt").mkdir()
+    for i, (w, h) in enumerate([(1100, 2400), (1500, 1700)]):
+        cv2.imwrite(str(root / "images" / f"page_{i}.jpg"), np.full((h, w, 3), 200, np.uint8))
+        (root / "gt" / f"gt_page_{i}.txt").write_text("100,100,600,100,600,180,100,180,TOTAL\n")
+    return root
+
+
+def _check_reported_pass(batches, names):
+    """Every image exactly once; the large pages blank, marked missing and reported, never replaced."""
+    def image(image_id):  # a list of sources names each image "<source>: <path below its root>"
+        return image_id.split(": ")[-1]
+    ids = [image(i) for b in batches for i in b[1]]
+    assert sorted(ids) == sorted(names) and len(ids) == 12
+    missing = {image(i) for b in batches for i, m in zip(b[1], b[2]) if m}
+    assert missing == {"images/page_0.jpg", "images/page_1.jpg"}
+    for img, image_ids, flags, errs, indices, polys in batches:
+        assert {e.index for e in errs} == {i for i, m in zip(indices, flags) if m}
+        assert all(e.replaced_by == e.index and "canvas" in e.message for e in errs)
+        for k, m in enumerate(flags):
+            assert bool(torch.count_nonzero(img[k]) == 0) == m
+            if m:
+                assert len(polys[k]) == 1  # its words are still there to be counted as missed
+
+
+def _reported_batches(loader):
+    return [(b[0].clone(), b.image_ids, b.missing, b.errors, b.indices, b.polygons) for b in loader]
+
+
+def test_eval_over_unusable_images_scores_each_image_once_in_process(large_images, caplog):
+    sources = [str(SAMPLE), str(large_images)]
+    args = dict(dataset=sources, profile="sakura", mode="eval", image_size=1280, batch_size=4, threads=2,
+                prefetch=2, pin_memory=False)
+    with pytest.raises(errors.InvalidArgumentError, match=r"2 of 12 images.*page_0\.jpg.*page_1\.jpg"):
+        textfeed.Loader(**args)  # found when built, in one message; never a copy of another image
+    with textfeed.Loader(on_bad_sample="report", **args) as loader:
+        batches = _reported_batches(loader)
+        again = _reported_batches(loader)  # a second pass logs nothing new
+    names = [f"images/img_{i}.jpg" for i in range(1, 11)] + ["images/page_0.jpg", "images/page_1.jpg"]
+    _check_reported_pass(batches, names)
+    _check_reported_pass(again, names)
+    said = [r.getMessage() for r in caplog.records if "missing from epoch" in r.getMessage()]
+    assert len(said) == 2
+
+
+def test_eval_over_unusable_images_scores_each_image_once_from_a_daemon(tmp_path, large_images):
+    daemon = Daemon(tmp_path, args=["--dataset", f"large={large_images}"])
+    daemon.start()
+    try:
+        args = dict(profile="sakura", mode="eval", image_size=1280, batch_size=4, prefetch=2, pin_memory=False)
+        with pytest.raises(errors.InvalidArgumentError, match=r"2 of 12 images"):
+            textfeed.Loader(daemon.endpoint, dataset=["icdar", "large"], **args)
+        with textfeed.Loader(daemon.endpoint, dataset=["icdar", "large"], on_bad_sample="report", **args) as loader:
+            batches = _reported_batches(loader)
+    finally:
+        daemon.stop()
+    names = [f"images/img_{i}.jpg" for i in range(1, 11)] + ["images/page_0.jpg", "images/page_1.jpg"]
+    _check_reported_pass(batches, names)
 
 
 @pytest.mark.parametrize("profile", ["upstage", "sakura"])
@@ -249,8 +362,9 @@ def test_without_return_polygons_training_batches_carry_no_metadata():
 def test_eval_mode_keywords_are_checked():
     with pytest.raises(errors.InvalidArgumentError, match="mode"):
         textfeed.Loader(dataset=str(SAMPLE), batch_size=2, mode="test")
-    with pytest.raises(errors.InvalidArgumentError, match="image_size"):
-        textfeed.Loader(dataset=str(SAMPLE), batch_size=2, profile="sakura", mode="eval")  # sakura's 0
+    for profile in ("sakura", "db"):  # their profiles' image_size is 0
+        with pytest.raises(errors.InvalidArgumentError, match="image_size"):
+            textfeed.Loader(dataset=str(SAMPLE), batch_size=2, profile=profile, mode="eval")
     with pytest.raises(TypeError, match="return_polygons"):
         textfeed.Loader(dataset=str(SAMPLE), batch_size=2, return_polygons="yes")
     assert textfeed.Mode.EVAL.text == "eval"

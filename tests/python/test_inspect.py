@@ -88,6 +88,28 @@ def test_ufo_polygon_policy(tmp_path):
     assert (masked["words"], masked["ignored_words"]) == (2, 1)
 
 
+def test_an_image_path_naming_a_folder_is_a_bad_record(tmp_path):
+    # Issue 30 #6: PaddleOCR and mmocr image paths were checked lexically only, so a folder named
+    # like an image counted as an image and 0 bad records.
+    (tmp_path / "imgs" / "dir.jpg").mkdir(parents=True)
+    (tmp_path / "imgs" / "a.jpg").write_bytes(b"x")
+    (tmp_path / "label.txt").write_text("imgs/a.jpg\t[]\nimgs/dir.jpg\t[]\n")
+    paddle = inspect(str(tmp_path / "label.txt"))
+    assert paddle["format"] == "paddle"
+    assert paddle["images"] == 1
+    assert paddle["bad_records"] == [
+        {"file": "label.txt", "line": 2, "reason": "image 'imgs/dir.jpg' names a folder, not an image file; left out"}
+    ]
+    data_list = [{"img_path": name, "instances": []} for name in ("imgs/a.jpg", "imgs/dir.jpg")]
+    (tmp_path / "textdet_train.json").write_text(json.dumps({"metainfo": {}, "data_list": data_list}))
+    mmocr = inspect(str(tmp_path / "textdet_train.json"))
+    assert mmocr["format"] == "mmocr"
+    assert mmocr["images"] == 1
+    assert [b["reason"] for b in mmocr["bad_records"]] == [
+        "data_list[1] image 'imgs/dir.jpg' names a folder, not an image file; left out"
+    ]
+
+
 def test_malformed_ufo_exits_nonzero_with_the_offset(tmp_path):
     (tmp_path / "ufo").mkdir()
     (tmp_path / "ufo" / "train.json").write_text('{"images": {"a.jpg": {"words": {},}}}')

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,42 @@ def prefix(tmp_path_factory):
     return prefix
 
 
+def _site_packages(python, under):
+    """The folders `python` (run as a user runs it) searches for packages under the prefix `under`,
+    in its order: site.getsitepackages(), which names them whether or not they exist yet."""
+    out = _run([python, "-c", "import site; print('\\n'.join(site.getsitepackages()))"], ROOT)
+    return [Path(p) for p in out.split() if Path(p).is_relative_to(Path(under) / "lib")]
+
+
 def test_cmake_install_runs_without_pythonpath(prefix, tmp_path):
     assert _run([prefix / "bin" / "textfeed", "--version"], tmp_path).strip() == f"textfeed {VERSION}"
-    site = prefix / _cache("TEXTFEED_PYTHON_INSTALL_DIR")
+    # A prefix the interpreter does not search gets its standard layout (PYTHONPATH names it).
+    site = prefix / (_cache("TEXTFEED_PYTHON_INSTALL_DIR") or Path(
+        sysconfig.get_path("platlib", "posix_prefix", vars={"base": prefix, "platbase": prefix})).relative_to(prefix))
     version, where = _import_version(sys.executable, tmp_path, site)
     assert version == VERSION and where == site / "textfeed" / "__init__.py"
     for typing_file in ("py.typed", "__init__.pyi", "_core.pyi", "reference.pyi"):
         assert (where.parent / typing_file).is_file()
+
+
+def test_issue30_make_install_to_the_default_prefix_lands_where_python_imports_from(tmp_path):
+    # `make install` installs to /usr/local; DESTDIR stages that here. Debian's python3 searches
+    # /usr/local/lib/python3.X/dist-packages, not /usr/local/lib/python3/dist-packages.
+    if _cache("TEXTFEED_PYTHON_INSTALL_DIR"):
+        pytest.skip("the build names its own TEXTFEED_PYTHON_INSTALL_DIR")
+    python = _cache("TEXTFEED_PYTHON") or sys.executable
+    searched = _site_packages(python, "/usr/local")
+    if not searched:
+        pytest.skip(f"{python} searches no folder under /usr/local/lib")
+    stage = tmp_path / "stage"
+    _run(["cmake", "--install", BUILD, "--prefix", "/usr/local"], tmp_path, DESTDIR=str(stage))
+    site = stage / searched[0].relative_to("/")
+    assert (site / "textfeed" / "__init__.py").is_file(), sorted(map(str, stage.rglob("__init__.py")))
+    assert len(list(stage.rglob("textfeed/__init__.py"))) == 1
+    assert (stage / "usr" / "local" / "bin" / "textfeed").is_file()
+    # PYTHONPATH unset (_run); the staged folder stands in for /usr/local's at the head of sys.path.
+    version, where = _import_version(python, tmp_path, site)
+    assert version == VERSION and where == site / "textfeed" / "__init__.py"
 
 
 def test_cmake_install_puts_public_headers_under_the_include_root(prefix):

@@ -209,7 +209,7 @@ def test_a_refused_elastic_state_changes_nothing():
         assert next(iter(l)).indices == first
 
 
-def test_the_boostcamp_example_trains_on_both_layouts_and_a_weighted_mix(tmp_path):
+def test_the_boostcamp_example_trains_on_both_layouts_and_a_weighted_mix(tmp_path, capsys):
     import importlib.util
     from support import ROOT
     spec = importlib.util.spec_from_file_location("boostcamp_train", ROOT / "examples" / "boostcamp_train.py")
@@ -225,4 +225,9 @@ def test_the_boostcamp_example_trains_on_both_layouts_and_a_weighted_mix(tmp_pat
                           *common])
     for result in (six, seven, mixed):
         assert result["images"] == N and result["words"] == 82 and result["loss"] > 0
+    # Each epoch's line says how many of its batches had no text (each a loss of 1 in the mean).
+    epochs = [line for line in capsys.readouterr().out.splitlines() if line.startswith("epoch ")]
+    assert len(epochs) == 3, epochs
+    for line, result in zip(epochs, (six, seven, mixed)):
+        assert f", {result['text_free_batches']} without text |" in line, line
     assert (tmp_path / "models" / "latest.pth").exists()

@@ -50,9 +50,11 @@ def test_a_reader_flag_changes_what_inspect_and_cache_build_read(tmp_path):
 def test_show_applies_recipe_changes(tmp_path):
     out = tmp_path / "show"
     proc = tf("show", "--dataset", SAMPLE, "--out", out, "--count", "1", "--profile", "sakura", "--set",
-              "crop_size=256")
+              "crop_size=640")
     assert proc.returncode == 0, proc.err
-    assert cv2.imread(str(out / "sample_0.png")).shape[:2] == (256, 256)
+    # The PNG is as wide as the crop (sakura's is 512), with its title above and its legend below.
+    height, width = cv2.imread(str(out / "sample_0.png")).shape[:2]
+    assert width == 640 and height > 640, (height, width)
     bad = tf("show", "--dataset", SAMPLE, "--out", out, "--set", "crop_size=4")
     assert bad.returncode == 2 and "crop_size" in bad.err, bad.err
     for flags in (["--dtype", "uint8"], ["--set", "dtype=uint8"]):  # show draws float32 crops

@@ -41,7 +41,9 @@ class HostileClientTest : public ::testing::Test {
     o.endpoint = "ipc:///tmp/textfeed-hostile-" + std::to_string(::getpid()) + ".sock";
     o.datasets = more;
     o.datasets["icdar"] = *src;
-    o.client_timeout = 5s;
+    // Never reached: a test's connection is silent between its calls, for seconds on a loaded
+    // machine.
+    o.client_timeout = 60s;
     o.heartbeat_interval = 200ms;
     auto s = Server::create(o, arena_);
     ASSERT_TRUE(s.has_value()) << s.error().to_string();
@@ -104,13 +106,12 @@ TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
   for (size_t size : {size_t{5000}, size_t{(1 << 20) - 2048}}) {
     OpenStream o = request();
     o.spec.sources[0].reader.ignore_tags = {std::string(size, 'o')};
-    const auto t0 = std::chrono::steady_clock::now();
+    // Without a reply the client's wait ends in kUnavailable: the code tells, not the time taken.
     auto opened = c->open(o, 20s);
     ASSERT_FALSE(opened.has_value());
     EXPECT_EQ(opened.error().code(), Code::kInvalidArgument) << opened.error().to_string().substr(0, 200);
     EXPECT_NE(opened.error().message().find("at most 4096"), std::string::npos)
         << opened.error().message().substr(0, 200);
-    EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "no reply: the client waited for its timeout";
   }
   OpenStream o = request();
   o.spec.sources[0].path = std::string(loader::kMaxTextBytes, 'd');  // within the bound: named in the reply

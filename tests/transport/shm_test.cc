@@ -112,6 +112,35 @@ TEST(ShmTest, SparseMemoryIsRefusedSoTheDaemonNeverAllocatesIt) {
   ::close(fd);
 }
 
+// Issue 30 #5: a file twice the size needed, with only its second half touched, had blocks enough
+// for the whole check; the daemon then populated the untouched first half at its own cost.
+TEST(ShmTest, AHoleInTheLentRangeIsRefusedWhateverTheFileHoldsElsewhere) {
+  const size_t bytes = 8 << 20;
+  const int fd = ::memfd_create("holed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(2 * bytes)), 0);
+  ASSERT_EQ(::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+  auto* p = static_cast<uint8_t*>(::mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  std::memset(p + bytes, 1, bytes);  // the second half only
+  auto holed = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
+  EXPECT_EQ(holed.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(holed.status().message().find("hole at byte 0"), std::string::npos) << holed.status().message();
+  // An untouched end of the range is enough to refuse it (2 MiB, so that huge tmpfs pages, where
+  // they are on, leave it a hole too).
+  const size_t tail = 2 << 20;
+  std::memset(p, 1, bytes - tail);
+  auto end = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
+  EXPECT_EQ(end.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(end.status().message().find("hole at byte " + std::to_string(bytes - tail)), std::string::npos)
+      << end.status().message();
+  EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes - tail).has_value());
+  std::memset(p, 1, bytes);
+  EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes).has_value());
+  ::munmap(p, 2 * bytes);
+  ::close(fd);
+}
+
 TEST(ShmTest, TheInboxTakesATokenAndOneDescriptor) {
   const std::string path = scratch_path("inbox");
   auto inbox = MemoryInbox::bind(path);

@@ -405,6 +405,44 @@ TEST(WireTest, ListsLongerThanTheirFieldsCanMeanAreRefused) {
             Code::kCorrupt);
 }
 
+// Issue 30 #7d: an OpenStream that asks for more sources, ignore tags or resume stages than a
+// stream may have is a bad argument (as validate() would say), named with its limit, not a corrupt
+// frame.
+TEST(WireTest, SpecListsOverTheirLimitAreInvalidArgumentsNamingFieldAndLimit) {
+  struct Case {
+    std::vector<uint8_t> frame;
+    const char* field;
+    size_t limit;
+  };
+  const Case cases[] = {
+      {open_stream_frame([](wire::OpenStream::Builder o) {
+         auto sources = o.getSpec().initSources(65);
+         for (unsigned i = 0; i < 65; ++i) sources[i].setPath("train");
+       }),
+       "PipelineSpec.sources", loader::kMaxSources},
+      {open_stream_frame([](wire::OpenStream::Builder o) {
+         auto tags = o.getSpec().getSources()[0].initReader().initIgnoreTags(300);
+         for (unsigned i = 0; i < 300; ++i) tags.set(i, "###");
+       }),
+       "ReaderOptions.ignoreTags", loader::kMaxIgnoreTags},
+      {open_stream_frame([](wire::OpenStream::Builder o) { o.getSpec().getSampler().initResumeStages(65); }),
+       "Sampler.resumeStages", loader::kMaxResumeStages},
+  };
+  for (const Case& c : cases) {
+    const auto m = decode(c.frame);
+    ASSERT_FALSE(m.has_value()) << c.field;
+    EXPECT_EQ(m.status().code(), Code::kInvalidArgument) << m.status().message();
+    EXPECT_NE(m.status().message().find(c.field), std::string::npos) << m.status().message();
+    EXPECT_NE(m.status().message().find("at most " + std::to_string(c.limit)), std::string::npos)
+        << m.status().message();
+  }
+  // At the limit, the frame decodes.
+  EXPECT_TRUE(decode(open_stream_frame([](wire::OpenStream::Builder o) {
+                auto sources = o.getSpec().initSources(64);
+                for (unsigned i = 0; i < 64; ++i) sources[i].setPath("train");
+              })).has_value());
+}
+
 // Eval batches' per-sample metadata: every field survives, polygons of any number of points.
 TEST(WireTest, BatchSampleMetadataRoundTrips) {
   BatchHeader b{9, 0, 1, 0, {}, {2, 4, 6}, {}};
@@ -461,9 +499,11 @@ TEST(WireTest, SpecModeAndReturnPolygonsRoundTrip) {
   OpenStream o;
   o.spec = loader::default_spec(augment::Profile::kUpstage, "train");
   o.spec.mode = loader::Mode::kEval;
+  o.spec.on_bad_sample = loader::OnBadSample::kReport;
   o.spec.return_polygons = true;
   const auto back = std::get<OpenStream>(round_trip(o));
   EXPECT_EQ(back.spec.mode, loader::Mode::kEval);
+  EXPECT_EQ(back.spec.on_bad_sample, loader::OnBadSample::kReport);
   EXPECT_TRUE(back.spec.return_polygons);
   auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder b) {
     b.getSpec().setMode(static_cast<wire::Mode>(7));

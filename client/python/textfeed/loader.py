@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import inspect
 import itertools
 import logging
 import numbers
@@ -23,7 +24,7 @@ from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 import torch
 
-from . import _args, _core, errors
+from . import _args, _core, _dataloader, _log, errors
 from .sources import Source, source_specs
 
 __all__ = ["Batch", "Loader", "SampleError", "gather_states"]
@@ -31,7 +32,8 @@ __all__ = ["Batch", "Loader", "SampleError", "gather_states"]
 logger = logging.getLogger("textfeed")
 
 _DTYPES = {"float32": torch.float32, "uint8": torch.uint8}  # by the layout's dtype names
-_STATE_VERSION = 3  # 2: the state names its dataset (dataset_fingerprint); 3: elastic resume
+# 2: the state names its dataset (dataset_fingerprint); 3: elastic resume; 4: epoch_size and mode
+_STATE_VERSION = 4
 # The bounds C++ checks too (loader/spec.h, client/feed.h), from the one place they are defined.
 MAX_BATCH_SIZE = _core.MAX_BATCH_SIZE  # as the daemon's
 MAX_WORLD_SIZE = _core.MAX_WORLD_SIZE
@@ -47,7 +49,9 @@ _said_no_cuda = False
 
 
 class SampleError(NamedTuple):
-    """A sample that could not be read: ``replaced_by`` was written in its place (``skip``)."""
+    """A sample that could not be used: ``replaced_by`` was written in its place (training's
+    ``skip``), or ``replaced_by == index`` when nothing was (eval's ``report``: its row is blank and
+    ``Batch.missing`` marks it)."""
 
     index: int
     replaced_by: int
@@ -64,7 +68,9 @@ class Batch(tuple):
     Also carries where it came from: ``epoch``, ``batch`` (index within the epoch), ``indices``
     (index of each row over all sources, end to end), ``sources`` (which source of the Loader's
     list each row came from), ``source_indices`` (its index in that source), ``errors`` (bad
-    samples replaced in this batch) and ``invalid_polygons`` (the invalid_polygon policy's counts). An eval batch (``mode="eval"``) is ``(img,)`` alone and
+    samples replaced in this batch, or reported missing in eval), ``missing`` (per row: True when
+    the row is blank because its image could not be used, eval's ``on_bad_sample="report"``; score
+    its words as missed) and ``invalid_polygons`` (the invalid_polygon policy's counts). An eval batch (``mode="eval"``) is ``(img,)`` alone and
     carries per sample ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``
     (also set in training with ``return_polygons=True``; None otherwise).
     """
@@ -76,6 +82,7 @@ class Batch(tuple):
     sources: List[int]
     source_indices: List[int]
     errors: List[SampleError]
+    missing: List[bool]
     # Words the invalid_polygon policy found defective in this batch, by defect ("non_finite",
     # "degenerate", "out_of_image", "self_intersecting"), and what it did ("repaired", "ignored").
     invalid_polygons: Dict[str, int]
@@ -147,7 +154,11 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
 def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
                         drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any, mode: Any,
                         return_polygons: Any) -> Dict[str, Any]:
-    """The keywords of the pipeline and the sampler, checked; enums as _core's members."""
+    """The keywords of the pipeline and the sampler, checked; enums as _core's members. No
+    on_bad_sample: the mode's default (eval: fail, training: skip)."""
+    mode = _args.enum("mode", mode, _core.Mode)
+    if on_bad_sample is None:
+        on_bad_sample = _core.default_on_bad_sample(mode)
     return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
                 profile=_args.enum("profile", profile, _core.Profile),
                 seed=_args.integer("seed", seed, 0, MAX_SEED),
@@ -157,7 +168,7 @@ def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, 
                 dtype=_args.enum("dtype", dtype, _core.DType),
                 prefetch=_args.integer("prefetch", prefetch, MIN_PREFETCH, MAX_PREFETCH),
                 on_bad_sample=_args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample),
-                mode=_args.enum("mode", mode, _core.Mode),
+                mode=mode,
                 return_polygons=_args.boolean("return_polygons", return_polygons))
 
 
@@ -166,8 +177,8 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
     known = {n.strip() for n in _core.option_names().split(",")}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise errors.ArgumentTypeError(f"Loader() got unknown augmentation option(s) {unknown}; "
-                                       f"known: {sorted(known)}")
+        keywords = inspect.signature(Loader.__init__).parameters
+        raise _dataloader.unknown_keywords_error(unknown, known | {k for k in keywords if k not in ("self", "options")})
     overrides = {k: _args.option_value(k, v) for k, v in options.items()}
     for name, value, lowest in (("image_size", image_size, 0), ("crop_size", crop_size, 1)):  # image_size 0: off
         if value is not None:
@@ -323,8 +334,11 @@ def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
     if not states or not all(isinstance(s, Mapping) and "rank" in s and "batch" in s for s in states):
         raise errors.InvalidArgumentError("states must be a non-empty list of Loader.state_dict() results")
     by_rank = {}
-    for s in states:
-        by_rank.setdefault(s["rank"], s)
+    for i, s in enumerate(states):
+        # Checked before use as a key or a count: a list there is the caller's error, named as such.
+        rank = _args.integer(f"states[{i}]['rank']", s["rank"], 0, MAX_WORLD_SIZE - 1)
+        _args.integer(f"states[{i}]['batch']", s["batch"], 0, MAX_EPOCH)
+        by_rank.setdefault(rank, s)
         same = {k: v for k, v in s.items() if k not in ("rank", "batch")}
         first = {k: v for k, v in states[0].items() if k not in ("rank", "batch")}
         if same != first:
@@ -381,8 +395,13 @@ class Loader:
             2..``textfeed.loader.MAX_PREFETCH`` (64).
         threads: embedded mode's worker threads: None or 0 for one per core, else
             1..``textfeed._core.MAX_WORKER_THREADS`` (1024; the bound of every textfeed command).
-        on_bad_sample: :class:`textfeed.OnBadSample`: ``"skip"`` (write a deterministic
-            replacement, report it) or ``"fail"``.
+        on_bad_sample: :class:`textfeed.OnBadSample`, what a sample that cannot be used does.
+            Training: ``"skip"`` (the default: write a deterministic replacement, report it in
+            ``errors``) or ``"fail"``. Eval never replaces an image: ``"fail"`` (the default: the
+            Loader refuses to start when an image cannot be placed on the canvas, and a batch
+            raises at an image that cannot be read) or ``"report"`` (the row is left blank and
+            marked in ``Batch.missing``, with its image id, words and reason, so that a metric can
+            count its words as missed).
         transport: remote mode, :class:`textfeed.Transport`: ``"auto"`` (shared memory when the daemon offers it: its ipc://
             endpoint; frames over tcp), ``"shm"`` (insist), ``"frames"``.
         timeout: seconds to wait for the daemon's first answer.
@@ -417,9 +436,13 @@ class Loader:
             normalization; sakura: each side floored to a multiple of 32, placed at the top left of
             an ``image_size`` square canvas), dataset order, every sample exactly once over the
             ranks (the later ranks may get one sample fewer, so ``len()`` may differ by one between
-            ranks; shuffle and drop_last are ignored). Eval batches hold the image only, and per
-            sample ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``
-            (docs/design.md "Evaluation batches").
+            ranks; shuffle and drop_last are ignored). db: PaddleOCR's ``DetResizeForTest``
+            (longer side limited to ``image_size``, sides rounded to multiples of 32; image_size a
+            multiple of 32), top left on a black square, BGR planes. Every profile needs
+            ``image_size`` (the canvas side). Eval batches hold the image only, and per sample
+            ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``, and
+            ``missing`` (docs/design.md "Evaluation batches"). No image is ever replaced in eval
+            (see ``on_bad_sample``).
         return_polygons: training mode: each batch also carries every sample's polygons after the
             augmentation, in crop pixels (``polygons``, ``ignore``).
         local_threads: with a list of endpoints, this process's own worker threads as one more
@@ -439,17 +462,30 @@ class Loader:
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
-    CancelledError if advanced again. The Loader belongs to the process that made it: after
-    ``os.fork()`` the child must make its own (the inherited one raises, and close() there only
-    lets go of it). close() may come from another thread: an iteration waiting for a batch then
-    raises CancelledError.
+    CancelledError if advanced again; so does a :meth:`load_state_dict` that takes (the next
+    ``iter()`` then starts exactly at the loaded position; a refused state changes nothing). The
+    Loader belongs to the process that made it: after ``os.fork()`` the child must make its own (the
+    inherited one raises, and close() there only lets go of it). close() may come from another
+    thread: an iteration waiting for a batch then raises CancelledError.
+
+    What a DataLoader has, read-only: ``batch_size``, ``drop_last``, ``sampler`` (``set_epoch(e)``
+    is :meth:`set_epoch`; ``len()`` the samples this rank gets per epoch, as DistributedSampler's)
+    and ``dataset`` (``len()`` its samples, every source's; its repr names them). DataLoader's
+    ``num_workers=`` and ``prefetch_factor=`` are refused with the Loader's keyword (``threads=``,
+    ``prefetch=``), and a misspelt keyword with the nearest ones.
+
+    Log lines: what the C++ side says (where a dataset's images are, records a reader left out, a
+    daemon lost and back) goes to ``logging.getLogger("textfeed")`` at its level, so the script's
+    logging configuration governs it (``logging.basicConfig(level=logging.INFO)`` shows the info
+    lines; Python's default shows warnings and errors only). Lines from C++ threads reach the logger
+    at the Loader's next call (while it waits for a batch, within 100 ms).
     """
 
     def __init__(self, endpoint: Optional[str] = None, *, dataset: Any, batch_size: int,
                  profile: Any = "upstage", seed: int = 0, rank: Optional[int] = None,
                  world_size: Optional[int] = None, shuffle: bool = True, drop_last: bool = False,
                  dtype: Any = "float32", pin_memory: bool = True, prefetch: int = 4,
-                 threads: Optional[int] = None, on_bad_sample: Any = "skip", transport: Any = "auto",
+                 threads: Optional[int] = None, on_bad_sample: Any = None, transport: Any = "auto",
                  timeout: float = 10.0, daemon_timeout: float = 10.0, reconnect_timeout: float = 60.0,
                  curve_server_key: Optional[Any] = None, curve_client_key: Optional[Any] = None,
                  image_size: Optional[int] = None, crop_size: Optional[int] = None,
@@ -465,6 +501,7 @@ class Loader:
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
         self._pinned = False
+        self._said_missing: set = set()  # eval rows reported missing that were logged
         endpoint = _endpoints(endpoint)
         several = isinstance(endpoint, list)
         if not several and (local_threads is not None or local_dataset is not None):
@@ -485,6 +522,8 @@ class Loader:
                       ignore_under_area=ignore_under_area, images_dir=images_dir, illegibility=illegibility,
                       split=split, format=format)
         pin_memory = _args.boolean("pin_memory", pin_memory)
+        if endpoint is None:
+            _dataloader.refuse_endpoint_as_dataset(dataset)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
         sources, weighted = source_specs(dataset, common["profile"], reader,
                                          _args.path if endpoint is None else _args.text)
@@ -521,6 +560,7 @@ class Loader:
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
         self._generation = 0  # of the newest iterator; an older one raises when advanced
+        self._superseded_by = ""  # what ended the iterators before the newest, for their message
         if endpoint is not None:
             opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
                                                            f"{self._rank}/{self._world_size}")
@@ -530,7 +570,11 @@ class Loader:
 
     def _open(self, epoch: int) -> None:
         """Opens the feed of self._spec at the start of ``epoch``, and takes its layout."""
-        feed = self._opener(self._spec, epoch=epoch, batch=0)
+        _log.sync_level()
+        try:
+            feed = self._opener(self._spec, epoch=epoch, batch=0)
+        finally:
+            _log.flush()  # what reading the dataset said (its layout, records left out), even when it failed
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
@@ -561,6 +605,30 @@ class Loader:
         rank may have one fewer)."""
         return self._batches_per_epoch
 
+    @property
+    def batch_size(self) -> int:
+        """Samples per batch (the last batch of an epoch may have fewer without drop_last)."""
+        return self._batch_size
+
+    @property
+    def drop_last(self) -> bool:
+        """Whether the samples that do not divide evenly over the ranks and the short last batch are
+        dropped (as given; eval mode ignores it)."""
+        return self._drop_last
+
+    @property
+    def sampler(self) -> _dataloader.LoaderSampler:
+        """What DDP scripts call on a DataLoader's sampler: ``loader.sampler.set_epoch(e)`` is
+        :meth:`set_epoch`; ``len(loader.sampler)`` is the samples this rank gets per epoch."""
+        return _dataloader.LoaderSampler(self)
+
+    @property
+    def dataset(self) -> _dataloader.LoaderDataset:
+        """The samples this Loader reads: ``len(loader.dataset)`` is their number (every source's, end
+        to end); its repr names the sources and where they are read."""
+        return _dataloader.LoaderDataset(_dataloader.source_paths(self._spec.sources), self._dataset_size,
+                                         self._endpoint)
+
     def set_epoch(self, epoch: int) -> None:
         """The epoch the next iteration runs (as ``DistributedSampler.set_epoch``), 0..2**63-1.
         Without it, each iteration runs the epoch after the previous one's (epoch 0 first), as
@@ -579,19 +647,22 @@ class Loader:
             if self._epoch > MAX_EPOCH:
                 raise errors.InvalidArgumentError(f"epoch {self._epoch} is past the last one, {MAX_EPOCH}")
         self._placed = False
-        self._generation += 1
+        self._supersede("a newer iter() of its Loader: one iteration runs at a time")
         return self._iterate(self._generation, self._epoch, self._next)
 
     def state_dict(self) -> Dict[str, Any]:
         """Where the iteration stands: a Loader given this resumes with exactly the next batch. Names
         the setup and the dataset (``dataset_fingerprint``, a hash of its index), so that it is
         refused by a Loader of another one. ``resume`` lists the stages of an elastic resume that
-        made this epoch's order (empty when the epoch is whole)."""
+        made this epoch's order (empty when the epoch is whole). Every input that decides the order
+        is in it or in the fingerprint (the sources, their order and exact weights): seed, shuffle,
+        drop_last, ``epoch_size`` (None: the Loader was given none) and ``mode``."""
         self._check_process()
         resume = self._resume[1] if self._resume[1] and self._epoch == self._resume[0] else []
         return {"version": _STATE_VERSION, "epoch": self._epoch, "batch": self._next, "seed": self._seed,
                 "batch_size": self._batch_size, "rank": self._rank, "world_size": self._world_size,
                 "shuffle": self._shuffle, "drop_last": self._drop_last, "profile": self._profile,
+                "epoch_size": self._spec.sampler.epoch_size or None, "mode": self._spec.mode.text,
                 "dataset_size": self._dataset_size, "dataset_fingerprint": self._fingerprint,
                 "resume": [[w, b, list(k)] for w, b, k in resume]}
 
@@ -599,7 +670,8 @@ class Loader:
         """Resumes at the position of :meth:`state_dict` (or of :func:`gather_states` over every
         rank's); the next iteration yields the rest of that epoch. Every field is checked (type,
         range, and that it matches this Loader: version, seed, shuffle, drop_last, profile,
-        dataset_size, dataset_fingerprint); a mismatch raises InvalidArgumentError naming the field.
+        epoch_size, mode, dataset_size, dataset_fingerprint); a mismatch raises InvalidArgumentError
+        naming the field.
 
         Elastic: the state may come from another ``world_size`` or ``batch_size``. The rest of its
         epoch is then exactly the samples no rank had delivered, sharded anew over this Loader's
@@ -625,6 +697,9 @@ class Loader:
         self._epoch, self._next, self._placed = epoch, batch, True
         if self._next >= self._batches_in(self._epoch):
             self._epoch, self._next = self._epoch + 1, 0
+        # A running iterator would go on from where it was, not from the state: it ends here, reopened
+        # feed or not, and the next iter() starts exactly at the loaded position.
+        self._supersede("load_state_dict(): a state was loaded, and the next iter() resumes at it")
 
     def stats(self) -> Dict[str, Any]:
         """Batches and samples delivered, samples/s, seconds spent waiting, slots in flight and held,
@@ -649,6 +724,7 @@ class Loader:
         feed, self._feed = getattr(self, "_feed", None), None
         if feed is not None and os.getpid() == getattr(self, "_pid", None):
             feed.close()
+            _log.flush()
 
     def __enter__(self) -> "Loader":
         return self
@@ -674,6 +750,13 @@ class Loader:
             raise errors.CancelledError("this Loader is closed")
         return feed
 
+    def _samples_per_rank(self) -> int:
+        """Samples this rank gets in a whole epoch (``len(loader.sampler)``), as the C++ sampler shards."""
+        length = self._spec.sampler.epoch_size or self._dataset_size  # epoch_size 0: every sample once
+        training = self._spec.mode != _core.Mode.EVAL  # eval neither pads nor drops
+        return _dataloader.samples_per_rank(length, self._rank, self._world_size,
+                                            drop_last=training and self._drop_last, padded=training)
+
     def _batches_in(self, epoch: int) -> int:
         """Batches of ``epoch`` for this rank: those of an epoch, or of what an elastic resume left."""
         if self._resumed_batches is not None and self._resume[1] and epoch == self._resume[0]:
@@ -694,14 +777,22 @@ class Loader:
         if old_feed is not self._feed:
             old_feed.close()
 
+    def _supersede(self, by: str) -> None:
+        """Ends every iterator made so far: the next one advanced raises CancelledError naming ``by``."""
+        self._generation += 1
+        self._superseded_by = by
+
     def _iterate(self, generation: int, epoch: int, start: int) -> Iterator[Batch]:
+        sought = None
         for k in range(start, self._batches_in(epoch)):
             if generation != self._generation:
-                raise errors.CancelledError("this iterator was superseded by a newer iter() of its Loader: one "
-                                            "iteration runs at a time")
+                raise errors.CancelledError(f"this iterator was superseded by {self._superseded_by}")
             feed = self._live_feed()
-            if k == start:
-                feed.seek(epoch, start)  # free when the batches produced ahead are the ones wanted
+            if feed is not sought:
+                # Free when the batches produced ahead are the ones wanted. Again on a feed reopened
+                # meanwhile (a refused elastic state puts the old setup back in a new feed).
+                feed.seek(epoch, k)
+                sought = feed
             batch = self._take(feed)
             if (batch.epoch, batch.batch) != (epoch, k):
                 raise errors.InternalError(f"expected epoch {epoch} batch {k}, got epoch {batch.epoch} "
@@ -719,21 +810,26 @@ class Loader:
             raise errors.ArgumentTypeError(f"state must be a dict from Loader.state_dict(), got "
                                            f"{type(state).__name__}")
         mine = self.state_dict()
-        missing = [k for k in mine if k not in state]
-        unknown = sorted(repr(k) for k in state if k not in mine)
-        if unknown:
-            raise errors.InvalidArgumentError(f"the state has unknown field(s) {', '.join(unknown)}")
-        if "version" not in missing:
+        # The version first: a state of another version lacks or adds fields, and that is its reason.
+        if "version" in state:
             version = _args.integer("state['version']", state["version"], 0, 2**31)
             if version != _STATE_VERSION:
                 raise errors.InvalidArgumentError(f"state['version'] is {version}; this textfeed reads version "
                                                   f"{_STATE_VERSION} (a state saved by another textfeed version)")
+        missing = [k for k in mine if k not in state]
+        unknown = sorted(repr(k) for k in state if k not in mine)
+        if unknown:
+            raise errors.InvalidArgumentError(f"the state has unknown field(s) {', '.join(unknown)}")
         if missing:
             raise errors.InvalidArgumentError(f"the state lacks field(s) {', '.join(map(repr, missing))}")
+        # Each input that decides the order (the sources and weights are in the fingerprint).
         checks = {"seed": lambda v: _args.integer("state['seed']", v, 0, MAX_SEED),
                   "shuffle": lambda v: _args.boolean("state['shuffle']", v),
                   "drop_last": lambda v: _args.boolean("state['drop_last']", v),
                   "profile": lambda v: _args.text("state['profile']", v, 64),
+                  "epoch_size": lambda v: None if v is None else _args.integer("state['epoch_size']", v, 1,
+                                                                               _core.MAX_EPOCH_SIZE),
+                  "mode": lambda v: _args.text("state['mode']", v, 64),
                   "dataset_size": lambda v: _args.integer("state['dataset_size']", v, 1, 2**63)}
         for key, check in checks.items():
             theirs = check(state[key])
@@ -781,7 +877,10 @@ class Loader:
         # OverloadedError (every slot held by batches still referenced) is the caller's to fix.
         got = None
         while got is None:
-            got = feed.next(_WAIT_SLICE_MS)
+            try:
+                got = feed.next(_WAIT_SLICE_MS)
+            finally:
+                _log.flush()  # what C++ said meanwhile (a daemon lost, then back), one wait slice late at most
         lease, epoch, index, indices, errs, samples, polygons = got
         del got  # the lease alone holds the slot now
         rows = len(indices)
@@ -799,6 +898,8 @@ class Loader:
         batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
         batch.source_indices = [i - starts[s] for i, s in zip(batch.indices, batch.sources)]
         batch.errors = [SampleError(*e) for e in errs]
+        lost = {e.index for e in batch.errors if e.replaced_by == e.index}
+        batch.missing = [i in lost for i in batch.indices]
         batch.invalid_polygons = polygons
         batch.image_ids = batch.original_sizes = batch.scales = batch.polygons = batch.ignore = None
         if samples is not None:
@@ -808,6 +909,11 @@ class Loader:
             batch.polygons = [s[3] for s in samples]
             batch.ignore = [s[4] for s in samples]
         for e in batch.errors:
-            logger.warning("textfeed: sample %d replaced by %d in epoch %d batch %d: %s", e.index, e.replaced_by,
-                           epoch, index, e.message)
+            if e.replaced_by != e.index:
+                logger.warning("textfeed: sample %d replaced by %d in epoch %d batch %d: %s", e.index,
+                               e.replaced_by, epoch, index, e.message)
+            elif e.index not in self._said_missing:  # eval's report: once per image, not per pass
+                self._said_missing.add(e.index)
+                logger.warning("textfeed: sample %d missing from epoch %d batch %d (its row is blank, "
+                               "Batch.missing marks it): %s", e.index, epoch, index, e.message)
         return batch
