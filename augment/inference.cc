@@ -22,8 +22,13 @@ std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_s
 // SakuraRiven's resize_img: a side already a multiple of 32 stays, else int(side / 32) * 32.
 int floor32(int side) { return side % 32 == 0 ? side : side / 32 * 32; }
 
-// PaddleOCR's DetResizeForTest (limit_type 'max'): a side after int() truncation of side * ratio,
-// rounded to the nearest multiple of 32 (Python's round, half to even), at least 32.
+// PaddleOCR's DetResizeForTest pads an image whose sides add up to less than 64 with zeros at the
+// bottom and right to at least 32 x 32 before it resizes (its image_padding).
+bool paddle_pads(int width, int height) { return width + height < 64; }
+int paddle_padded(int side, bool pads) { return pads ? std::max(side, 32) : side; }
+
+// DetResizeForTest (limit_type 'max'): a side after int() truncation of side * ratio, rounded to
+// the nearest multiple of 32 (Python's round, half to even), at least 32.
 int paddle_side(int side, double ratio) {
   const int truncated = static_cast<int>(side * ratio);
   return std::max(static_cast<int>(std::nearbyint(truncated / 32.0)) * 32, 32);
@@ -77,7 +82,14 @@ Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile
   canvas.setTo(cv::Scalar::all(0));
   if (profile == Profile::kDb) {  // cv2.resize's default (bilinear), also at the same size
     cv::Mat resized = mat_of(s.resized);
-    cv::resize(mat_of(src), resized, resized.size(), 0, 0, cv::INTER_LINEAR);
+    cv::Mat from = mat_of(src);
+    cv::Mat padded;
+    if (const bool pads = paddle_pads(src.width, src.height); pads) {
+      padded = cv::Mat::zeros(paddle_padded(src.height, pads), paddle_padded(src.width, pads), CV_8UC3);
+      from.copyTo(padded(cv::Rect(0, 0, src.width, src.height)));
+      from = padded;
+    }
+    cv::resize(from, resized, resized.size(), 0, 0, cv::INTER_LINEAR);
     resized.copyTo(canvas(cv::Rect(0, 0, plan.width, plan.height)));
     return Status();
   }
@@ -103,11 +115,22 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
     p.width = scale == 1.0 ? src_width : static_cast<int>(std::nearbyint(src_width * scale));
     p.height = scale == 1.0 ? src_height : static_cast<int>(std::nearbyint(src_height * scale));
   } else if (profile == Profile::kDb) {
-    // The longer side limited to the canvas (never enlarged), then each side to a multiple of 32.
-    const int longer = std::max(src_width, src_height);
-    const double ratio = longer > canvas ? static_cast<double>(canvas) / longer : 1.0;
-    p.width = paddle_side(src_width, ratio);
-    p.height = paddle_side(src_height, ratio);
+    // A small image padded first; the longer side limited to the canvas (never enlarged), then
+    // each side to a multiple of 32; the scales are of the padded size, whose top left the image is.
+    const bool pads = paddle_pads(src_width, src_height);
+    const int w = paddle_padded(src_width, pads), h = paddle_padded(src_height, pads);
+    const double ratio = std::max(w, h) > canvas ? static_cast<double>(canvas) / std::max(w, h) : 1.0;
+    p.width = paddle_side(w, ratio);
+    p.height = paddle_side(h, ratio);
+    if (p.width > canvas || p.height > canvas)
+      return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) + " px is " +
+                                      size_text(p.width, p.height) + " px after rounding to multiples of 32, "
+                                      "larger than the " + std::to_string(canvas) + " px canvas (make image_size a "
+                                      "multiple of 32)");
+    p.canvas = canvas;
+    p.scale_x = static_cast<double>(p.width) / w;
+    p.scale_y = static_cast<double>(p.height) / h;
+    return p;
   } else {
     p.width = floor32(src_width);
     p.height = floor32(src_height);

@@ -10,6 +10,8 @@ interpreter does not search (/opt/textfeed), it is the standard layout lib/pytho
 (posix_prefix), and a line on stderr says that PYTHONPATH must name it.
 """
 
+from __future__ import annotations
+
 import os
 import site
 import sys

@@ -64,6 +64,11 @@ Status CacheSource::read(size_t i, SampleRead& out) const {
     return Status::invalid_argument(path_ + ": sample " + std::to_string(i) + " of " +
                                     std::to_string(size()));
   const auto [k, j] = locate(i);
+  out.quads = {};  // a damaged record's words are unknown: none from the sample read before
+  out.labels = {};
+  out.poly_xy = {};
+  out.poly_points = {};
+  out.poly_labels = {};
   TF_ASSIGN_OR_RETURN(const cache::SampleView view, shards_[k]->sample(j));
   out.name.assign(view.name);
   out.width = view.width;

@@ -72,15 +72,18 @@ DatasetSource::DatasetSource(Dataset dataset)
 Status DatasetSource::read(size_t i, SampleRead& out) const {
   const SampleRecord& rec = dataset_.samples[i];
   out.name = dataset_.image_path(i);
-  TF_RETURN_IF_ERROR(read_file(out.name, out.file));
-  out.width = 0;
-  out.height = 0;
-  out.pre_resized = false;
+  // The words first: they come from the index, so an image that cannot be read keeps them.
   out.quads = rec.quads;
   out.labels = rec.labels;
   out.poly_xy = rec.poly_xy;
   out.poly_points = rec.poly_points;
   out.poly_labels = rec.poly_labels;
+  out.width = 0;
+  out.height = 0;
+  out.pre_resized = false;
+  out.encoded = {};
+  out.pixels = {};
+  TF_RETURN_IF_ERROR(read_file(out.name, out.file));
   out.encoded = out.file;
   out.pixels = {};
   return Status();

@@ -43,7 +43,7 @@ Status check_spec_for(const SampleSource& source, const PipelineSpec& options) {
   TF_RETURN_IF_ERROR(validate_on_bad_sample(options.mode, options.on_bad_sample));
   const int stored = source.stored_image_size();  // -1: decoded at their own size
   if (options.mode == Mode::kEval) {
-    TF_RETURN_IF_ERROR(validate_eval_canvas(options.augment));
+    TF_RETURN_IF_ERROR(validate_eval_recipe(options.augment));
     if (stored > 0)
       return Status::invalid_argument("mode=eval needs the original pixels, but the cache's were resized to " +
                                       std::to_string(stored) +
@@ -136,7 +136,17 @@ BatchPipeline::RowOutcome BatchPipeline::fill_row(const RowTask& t, size_t row) 
   RowOutcome outcome = cancelled ? RowOutcome::kCancelled : RowOutcome::kProduced;
   SampleMeta* meta = t.info.samples.empty() ? nullptr : &t.info.samples[row];
   const auto produce = [&](uint32_t i) {
-    return options_.mode == Mode::kEval ? p.produce_eval(i, out.image, *meta) : p.produce(i, t.seed, t.epoch, out, meta, i == index ? copy : 0);
+    if (options_.mode == Mode::kEval) return p.produce_eval(i, out.image, *meta);
+    Status s = p.produce(i, t.seed, t.epoch, out, meta, i == index ? copy : 0);
+    // A word the targets see that reaches past what a receiver takes (loader/compact.h) cannot be
+    // sent as it is, and sent otherwise it would give other targets: a bad sample, which the
+    // policy replaces or reports like any other.
+    if (s.ok() && out.compact != nullptr) {
+      if (const std::string far = beyond_compact_reach(*out.compact, layout_.crop_size); !far.empty())
+        s = Status::invalid_argument(source_->name(i) + ": " + far + ", more than a compact batch carries "
+                                     "(payload 'full' carries it)");
+    }
+    return s;
   };
   if (!cancelled) {
     Status s = produce(index);
@@ -189,17 +199,7 @@ Status BatchPipeline::fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInf
 Status BatchPipeline::fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
                                   const CancelToken* cancel) {
   TF_RETURN_IF_ERROR(compact_supported(options_));
-  TF_RETURN_IF_ERROR(fill_rows(epoch, batch, crops, info, pool, cancel, true));
-  // A word the targets see that reaches past what a receiver takes (loader/compact.h) cannot be
-  // sent as it is, and sent otherwise it would give other targets: the batch fails, saying so.
-  for (size_t row = 0; row < info.compact.size(); ++row) {
-    const std::string far = beyond_compact_reach(info.compact[row], layout_.crop_size);
-    if (far.empty()) continue;
-    return Status::invalid_argument("epoch " + std::to_string(epoch) + " batch " + std::to_string(batch) + " row " +
-                                    std::to_string(row) + " (" + source_->name(info.indices[row]) + "): " + far +
-                                    ", more than a compact batch carries: use payload 'full'");
-  }
-  return Status();
+  return fill_rows(epoch, batch, crops, info, pool, cancel, true);
 }
 
 Status BatchPipeline::fill_rows(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,

@@ -81,8 +81,10 @@ class BatchPipeline {
   // The compact payload (loader/compact.h) of the same batch: each row's warped crop into `crops`
   // (compact_row_bytes(crop_size) per row), its colour draw and words into info.compact; a
   // CompactExpander turns them into fill()'s bytes. Only the words the targets see are kept
-  // (keep_visible_words). Errors: as fill(); kInvalidArgument (eval mode, profile db:
-  // compact_supported(); a kept word reaching beyond kCompactReachSides crop sides, naming it).
+  // (keep_visible_words). A sample with a kept word reaching beyond kCompactReachSides crop sides
+  // is a bad sample (on_bad_sample: replaced and reported, or the batch fails naming it), the
+  // one way a compact batch can differ from fill()'s. Errors: as fill(); kInvalidArgument (eval
+  // mode, profile db: compact_supported()).
   Status fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
                       const CancelToken* cancel = nullptr);
 

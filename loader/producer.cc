@@ -223,8 +223,9 @@ Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImage
   meta.image_id = source_->name(index);
   meta.scale_x = meta.scale_y = 0;
   SampleRead& sample = read_;
-  TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, sample));
-  set_original_words(meta, sample);
+  const Status read = read_sample(*source_, decoder_, index, sample);
+  set_original_words(meta, sample);  // also when the pixels failed: the words a missing row keeps
+  TF_RETURN_IF_ERROR(read);
   meta.height = sample.height;
   meta.width = sample.width;
   if (sample.pre_resized)

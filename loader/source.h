@@ -69,7 +69,9 @@ class SampleSource {
   virtual size_t size() const = 0;
 
   // Reads sample i (< size()) into `out`. Errors: kNotFound, kIo, kInvalidArgument (an image
-  // file that cannot be read, naming it), kCorrupt (a damaged cache record).
+  // file that cannot be read, naming it), kCorrupt (a damaged cache record). After an error the
+  // word spans hold the sample's words when the source knows them without its pixels (a
+  // dataset's index does), else none: an eval row reported missing keeps them.
   virtual Status read(size_t i, SampleRead& out) const = 0;
 
   // Name of sample i (its image path relative to the dataset root), for messages.

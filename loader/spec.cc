@@ -195,7 +195,7 @@ Status validate(const PipelineSpec& spec) {
   TF_RETURN_IF_ERROR(validate(spec.sampler));
   if (spec.mode != Mode::kTrain && spec.mode != Mode::kEval) return Status::invalid_argument("mode holds an unknown value");
   TF_RETURN_IF_ERROR(validate_on_bad_sample(spec.mode, spec.on_bad_sample));
-  if (spec.mode == Mode::kEval) TF_RETURN_IF_ERROR(validate_eval_canvas(spec.augment));
+  if (spec.mode == Mode::kEval) TF_RETURN_IF_ERROR(validate_eval_recipe(spec.augment));
   if (spec.mode == Mode::kEval && spec.sources.front().weight > 0)
     return Status::invalid_argument("mode=eval reads every sample once, in order: weights apply to training");
   if (spec.mode == Mode::kEval && !spec.sampler.resume.stages.empty())
@@ -203,7 +203,7 @@ Status validate(const PipelineSpec& spec) {
   return Status();
 }
 
-Status validate_eval_canvas(const augment::AugmentOptions& o) {
+Status validate_eval_recipe(const augment::AugmentOptions& o) {
   // Every profile's eval batch is a square canvas of image_size (augment/inference.h): sakura keeps
   // each image's size on it, the others resize to it.
   const std::string profile(augment::profile_name(o.profile));
@@ -213,6 +213,11 @@ Status validate_eval_canvas(const augment::AugmentOptions& o) {
   if (o.profile == augment::Profile::kDb && o.image_size % 32 != 0)
     return Status::invalid_argument("mode=eval with profile db needs image_size a multiple of 32 (PaddleOCR rounds "
                                     "each side to one), got " + std::to_string(o.image_size));
+  // Eval renders each reference's own inference input (augment/inference.h): db's is BGR. A model
+  // trained on RGB planes would be scored on input it never saw.
+  if (o.profile == augment::Profile::kDb && o.channel_order != augment::ChannelOrder::kBgr)
+    return Status::invalid_argument("mode=eval with profile db renders PaddleOCR's BGR planes; channel_order=rgb "
+                                    "is not available in eval");
   return Status();
 }
 

@@ -214,8 +214,9 @@ Status validate(const ReaderOptions& options);
 Status validate(const SamplerOptions& options);
 // Every weight 0, or every one finite in (0, kMaxWeight]. Errors: kInvalidArgument naming the source.
 Status validate_weights(const std::vector<SourceSpec>& sources);
-// Eval's canvas: image_size > 0, and for db a multiple of 32. Errors: kInvalidArgument.
-Status validate_eval_canvas(const augment::AugmentOptions& options);
+// Eval's recipe: image_size > 0 (the canvas side), and for db a multiple of 32 and the BGR
+// channel order its inference renders. Errors: kInvalidArgument.
+Status validate_eval_recipe(const augment::AugmentOptions& options);
 // The bad-sample policy against the mode: eval refuses kSkip, training kReport. Errors:
 // kInvalidArgument saying which policies the mode takes.
 Status validate_on_bad_sample(Mode mode, OnBadSample policy);

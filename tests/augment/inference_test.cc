@@ -138,6 +138,18 @@ TEST(InferencePlanTest, DbLimitsTheLongerSideAndRoundsEachSideToThirtyTwoHalfToE
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->width, 480);
   EXPECT_EQ(p->height, 736);
+  // Sides adding up to less than 64 are padded to at least 32 first (image_padding), and the
+  // scales are of the padded size: 20 x 20 stays unscaled, 40 x 20 is 40 x 32 made 32 x 32.
+  p = plan_inference(Profile::kDb, 20, 20, 960);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 32);
+  EXPECT_DOUBLE_EQ(p->scale_x, 1.0);
+  p = plan_inference(Profile::kDb, 40, 20, 960);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->width, 32);
+  EXPECT_EQ(p->height, 32);
+  EXPECT_DOUBLE_EQ(p->scale_x, 0.8);
+  EXPECT_DOUBLE_EQ(p->scale_y, 1.0);
   EXPECT_EQ(inference_canvas_needed(Profile::kDb, 5000, 5000), 0);  // db fits any size
   EXPECT_FALSE(inference_keeps_size(Profile::kDb));
   EXPECT_TRUE(inference_keeps_size(Profile::kSakura));
@@ -163,6 +175,23 @@ TEST(RenderInferenceTest, DbResizesWithOpenCvOnABlackCanvasInBgrPlanes) {
         const int v = (x < 96 && y < 64) ? resized.at<cv::Vec3b>(y, x)[2 - c] : 0;
         const float want = (v / 255.0f - mean[c]) / stdev[c];
         ASSERT_NEAR(row[(c * side + y) * side + x], want, 1e-5) << c << " " << y << " " << x;
+      }
+}
+
+TEST(RenderInferenceTest, DbPadsASmallImageInsteadOfStretchingIt) {
+  const Image src = gradient(20, 20);  // padded to 32 x 32, which is its plan: no resampling
+  const int side = 64;
+  auto plan = plan_inference(Profile::kDb, 20, 20, side);
+  ASSERT_TRUE(plan.has_value());
+  std::vector<uint8_t> row(3 * side * side, 1);
+  const MutableImageView out{row.data(), 3 * side, side, 1, side, DType::kU8};
+  InferenceScratch s;
+  ASSERT_TRUE(render_inference(out, src.view(), *plan, Profile::kDb, s).ok());
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < side; ++y)
+      for (int x = 0; x < side; ++x) {
+        const uint8_t want = (x < 20 && y < 20) ? src.data()[(y * 20 + x) * 3 + (2 - c)] : 0;
+        ASSERT_EQ(row[(c * side + y) * side + x], want) << c << " " << y << " " << x;
       }
 }
 

@@ -240,3 +240,54 @@ TEST(CompactTest, WordsTheTargetsCannotSeeAreNotSentAndChangeNothing) {
 
 }  // namespace
 }  // namespace textfeed::loader
+
+namespace textfeed::loader {
+namespace {
+
+// A sample whose annotation has a word the crop sees reaching past what a compact row carries is a
+// bad sample of the sending pipeline: replaced and reported under skip, naming it under fail,
+// never a failed stream (issue 30).
+TEST(CompactTest, AVisibleWordBeyondTheReachIsABadSampleOfItsPolicy) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("textfeed_compact_reach_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "images");
+  std::filesystem::create_directories(root / "gt");
+  for (int i = 0; i < 2; ++i) {
+    cv::Mat img(100, 200, CV_8UC3, cv::Scalar(40 + 50 * i, 90, 140));
+    cv::imwrite((root / "images" / ("img_" + std::to_string(i) + ".png")).string(), img);
+    // img_0: a word over the whole image with one corner 100000 px away (a typo in the gt file).
+    std::ofstream((root / "gt" / ("gt_img_" + std::to_string(i) + ".txt")).string())
+        << (i == 0 ? "0,0,200,0,100000,100,0,100,far\n" : "10,10,120,10,120,60,10,60,near\n");
+  }
+  auto src = SampleSource::open(root.string(), {});
+  ASSERT_TRUE(src.has_value()) << src.error().to_string();
+  PipelineSpec s = default_spec(augment::Profile::kSakura, root.string());
+  s.augment.crop_size = 64;  // 64 crop sides: 4096 px
+  s.sampler.batch_size = 2;
+  s.sampler.shuffle = false;
+  WorkerPool pool(2);
+  std::vector<uint8_t> crops(compact_row_bytes(64) * 2);
+  auto skipping = BatchPipeline::create(*src, s);
+  ASSERT_TRUE(skipping.has_value()) << skipping.error().to_string();
+  BatchInfo info;
+  const Status skipped = (*skipping)->fill_compact(0, 0, crops.data(), info, pool);
+  ASSERT_TRUE(skipped.ok()) << skipped.to_string();
+  ASSERT_EQ(info.errors.size(), 1u);
+  EXPECT_EQ(info.errors[0].index, 0u);
+  EXPECT_EQ(info.errors[0].replaced_by, 1u);
+  EXPECT_NE(info.errors[0].message.find("more than a compact batch carries"), std::string::npos)
+      << info.errors[0].message;
+  s.on_bad_sample = OnBadSample::kFail;
+  auto failing = BatchPipeline::create(*src, s);
+  ASSERT_TRUE(failing.has_value());
+  const Status failed = (*failing)->fill_compact(0, 0, crops.data(), info, pool);
+  EXPECT_EQ(failed.code(), Code::kInvalidArgument);
+  EXPECT_NE(failed.message().find("img_0.png"), std::string::npos) << failed.message();
+  // The full payload carries the same sample as it is.
+  std::vector<uint8_t> slot((*failing)->layout().slot_bytes);
+  EXPECT_TRUE((*failing)->fill(0, 0, slot.data(), info, pool).ok());
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace textfeed::loader

@@ -186,6 +186,8 @@ def test_eval_never_takes_skip_and_training_never_takes_report(dataset):
         textfeed.Loader(dataset=str(SAMPLE), batch_size=2, on_bad_sample="report")
     with pytest.raises(errors.InvalidArgumentError, match="multiple of 32"):
         eval_loader(root, profile="db", image_size=600)
+    with pytest.raises(errors.InvalidArgumentError, match="BGR planes"):
+        eval_loader(root, profile="db", channel_order="rgb")
 
 
 @pytest.fixture(scope="module")

@@ -95,6 +95,26 @@ def test_issue30_a_refused_state_leaves_the_running_iterator_going_though_the_fe
 # ---------------------------------------------------------------- item 8: the DataLoader habits
 
 
+def test_issue30_sampler_set_epoch_of_the_loaded_epoch_keeps_the_loaded_position():
+    # A resumed DDP loop: load_state_dict(), then sampler.set_epoch(e) at the top of each epoch.
+    with loader() as first:
+        it = iter(first)
+        taken = rows([next(it), next(it)])
+        state = first.state_dict()
+        rest = rows(it)
+    with loader() as second:
+        second.load_state_dict(state)
+        second.sampler.set_epoch(0)  # the loaded epoch: the position stays
+        resumed = rows(second)
+        assert same_rows(resumed, rest) and resumed[0][1] == len(taken)
+        second.sampler.set_epoch(0)  # no state pending any more: the whole epoch again
+        assert same_rows(rows(second), taken + rest)
+    with loader() as third:
+        third.load_state_dict(state)
+        third.set_epoch(1)  # another epoch starts at its first batch
+        assert [r[:2] for r in rows(third)][0] == (1, 0)
+
+
 @pytest.mark.parametrize("world_size,rank,drop_last", [(1, 0, False), (3, 2, False), (3, 1, True), (4, 3, True)])
 def test_issue30_sampler_and_dataset_answer_as_a_dataloader_s_do(world_size, rank, drop_last):
     with loader(rank=rank, world_size=world_size, drop_last=drop_last, batch_size=2) as l:

@@ -34,8 +34,8 @@ def sync_level() -> None:
 
 
 def _at_exit() -> None:
-    flush()
-    _core._log_to_stderr()  # a feed closed later by a finalizer still has its say
+    _core._log_to_stderr()  # from now on straight to stderr: a feed closed later by a finalizer has its say
+    flush()  # then what was queued, none of it left behind by a line logged in between
 
 
 _core._log_to_python()

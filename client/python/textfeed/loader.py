@@ -398,8 +398,9 @@ class Loader:
         on_bad_sample: :class:`textfeed.OnBadSample`, what a sample that cannot be used does.
             Training: ``"skip"`` (the default: write a deterministic replacement, report it in
             ``errors``) or ``"fail"``. Eval never replaces an image: ``"fail"`` (the default: the
-            Loader refuses to start when an image cannot be placed on the canvas, and a batch
-            raises at an image that cannot be read) or ``"report"`` (the row is left blank and
+            Loader refuses to start when an image cannot be placed on the canvas (sakura, whose
+            scan also finds files that cannot be read), and a batch raises at an image that cannot
+            be read) or ``"report"`` (the row is left blank and
             marked in ``Batch.missing``, with its image id, words and reason, so that a metric can
             count its words as missed).
         transport: remote mode, :class:`textfeed.Transport`: ``"auto"`` (shared memory when the daemon offers it: its ipc://
@@ -559,6 +560,7 @@ class Loader:
         self._resume: Tuple[int, List[Any]] = (0, [])  # the elastic resume the feed was opened with
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
+        self._loaded_position = False  # the position is load_state_dict()'s and no iteration ran since
         self._generation = 0  # of the newest iterator; an older one raises when advanced
         self._superseded_by = ""  # what ended the iterators before the newest, for their message
         if endpoint is not None:
@@ -633,9 +635,14 @@ class Loader:
         """The epoch the next iteration runs (as ``DistributedSampler.set_epoch``), 0..2**63-1.
         Without it, each iteration runs the epoch after the previous one's (epoch 0 first), as
         ``RandomSampler`` draws a new order each time. Called during an iteration, it applies to the
-        next one; the running one finishes its epoch."""
+        next one; the running one finishes its epoch. After :meth:`load_state_dict`, naming the
+        loaded epoch keeps the loaded position (a DDP loop calls ``sampler.set_epoch(e)`` at the top
+        of each epoch, the resumed one included); another epoch starts at its first batch."""
         self._check_process()
-        self._epoch, self._next, self._placed = _args.integer("epoch", epoch, 0, MAX_EPOCH), 0, True
+        epoch = _args.integer("epoch", epoch, 0, MAX_EPOCH)
+        keep = self._loaded_position and epoch == self._epoch
+        self._epoch, self._next, self._placed = epoch, self._next if keep else 0, True
+        self._loaded_position = False
 
     def __iter__(self) -> Iterator[Batch]:
         """The batches of one epoch: the one set_epoch() named, or where load_state_dict() resumes, or
@@ -647,6 +654,7 @@ class Loader:
             if self._epoch > MAX_EPOCH:
                 raise errors.InvalidArgumentError(f"epoch {self._epoch} is past the last one, {MAX_EPOCH}")
         self._placed = False
+        self._loaded_position = False
         self._supersede("a newer iter() of its Loader: one iteration runs at a time")
         return self._iterate(self._generation, self._epoch, self._next)
 
@@ -695,6 +703,7 @@ class Loader:
                 self._reopen(*previous)  # a refused state changes nothing
             raise
         self._epoch, self._next, self._placed = epoch, batch, True
+        self._loaded_position = True  # until an iteration starts: set_epoch(this epoch) keeps it
         if self._next >= self._batches_in(self._epoch):
             self._epoch, self._next = self._epoch + 1, 0
         # A running iterator would go on from where it was, not from the state: it ends here, reopened
