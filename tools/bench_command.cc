@@ -21,6 +21,7 @@
 #include "loader/dataset_source.h"
 #include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
+#include "base/log.h"
 #include "base/printable.h"
 #include "loader/pipeline.h"
 #include "tools/client_options.h"
@@ -66,7 +67,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     if (!b.has_value()) fail("bench", b.error().to_string());
     if (!*b) fail("bench", "no batch within 10 minutes");
     for (const auto& e : (*b)->errors)
-      std::fprintf(stderr, "bench: %s\n", printable(describe(e)).c_str());
+      TF_LOG(Warning) << "bench: " << describe(e);  // the command's --log-level governs it
     const size_t rows = (*b)->indices.size();
     f.release((*b)->slot);
     return rows;
@@ -180,7 +181,7 @@ FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& poo
   auto next_batch = [&]() -> size_t {
     if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok()) fail("bench", s.to_string());
     for (const auto& e : info.errors)
-      std::fprintf(stderr, "bench: %s\n", printable(describe(e)).c_str());
+      TF_LOG(Warning) << "bench: " << describe(e);  // the command's --log-level governs it
     if (++batch == per_epoch) batch = 0, ++epoch;
     return info.indices.size();
   };

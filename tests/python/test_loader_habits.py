@@ -104,7 +104,8 @@ def test_issue30_sampler_set_epoch_of_the_loaded_epoch_keeps_the_loaded_position
         rest = rows(it)
     with loader() as second:
         second.load_state_dict(state)
-        second.sampler.set_epoch(0)  # the loaded epoch: the position stays
+        second.sampler.set_epoch(0)  # the loaded epoch: the position stays,
+        second.set_epoch(0)  # however often it is named before the iteration
         resumed = rows(second)
         assert same_rows(resumed, rest) and resumed[0][1] == len(taken)
         second.sampler.set_epoch(0)  # no state pending any more: the whole epoch again
@@ -113,6 +114,16 @@ def test_issue30_sampler_set_epoch_of_the_loaded_epoch_keeps_the_loaded_position
         third.load_state_dict(state)
         third.set_epoch(1)  # another epoch starts at its first batch
         assert [r[:2] for r in rows(third)][0] == (1, 0)
+    with loader() as whole:  # a state taken after the epoch's last batch
+        for _ in whole:
+            end = whole.state_dict()
+        assert (end["epoch"], end["batch"]) == (0, len(whole))
+    with loader() as fourth:
+        fourth.load_state_dict(end)
+        fourth.sampler.set_epoch(0)  # that epoch is done: nothing again
+        assert rows(fourth) == []
+        fourth.sampler.set_epoch(1)
+        assert [r[:2] for r in rows(fourth)][0] == (1, 0)
 
 
 @pytest.mark.parametrize("world_size,rank,drop_last", [(1, 0, False), (3, 2, False), (3, 1, True), (4, 3, True)])

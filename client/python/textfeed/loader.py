@@ -88,6 +88,7 @@ class Batch(tuple):
     invalid_polygons: Dict[str, int]
     # Per sample, in eval mode (and with return_polygons in training; else None):
     image_ids: Optional[List[str]]                    # the image's path below the dataset root
+                                                      # ("<source>: <path>" with several sources)
     original_sizes: Optional[List[Tuple[int, int]]]   # (h, w) of the original image (training: the crop)
     scales: Optional[List[Tuple[float, float]]]       # (sx, sy): canvas px per original px (training: 1)
     polygons: Optional[List[List[np.ndarray]]]        # per word a float32 (n_points, 2) array, x y in
@@ -345,7 +346,7 @@ def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
             diff = sorted(k for k in set(same) | set(first) if same.get(k) != first.get(k))
             raise errors.InvalidArgumentError(f"the states of ranks {states[0]['rank']} and {s['rank']} differ in "
                                               f"{diff}: they are not of one checkpoint")
-    world_size = states[0].get("world_size")
+    world_size = _args.integer("states[0]['world_size']", states[0].get("world_size"), 1, MAX_WORLD_SIZE)
     if sorted(by_rank) != list(range(world_size if isinstance(world_size, int) else -1)) or len(states) != world_size:
         raise errors.InvalidArgumentError(f"need exactly one state of each rank 0..{world_size}-1, got ranks "
                                           f"{sorted(s['rank'] for s in states)}")
@@ -560,7 +561,8 @@ class Loader:
         self._resume: Tuple[int, List[Any]] = (0, [])  # the elastic resume the feed was opened with
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
         self._placed = True  # the next iteration starts at the position as it is (else: next epoch)
-        self._loaded_position = False  # the position is load_state_dict()'s and no iteration ran since
+        # (epoch, batch) of the last load_state_dict() while no iteration ran since, else None.
+        self._loaded_position: Optional[Tuple[int, int]] = None
         self._generation = 0  # of the newest iterator; an older one raises when advanced
         self._superseded_by = ""  # what ended the iterators before the newest, for their message
         if endpoint is not None:
@@ -636,13 +638,19 @@ class Loader:
         Without it, each iteration runs the epoch after the previous one's (epoch 0 first), as
         ``RandomSampler`` draws a new order each time. Called during an iteration, it applies to the
         next one; the running one finishes its epoch. After :meth:`load_state_dict`, naming the
-        loaded epoch keeps the loaded position (a DDP loop calls ``sampler.set_epoch(e)`` at the top
-        of each epoch, the resumed one included); another epoch starts at its first batch."""
+        state's epoch keeps the state's position, however often it is named before the iteration
+        starts (a DDP loop calls ``sampler.set_epoch(e)`` at the top of each epoch, the resumed one
+        included; a state taken after the epoch's last batch makes that iteration empty); another
+        epoch starts at its first batch."""
         self._check_process()
         epoch = _args.integer("epoch", epoch, 0, MAX_EPOCH)
-        keep = self._loaded_position and epoch == self._epoch
-        self._epoch, self._next, self._placed = epoch, self._next if keep else 0, True
-        self._loaded_position = False
+        if self._loaded_position is not None and epoch == self._loaded_position[0]:
+            # The state's own position, also when it was the epoch's end (this iteration is then
+            # empty) and however often it is named before an iteration starts.
+            self._epoch, self._next = self._loaded_position
+        else:
+            self._epoch, self._next, self._loaded_position = epoch, 0, None
+        self._placed = True
 
     def __iter__(self) -> Iterator[Batch]:
         """The batches of one epoch: the one set_epoch() named, or where load_state_dict() resumes, or
@@ -654,7 +662,7 @@ class Loader:
             if self._epoch > MAX_EPOCH:
                 raise errors.InvalidArgumentError(f"epoch {self._epoch} is past the last one, {MAX_EPOCH}")
         self._placed = False
-        self._loaded_position = False
+        self._loaded_position = None
         self._supersede("a newer iter() of its Loader: one iteration runs at a time")
         return self._iterate(self._generation, self._epoch, self._next)
 
@@ -703,7 +711,7 @@ class Loader:
                 self._reopen(*previous)  # a refused state changes nothing
             raise
         self._epoch, self._next, self._placed = epoch, batch, True
-        self._loaded_position = True  # until an iteration starts: set_epoch(this epoch) keeps it
+        self._loaded_position = (epoch, batch)  # until an iteration starts: set_epoch(epoch) keeps it
         if self._next >= self._batches_in(self._epoch):
             self._epoch, self._next = self._epoch + 1, 0
         # A running iterator would go on from where it was, not from the state: it ends here, reopened
