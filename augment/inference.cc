@@ -108,6 +108,7 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
                                     " px on a canvas of " + std::to_string(canvas));
   InferencePlan p;
   p.canvas = canvas;
+  int base_w = src_width, base_h = src_height;  // the size the scales are of
   if (baseline_detect(profile)) {
     // albumentations' LongestMaxSize: scale = size / longer side; each side round()ed (half to
     // even, as Python 3 rounds) unless the scale is exactly 1.
@@ -118,19 +119,12 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
     // A small image padded first; the longer side limited to the canvas (never enlarged), then
     // each side to a multiple of 32; the scales are of the padded size, whose top left the image is.
     const bool pads = paddle_pads(src_width, src_height);
-    const int w = paddle_padded(src_width, pads), h = paddle_padded(src_height, pads);
-    const double ratio = std::max(w, h) > canvas ? static_cast<double>(canvas) / std::max(w, h) : 1.0;
-    p.width = paddle_side(w, ratio);
-    p.height = paddle_side(h, ratio);
-    if (p.width > canvas || p.height > canvas)
-      return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) + " px is " +
-                                      size_text(p.width, p.height) + " px after rounding to multiples of 32, "
-                                      "larger than the " + std::to_string(canvas) + " px canvas (make image_size a "
-                                      "multiple of 32)");
-    p.canvas = canvas;
-    p.scale_x = static_cast<double>(p.width) / w;
-    p.scale_y = static_cast<double>(p.height) / h;
-    return p;
+    base_w = paddle_padded(src_width, pads);
+    base_h = paddle_padded(src_height, pads);
+    const int longer = std::max(base_w, base_h);
+    const double ratio = longer > canvas ? static_cast<double>(canvas) / longer : 1.0;
+    p.width = paddle_side(base_w, ratio);
+    p.height = paddle_side(base_h, ratio);
   } else {
     p.width = floor32(src_width);
     p.height = floor32(src_height);
@@ -138,14 +132,17 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
   if (p.width < 1 || p.height < 1)
     return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
                                     " px resizes to " + size_text(p.width, p.height) + " px");
-  if (p.width > canvas || p.height > canvas)
-    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
-                                    " px is " + size_text(p.width, p.height) + " px after rounding to multiples of "
-                                    "32, larger than the " + std::to_string(canvas) +
-                                    " px canvas (raise image_size to at least " +
-                                    std::to_string(std::max(p.width, p.height)) + ")");
-  p.scale_x = static_cast<double>(p.width) / src_width;
-  p.scale_y = static_cast<double>(p.height) / src_height;
+  if (p.width > canvas || p.height > canvas) {
+    // sakura keeps the image's size; db's rounding passes only a canvas off the multiples of 32.
+    const std::string fix = profile == Profile::kDb
+                                ? "make image_size a multiple of 32"
+                                : "raise image_size to at least " + std::to_string(std::max(p.width, p.height));
+    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) + " px is " +
+                                    size_text(p.width, p.height) + " px after rounding to multiples of 32, larger "
+                                    "than the " + std::to_string(canvas) + " px canvas (" + fix + ")");
+  }
+  p.scale_x = static_cast<double>(p.width) / base_w;
+  p.scale_y = static_cast<double>(p.height) / base_h;
   return p;
 }
 

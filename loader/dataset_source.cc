@@ -85,7 +85,6 @@ Status DatasetSource::read(size_t i, SampleRead& out) const {
   out.pixels = {};
   TF_RETURN_IF_ERROR(read_file(out.name, out.file));
   out.encoded = out.file;
-  out.pixels = {};
   return Status();
 }
 

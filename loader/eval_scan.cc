@@ -8,6 +8,7 @@
 #include "augment/inference.h"
 #include "base/log.h"
 #include "loader/decode.h"
+#include "loader/producer.h"
 
 namespace textfeed::loader {
 namespace {
@@ -18,21 +19,12 @@ constexpr size_t kNamedImages = 4;
 // Why sample i cannot be scored on the canvas ("" when it can); `needed` grows to its canvas.
 std::string unusable_reason(const SampleSource& source, size_t i, const PipelineSpec& spec, Decoder& decoder,
                             SampleRead& read, int& needed) {
-  if (Status s = source.read(i, read); !s.ok()) return s.message();
-  int width = read.width, height = read.height;
-  if (read.decoded()) {
-    width = read.pixels.width;
-    height = read.pixels.height;
-  } else if (width <= 0 || height <= 0) {
-    Result<ImageInfo> info = decoder.read_info(read.encoded, read.name);
-    if (!info.has_value()) return info.error().message();
-    width = info->width;
-    height = info->height;
-  }
+  if (Status s = read_sample(source, decoder, static_cast<uint32_t>(i), read); !s.ok()) return s.message();
   const augment::Profile profile = spec.augment.profile;
-  Result<augment::InferencePlan> plan = augment::plan_inference(profile, width, height, spec.augment.image_size);
+  Result<augment::InferencePlan> plan =
+      augment::plan_inference(profile, read.width, read.height, spec.augment.image_size);
   if (plan.has_value()) return {};
-  needed = std::max(needed, augment::inference_canvas_needed(profile, width, height));
+  needed = std::max(needed, augment::inference_canvas_needed(profile, read.width, read.height));
   return read.name + ": " + plan.error().message();
 }
 

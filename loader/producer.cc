@@ -48,17 +48,6 @@ int dct_eighths(const double m[6]) {
   return fast_dct_eighths(std::min(s.sx, s.sy), std::max(s.sx, s.sy));
 }
 
-// Reads sample `index` into `sample`, with its full size from the encoded header when the source
-// does not know it.
-Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index, SampleRead& sample) {
-  TF_RETURN_IF_ERROR(source.read(index, sample));
-  if (!sample.decoded() && sample.width == 0) {  // encoded pixels whose size only their header says
-    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder.read_info(sample.encoded, sample.name));
-    sample.width = info.width;  // read_info gives every format's size, or fails
-    sample.height = info.height;
-  }
-  return Status();
-}
 
 // Decodes `sample`'s encoded pixels at eighths / 8 of full size into `out`: only the window that
 // the warp to an output of out_w x out_h reads, when the decoder's options allow windows. `matrix`
@@ -155,6 +144,16 @@ void set_db_words(SampleMeta& meta, const augment::DbCrop& crop, std::string nam
 
 }  // namespace
 
+Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index, SampleRead& sample) {
+  TF_RETURN_IF_ERROR(source.read(index, sample));
+  if (!sample.decoded() && sample.width == 0) {  // encoded pixels whose size only their header says
+    TF_ASSIGN_OR_RETURN(ImageInfo info, decoder.read_info(sample.encoded, sample.name));
+    sample.width = info.width;  // read_info gives every format's size, or fails
+    sample.height = info.height;
+  }
+  return Status();
+}
+
 void StageTimes::add(const StageTimes& o) {
   read += o.read;
   decode += o.decode;
@@ -247,7 +246,7 @@ Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImage
   TF_RETURN_IF_ERROR(augment::render_inference(image, pixels_, *plan, options_.profile, inference_scratch_)
                          .with_context(sample.name));
   times_.warp += since(t);
-  meta.height = pixels_.height;
+  meta.height = pixels_.height;  // the decoded size, which the plan used
   meta.width = pixels_.width;
   meta.scale_x = plan->scale_x;
   meta.scale_y = plan->scale_y;

@@ -27,6 +27,11 @@
 
 namespace textfeed::loader {
 
+// Reads sample `index` of `source` into `sample`, with its full size (sample.width, .height) from
+// the encoded header, read by `decoder`, when the source does not know it. Errors: the source's,
+// the header's (Decoder::read_info).
+Status read_sample(const SampleSource& source, Decoder& decoder, uint32_t index, SampleRead& sample);
+
 // Where one sample's outputs go (rows of the batch tensors; see BatchLayout::view).
 struct SampleOutputs {
   MutableImageView image;                     // 3 planes of crop_size^2 (float32 normalized, or uint8)

@@ -115,20 +115,19 @@ Code from_wire_code(w::ErrorCode c) {
 
 // ---- lists ----
 
+// A list past its bound is `corrupt` (no sender makes it); `code` says otherwise where it is not.
 template <class List>
-Status bounded(List list, size_t max, const char* field) {
+Status bounded(List list, size_t max, const char* field, Code code = Code::kCorrupt) {
   if (list.size() <= max) return Status();
-  return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
-                         std::to_string(max) + " are allowed");
+  return Status(code, std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
+                          std::to_string(max) + " are allowed");
 }
 
 // A list of an OpenStream's spec past the bound loader::validate() gives it: a well-formed request
 // for more than a stream may have, so invalidArgument (what validate() says), not corrupt.
 template <class List>
 Status bounded_spec(List list, size_t max, const char* field) {
-  if (list.size() <= max) return Status();
-  return Status::invalid_argument(std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
-                                  std::to_string(max) + " are allowed");
+  return bounded(list, max, field, Code::kInvalidArgument);
 }
 
 template <class B, class V>
