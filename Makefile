@@ -5,7 +5,7 @@ PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz install deb
+.PHONY: all deps configure build test test-cpp test-python demo clean test-asan fuzz install deb format-check
 
 all: build
 
@@ -62,11 +62,18 @@ test-asan: deps
 
 # Links the libFuzzer targets in the same build-asan/ (its objects carry the fuzzers' coverage
 # instrumentation too, so that CI compiles the project once with sanitizers, not twice) and runs
-# each for FUZZ_SECONDS, printing executions per target; fails on any crash, leak, timeout or OOM.
+# each for FUZZ_SECONDS (and at most FUZZ_RUNS executions, when set), printing executions per
+# target; fails on any crash, leak, timeout or OOM.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
 fuzz: deps
 	@command -v clang++ >/dev/null || \
 	  { echo "make fuzz: needs clang++ (Debian: apt-get install clang)" >&2; exit 1; }
 	cmake --preset asan-ubsan $(CMAKE_ARGS)
 	cmake --build build-asan -j $(JOBS) --target textfeed_fuzzers
-	tests/fuzz/run_fuzzers.sh build-asan $(FUZZ_SECONDS)
+	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run_fuzzers.sh build-asan $(FUZZ_SECONDS)
+
+# Every C++ file as .clang-format (Google, 100 columns) writes it, checked with Debian's
+# clang-format; CI runs it first. `clang-format -i FILE` formats one.
+format-check: deps
+	git ls-files -z '*.cc' '*.h' | xargs -0 clang-format --dry-run -Werror

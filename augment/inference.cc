@@ -5,17 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <string>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
 
 namespace textfeed::augment {
 namespace {
 
 // upstage and bc7 infer with the Boostcamp baseline's detect() (the 7th generation's inference.py
 // calls the same function); sakura with SakuraRiven's resize_img.
-bool baseline_detect(Profile profile) { return profile == Profile::kUpstage || profile == Profile::kBc7; }
+bool baseline_detect(Profile profile) {
+  return profile == Profile::kUpstage || profile == Profile::kBc7;
+}
 
 std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
@@ -35,7 +36,8 @@ int paddle_side(int side, double ratio) {
 }
 
 cv::Mat mat_of(const ImageView& v) {
-  return cv::Mat(v.height, v.width, CV_8UC(v.channels), const_cast<uint8_t*>(v.data),  // NOLINT: read only
+  return cv::Mat(v.height, v.width, CV_8UC(v.channels),
+                 const_cast<uint8_t*>(v.data),  // NOLINT: read only
                  static_cast<size_t>(v.stride_bytes));
 }
 cv::Mat mat_of(Image& image) {
@@ -65,7 +67,8 @@ void write_planes(const MutableImageView& out, const Image& canvas, Profile prof
   }
 }
 
-Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile profile, InferenceScratch& s) {
+Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile profile,
+                        InferenceScratch& s) {
   s.resized.reset(plan.height, plan.width, 3);
   s.canvas.reset(plan.canvas, plan.canvas, 3);
   cv::Mat canvas = mat_of(s.canvas);
@@ -85,7 +88,8 @@ Status render_unguarded(const ImageView& src, const InferencePlan& plan, Profile
     cv::Mat from = mat_of(src);
     cv::Mat padded;
     if (const bool pads = paddle_pads(src.width, src.height); pads) {
-      padded = cv::Mat::zeros(paddle_padded(src.height, pads), paddle_padded(src.width, pads), CV_8UC3);
+      padded =
+          cv::Mat::zeros(paddle_padded(src.height, pads), paddle_padded(src.width, pads), CV_8UC3);
       from.copyTo(padded(cv::Rect(0, 0, src.width, src.height)));
       from = padded;
     }
@@ -117,7 +121,8 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
     p.height = scale == 1.0 ? src_height : static_cast<int>(std::nearbyint(src_height * scale));
   } else if (profile == Profile::kDb) {
     // A small image padded first; the longer side limited to the canvas (never enlarged), then
-    // each side to a multiple of 32; the scales are of the padded size, whose top left the image is.
+    // each side to a multiple of 32; the scales are of the padded size, whose top left the image
+    // is.
     const bool pads = paddle_pads(src_width, src_height);
     base_w = paddle_padded(src_width, pads);
     base_h = paddle_padded(src_height, pads);
@@ -134,12 +139,15 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
                                     " px resizes to " + size_text(p.width, p.height) + " px");
   if (p.width > canvas || p.height > canvas) {
     // sakura keeps the image's size; db's rounding passes only a canvas off the multiples of 32.
-    const std::string fix = profile == Profile::kDb
-                                ? "make image_size a multiple of 32"
-                                : "raise image_size to at least " + std::to_string(std::max(p.width, p.height));
-    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) + " px is " +
-                                    size_text(p.width, p.height) + " px after rounding to multiples of 32, larger "
-                                    "than the " + std::to_string(canvas) + " px canvas (" + fix + ")");
+    const std::string fix =
+        profile == Profile::kDb
+            ? "make image_size a multiple of 32"
+            : "raise image_size to at least " + std::to_string(std::max(p.width, p.height));
+    return Status::invalid_argument("inference: an image of " + size_text(src_width, src_height) +
+                                    " px is " + size_text(p.width, p.height) +
+                                    " px after rounding to multiples of 32, larger "
+                                    "than the " +
+                                    std::to_string(canvas) + " px canvas (" + fix + ")");
   }
   p.scale_x = static_cast<double>(p.width) / base_w;
   p.scale_y = static_cast<double>(p.height) / base_h;
@@ -166,7 +174,8 @@ void inference_normalization(Profile profile, float mean[3], float std[3]) {
 void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, InferenceScratch& s) {
   const bool horizontal = out.width != src.width, vertical = out.height != src.height;
   if (!horizontal && !vertical) {
-    for (int y = 0; y < src.height; ++y) std::copy_n(src.row(y), static_cast<size_t>(src.width) * 3, out.row(y));
+    for (int y = 0; y < src.height; ++y)
+      std::copy_n(src.row(y), static_cast<size_t>(src.width) * 3, out.row(y));
     return;
   }
   const uint8_t* in = src.data;
@@ -186,17 +195,18 @@ void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, Infe
     in_stride = dst_stride;
   }
   internal::pil_taps(src.height, out.height, 0, out.height, false, s.taps);
-  internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes, 0, out.height);
+  internal::pil_vertical(in, in_stride, 0, out.width * 3, s.taps, out.data, out.stride_bytes, 0,
+                         out.height);
 }
 
-Status render_inference(const MutableImageView& out, const ImageView& src, const InferencePlan& plan,
-                        Profile profile, InferenceScratch& scratch) {
+Status render_inference(const MutableImageView& out, const ImageView& src,
+                        const InferencePlan& plan, Profile profile, InferenceScratch& scratch) {
   if (src.dtype != DType::kU8 || src.channels != 3 || src.empty() || plan.canvas < 1)
     return Status::invalid_argument("inference: the source must be RGB uint8 pixels");
   if (out.channels != 1 || out.width != plan.canvas || out.height != 3 * plan.canvas ||
       (out.dtype != DType::kU8 && out.dtype != DType::kF32))
-    return Status::invalid_argument("inference: the output row is not 3 planes of " + std::to_string(plan.canvas) +
-                                    " px");
+    return Status::invalid_argument("inference: the output row is not 3 planes of " +
+                                    std::to_string(plan.canvas) + " px");
   try {
     TF_RETURN_IF_ERROR(render_unguarded(src, plan, profile, scratch));
   } catch (const std::exception& e) {  // cv::Exception, std::bad_alloc

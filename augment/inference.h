@@ -32,8 +32,8 @@ namespace textfeed::augment {
 
 // Where an image of the source size lands on the canvas. A value type.
 struct InferencePlan {
-  int canvas = 0;                // the square's side, px
-  int width = 0, height = 0;     // the resized image, at the canvas's top left, px
+  int canvas = 0;                   // the square's side, px
+  int width = 0, height = 0;        // the resized image, at the canvas's top left, px
   double scale_x = 1, scale_y = 1;  // canvas px per source px along x and y (width / source width)
 };
 
@@ -44,10 +44,10 @@ Result<InferencePlan> plan_inference(Profile profile, int src_width, int src_hei
 
 // Buffers a worker reuses from image to image. Not thread-safe.
 struct InferenceScratch {
-  Image resized;                // the resized image (HWC uint8)
-  Image canvas;                 // the padded canvas (HWC uint8)
-  std::vector<uint8_t> pass;    // sakura: the horizontal pass's output
-  internal::PilTaps taps;       // sakura: the weights of one pass
+  Image resized;              // the resized image (HWC uint8)
+  Image canvas;               // the padded canvas (HWC uint8)
+  std::vector<uint8_t> pass;  // sakura: the horizontal pass's output
+  internal::PilTaps taps;     // sakura: the weights of one pass
 };
 
 // Whether plan_inference() can refuse an image for its size alone (sakura keeps each image's
@@ -64,13 +64,14 @@ void inference_normalization(Profile profile, float mean[3], float std[3]);
 // writes the canvas into `out`: 3 planes stacked (height 3 * canvas, width canvas, 1 channel),
 // float32 normalized as inference_normalization() says, or uint8 (not normalized).
 // Errors: kInvalidArgument (shapes or dtypes that do not match the plan).
-Status render_inference(const MutableImageView& out, const ImageView& src, const InferencePlan& plan,
-                        Profile profile, InferenceScratch& scratch);
+Status render_inference(const MutableImageView& out, const ImageView& src,
+                        const InferencePlan& plan, Profile profile, InferenceScratch& scratch);
 
 // PIL's bilinear resampling of an 8-bit HWC image (Image.resize(..., BILINEAR), no reducing gap):
 // separable, horizontal pass first, triangle filter whose support grows with the downscale, 22-bit
 // fixed-point weights, each pass rounded and clamped to 0..255. A dimension that does not change
 // skips its pass. 3 channels; `out` must be out_w x out_h. Exposed for tests.
-void pil_bilinear_resize(const ImageView& src, const MutableImageView& out, InferenceScratch& scratch);
+void pil_bilinear_resize(const ImageView& src, const MutableImageView& out,
+                         InferenceScratch& scratch);
 
 }  // namespace textfeed::augment

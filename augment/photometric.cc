@@ -106,7 +106,9 @@ TF_VECTOR_CLONES void load_row(const uint8_t* s, int stride_px, Row x) {
 // ---- albumentations' uint8 arithmetic (ColorMath::kAlbumentations*, docs/targets.md §2.6) ----
 
 // np.clip(v, 0, 255).astype(np.uint8): clamp, then truncate toward zero.
-inline uint8_t clip_trunc(double v) { return static_cast<uint8_t>(std::min(255.0, std::max(0.0, v))); }
+inline uint8_t clip_trunc(double v) {
+  return static_cast<uint8_t>(std::min(255.0, std::max(0.0, v)));
+}
 
 // The table x -> clip_trunc(x * factor + add), in float64 (1.3.1: an int64 range times Python
 // floats) or in float32 (albucore 0.0.13: a float32 range; NumPy 1.x casts the scalars to float32
@@ -114,7 +116,8 @@ inline uint8_t clip_trunc(double v) { return static_cast<uint8_t>(std::min(255.0
 void scale_table(double factor, double add, bool f32, cv::Mat& lut) {
   lut.create(1, 256, CV_8U);
   for (int i = 0; i < 256; ++i) {
-    const double v = f32 ? static_cast<double>(static_cast<float>(static_cast<float>(i) * static_cast<float>(factor)) +
+    const double v = f32 ? static_cast<double>(static_cast<float>(static_cast<float>(i) *
+                                                                  static_cast<float>(factor)) +
                                                static_cast<float>(add))
                          : i * factor + add;
     lut.at<uint8_t>(i) = clip_trunc(v);
@@ -148,7 +151,8 @@ void albu_op(ColorOp op, const ColorParams& p, bool f32, AlbuScratch& s) {
     case ColorOp::kContrast: {
       if (p.contrast == 1) return;
       cv::cvtColor(s.img, s.grey, cv::COLOR_RGB2GRAY);
-      const double mean = cv::sum(s.grey)[0] / static_cast<double>(s.grey.total());  // an exact sum, as numpy's
+      const double mean =
+          cv::sum(s.grey)[0] / static_cast<double>(s.grey.total());  // an exact sum, as numpy's
       if (p.contrast == 0) return void(s.img.setTo(cv::Scalar::all(static_cast<int>(mean + 0.5))));
       scale_table(p.contrast, mean * (1 - p.contrast), f32, s.lut);
       cv::LUT(s.img, s.lut, s.tmp);
@@ -212,7 +216,8 @@ ColorParams draw_color_params(const AugmentOptions& o, Rng& rng) {
   p.contrast = rng.uniform(o.contrast.lo, o.contrast.hi);
   p.saturation = rng.uniform(o.saturation.lo, o.saturation.hi);
   p.hue = rng.uniform(o.hue.lo, o.hue.hi);
-  for (int i = 3; i > 0; --i) std::swap(p.order[i], p.order[rng.below(static_cast<uint32_t>(i + 1))]);
+  for (int i = 3; i > 0; --i)
+    std::swap(p.order[i], p.order[rng.below(static_cast<uint32_t>(i + 1))]);
   return p;
 }
 
@@ -231,10 +236,68 @@ float fused_contrast_mean(const ImageView& crop, const internal::JitterSteps& p,
   for (int y = 1; y < h && sub.n > 0; y += 4) {
     load_row(crop.row(y) + 3, 12, sub);
     for (int i = 0; i < contrast_at; ++i) apply_op(p.order[i], p, sub);
-    for (int i = 0; i < sub.n; ++i) sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
+    for (int i = 0; i < sub.n; ++i)
+      sum += 0.299f * sub.r[i] + 0.587f * sub.g[i] + 0.114f * sub.b[i];
     count += static_cast<size_t>(sub.n);
   }
   return count ? static_cast<float>(sum / count) : 0.f;
+}
+
+// How the three planes of the output are laid out and scaled: plane k holds channel k of RGB (of
+// BGR, reversed, when `bgr`), as v * scale[k] + bias[k] (normalization in float32, the identity
+// for uint8); mean[k] and std[k] are plane k's.
+struct PlaneOutput {
+  bool f32, bgr;
+  float scale[3], bias[3];
+};
+
+PlaneOutput plane_output(const AugmentOptions& o) {
+  PlaneOutput p;
+  p.f32 = o.dtype == DType::kF32;
+  p.bgr = o.channel_order == ChannelOrder::kBgr;
+  for (int k = 0; k < 3; ++k) {
+    p.scale[k] = p.f32 ? 1.f / (255.f * o.std[k]) : 1.f;
+    p.bias[k] = p.f32 ? -o.mean[k] / o.std[k] : 0.f;
+  }
+  return p;
+}
+
+// The jitter's factors as the fused row kernel takes them; contrast's add is set once the mean is
+// known.
+internal::JitterSteps jitter_steps(const ColorParams& p) {
+  return {{p.order[0], p.order[1], p.order[2], p.order[3]},
+          static_cast<float>(p.brightness),
+          static_cast<float>(p.contrast),
+          0.f,
+          static_cast<float>(p.saturation),
+          static_cast<float>(p.hue * 6)};
+}
+
+// Writes every row of `src` into the three planes of `out`, jittered row by row first when
+// `fused` is given. `buf` holds 3 * src.width floats. `o` is a copy, which the uint8 stores into
+// `out` cannot alias: its scales stay in registers.
+void write_planes(const MutableImageView& out, const ImageView& src,
+                  const internal::JitterSteps* fused, PlaneOutput o, float* buf) {
+  const int c = src.width, h = src.height;
+  const Row x{buf, buf + c, buf + 2 * c, c};
+  float* planes[3] = {o.bgr ? x.b : x.r, x.g, o.bgr ? x.r : x.b};
+  for (int y = 0; y < h; ++y) {
+    float* const channels[3] = {x.r, x.g, x.b};
+    split_channels(src.row(y), c, channels);
+    if (fused) internal::jitter_row(x.r, x.g, x.b, c, *fused);
+    for (int k = 0; k < 3; ++k) {
+      uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
+      const float* v = planes[k];
+      if (o.f32) {
+        // The output is a slot of a batch: streaming stores (base/stream_store.h), same values.
+        stream_scale_bias_f32(reinterpret_cast<float*>(dst), v, static_cast<size_t>(c), o.scale[k],
+                              o.bias[k]);
+      } else {
+        for (int i = 0; i < c; ++i) dst[i] = static_cast<uint8_t>(v[i] + 0.5f);
+      }
+    }
+  }
+  stream_fence();
 }
 
 }  // namespace
@@ -245,16 +308,14 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
   const bool f32 = o.dtype == DType::kF32;
   if (crop.channels != 3 || crop.dtype != DType::kU8 || out.width != c || out.height != 3 * h ||
       out.dtype != (f32 ? DType::kF32 : DType::kU8))
-    return Status::invalid_argument("photometric: output must be 3 planes of the crop's size in the output dtype");
-  float scale[3], bias[3];
-  for (int k = 0; k < 3; ++k) {
-    scale[k] = f32 ? 1.f / (255.f * o.std[k]) : 1.f;
-    bias[k] = f32 ? -o.mean[k] / o.std[k] : 0.f;
-  }
-  const bool bgr = o.channel_order == ChannelOrder::kBgr;  // mean[k] and std[k] are plane k's
+    return Status::invalid_argument(
+        "photometric: output must be 3 planes of the crop's size in the output dtype");
+  const PlaneOutput planes = plane_output(o);
   if (!p.applied && f32) {  // normalization alone: straight from the bytes to the planes
-    NormalizePlanes planes{{bgr ? 2 : 0, 1, bgr ? 0 : 2}, {scale[0], scale[1], scale[2]}, {bias[0], bias[1], bias[2]}};
-    normalize_to_planes(out, crop, planes);
+    normalize_to_planes(out, crop,
+                        NormalizePlanes{{planes.bgr ? 2 : 0, 1, planes.bgr ? 0 : 2},
+                                        {planes.scale[0], planes.scale[1], planes.scale[2]},
+                                        {planes.bias[0], planes.bias[1], planes.bias[2]}});
     return Status();
   }
   thread_local std::vector<float> buf;  // one row as 3 planes; reused, no per-sample allocation
@@ -270,32 +331,10 @@ Status apply_photometric(const MutableImageView& out, const ImageView& crop, con
       return Status::internal(std::string("photometric: OpenCV failed: ") + e.what());
     }
   }
-  internal::JitterSteps steps{{p.order[0], p.order[1], p.order[2], p.order[3]},
-                              static_cast<float>(p.brightness),
-                              static_cast<float>(p.contrast),
-                              0.f,  // contrast's, once the mean is known
-                              static_cast<float>(p.saturation),
-                              static_cast<float>(p.hue * 6)};
+  internal::JitterSteps steps = jitter_steps(p);
   if (fused)
     steps.contrast_add = fused_contrast_mean(crop, steps, buf.data()) * (1 - steps.contrast);
-  const Row x{buf.data(), buf.data() + c, buf.data() + 2 * c, c};
-  float* planes[3] = {bgr ? x.b : x.r, x.g, bgr ? x.r : x.b};
-  for (int y = 0; y < h; ++y) {
-    float* const channels[3] = {x.r, x.g, x.b};
-    split_channels(src.row(y), c, channels);
-    if (fused) internal::jitter_row(x.r, x.g, x.b, c, steps);
-    for (int k = 0; k < 3; ++k) {
-      uint8_t* dst = out.data + (static_cast<ptrdiff_t>(k) * h + y) * out.stride_bytes;
-      const float* v = planes[k];
-      if (f32) {
-        // The output is a slot of a batch: streaming stores (base/stream_store.h), same values.
-        stream_scale_bias_f32(reinterpret_cast<float*>(dst), v, static_cast<size_t>(c), scale[k], bias[k]);
-      } else {
-        for (int i = 0; i < c; ++i) dst[i] = static_cast<uint8_t>(v[i] + 0.5f);
-      }
-    }
-  }
-  stream_fence();
+  write_planes(out, src, fused ? &steps : nullptr, planes, buf.data());
   return Status();
 }
 

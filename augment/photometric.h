@@ -17,7 +17,8 @@ struct ColorParams {
   bool applied = false;
   double brightness = 1, contrast = 1, saturation = 1;  // factors, 1 = identity
   double hue = 0;                                       // shift in turns, 0 = identity
-  ColorOp order[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation, ColorOp::kHue};
+  ColorOp order[4] = {ColorOp::kBrightness, ColorOp::kContrast, ColorOp::kSaturation,
+                      ColorOp::kHue};
 };
 
 // Draws after the geometric draws, always the same count: u < p decides `applied`; then
@@ -32,7 +33,7 @@ ColorParams draw_color_params(const AugmentOptions& options, Rng& rng);
 // intermediate rounding). kAlbumentations131/1412: each op on uint8 pixels exactly as that
 // albumentations version computes it (docs/targets.md §2.6). Thread-safe: scratch is per thread.
 // Errors: kInvalidArgument (shapes or dtypes); kInternal (OpenCV failed, e.g. out of memory).
-Status apply_photometric(const MutableImageView& out, const ImageView& crop, const ColorParams& params,
-                         const AugmentOptions& options);
+Status apply_photometric(const MutableImageView& out, const ImageView& crop,
+                         const ColorParams& params, const AugmentOptions& options);
 
 }  // namespace textfeed::augment

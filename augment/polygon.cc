@@ -29,9 +29,8 @@ void clip_half_plane(const std::vector<Point>& in, std::vector<Point>& out, Keep
 
 std::vector<Point> convex_hull(std::span<const Point> pts) {
   std::vector<Point> p(pts.begin(), pts.end());
-  std::sort(p.begin(), p.end(), [](const Point& a, const Point& b) {
-    return a.x < b.x || (a.x == b.x && a.y < b.y);
-  });
+  std::sort(p.begin(), p.end(),
+            [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
   p.erase(std::unique(p.begin(), p.end(),
                       [](const Point& a, const Point& b) { return a.x == b.x && a.y == b.y; }),
           p.end());
@@ -89,10 +88,14 @@ double clipped_area(std::span<const Point> hull, double x0, double y0, double x1
       return Point{p.x + (q.x - p.x) * (y - p.y) / (q.y - p.y), y};
     };
   };
-  clip_half_plane(a, b, [x0](const Point& p) { return p.x >= x0; }, at_x(x0));
-  clip_half_plane(b, a, [x1](const Point& p) { return p.x <= x1; }, at_x(x1));
-  clip_half_plane(a, b, [y0](const Point& p) { return p.y >= y0; }, at_y(y0));
-  clip_half_plane(b, a, [y1](const Point& p) { return p.y <= y1; }, at_y(y1));
+  clip_half_plane(
+      a, b, [x0](const Point& p) { return p.x >= x0; }, at_x(x0));
+  clip_half_plane(
+      b, a, [x1](const Point& p) { return p.x <= x1; }, at_x(x1));
+  clip_half_plane(
+      a, b, [y0](const Point& p) { return p.y >= y0; }, at_y(y0));
+  clip_half_plane(
+      b, a, [y1](const Point& p) { return p.y <= y1; }, at_y(y1));
   return polygon_area(a);
 }
 

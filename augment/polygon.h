@@ -1,6 +1,6 @@
 // Small exact polygon geometry in double precision: convex hull, area, and the area of a convex
-// polygon's intersection with an axis-aligned rectangle. Used by the crop search (docs/targets.md §2.1
-// step 3, shapely semantics) and by the UFO reader's filter_vertices (hull area < 1 dropped).
+// polygon's intersection with an axis-aligned rectangle. Used by the crop search (docs/targets.md
+// §2.1 step 3, shapely semantics) and by the UFO reader's filter_vertices (hull area < 1 dropped).
 #pragma once
 
 #include <array>

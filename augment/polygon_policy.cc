@@ -85,13 +85,16 @@ bool crosses_more_than(std::span<const double> xy, size_t cap) {
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 2; j < n; ++j) {
       if (i == 0 && j == n - 1) continue;  // adjacent through the closing edge
-      if (cross(&xy[2 * i], &xy[2 * ((i + 1) % n)], &xy[2 * j], &xy[2 * ((j + 1) % n)]) && ++found > cap) return true;
+      if (cross(&xy[2 * i], &xy[2 * ((i + 1) % n)], &xy[2 * j], &xy[2 * ((j + 1) % n)]) &&
+          ++found > cap)
+        return true;
     }
   return false;
 }
 
 // The polygon of largest area among `g`'s parts (recursing into collections), or null.
-const GEOSGeometry* largest_polygon(GEOSContextHandle_t ctx, const GEOSGeometry* g, double& best_area) {
+const GEOSGeometry* largest_polygon(GEOSContextHandle_t ctx, const GEOSGeometry* g,
+                                    double& best_area) {
   const int type = GEOSGeomTypeId_r(ctx, g);
   if (type == GEOS_POLYGON) {
     double area = 0;
@@ -105,7 +108,8 @@ const GEOSGeometry* largest_polygon(GEOSContextHandle_t ctx, const GEOSGeometry*
   const GEOSGeometry* best = nullptr;
   const int parts = GEOSGetNumGeometries_r(ctx, g);
   for (int i = 0; i < parts; ++i)
-    if (const GEOSGeometry* p = largest_polygon(ctx, GEOSGetGeometryN_r(ctx, g, i), best_area)) best = p;
+    if (const GEOSGeometry* p = largest_polygon(ctx, GEOSGetGeometryN_r(ctx, g, i), best_area))
+      best = p;
   return best;
 }
 
@@ -146,15 +150,19 @@ void count(PolygonDefect d, PolygonCounts& c) {
 
 }  // namespace
 
-PolygonPolicy::PolygonPolicy(InvalidPolygon policy) : policy_(policy), geos_(std::make_unique<Geos>()) {
-  if (geos_->ctx) GEOSContext_setErrorMessageHandler_r(geos_->ctx, nullptr, nullptr);  // errors come back as codes
+PolygonPolicy::PolygonPolicy(InvalidPolygon policy)
+    : policy_(policy), geos_(std::make_unique<Geos>()) {
+  if (geos_->ctx)
+    GEOSContext_setErrorMessageHandler_r(geos_->ctx, nullptr,
+                                         nullptr);  // errors come back as codes
 }
 
 PolygonPolicy::~PolygonPolicy() = default;
 
 PolygonDefect PolygonPolicy::inspect(std::span<const double> xy, int image_w, int image_h) {
   if (xy.size() < 2 || !finite_and_bounded(xy)) return PolygonDefect::kNonFinite;
-  if (xy.size() / 2 > kMaxPolygonPoints) return PolygonDefect::kSelfIntersecting;  // not worth GEOS's time
+  if (xy.size() / 2 > kMaxPolygonPoints)
+    return PolygonDefect::kSelfIntersecting;  // not worth GEOS's time
   if (xy.size() < 6 || distinct_points(xy) < 3 || collinear(xy)) return PolygonDefect::kDegenerate;
   if (misses_image(xy, image_w, image_h)) return PolygonDefect::kOutOfImage;
   if (!geos_->ctx) return PolygonDefect::kNone;  // no GEOS context: the targets still cope (keep)
@@ -190,8 +198,10 @@ Status PolygonPolicy::apply(PolygonSet& words, int image_w, int image_h, Polygon
   out_.xy.clear(), out_.ends.clear(), out_.labels.clear();
   uint32_t first = 0;
   for (size_t k = 0; k < n; ++k) {
-    if (words.ends[k] < first) return Status::invalid_argument("invalid_polygon: word ends decrease");
-    const std::span<const double> xy(words.xy.data() + 2 * size_t{first}, 2 * size_t{words.ends[k] - first});
+    if (words.ends[k] < first)
+      return Status::invalid_argument("invalid_polygon: word ends decrease");
+    const std::span<const double> xy(words.xy.data() + 2 * size_t{first},
+                                     2 * size_t{words.ends[k] - first});
     first = words.ends[k];
     const PolygonDefect defect = inspect(xy, image_w, image_h);
     count(defect, counts);
@@ -201,7 +211,8 @@ Status PolygonPolicy::apply(PolygonSet& words, int image_w, int image_h, Polygon
       continue;
     }
     const size_t start = out_.xy.size();
-    if (policy_ == InvalidPolygon::kRepair && defect == PolygonDefect::kSelfIntersecting && repair(xy, out_.xy)) {
+    if (policy_ == InvalidPolygon::kRepair && defect == PolygonDefect::kSelfIntersecting &&
+        repair(xy, out_.xy)) {
       ++counts.repaired;
       // The largest piece may itself miss the image (or be a sliver): then it is ignored too.
       const std::span<const double> fixed(out_.xy.data() + start, out_.xy.size() - start);

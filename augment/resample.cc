@@ -24,73 +24,106 @@ void bilinear_rows(const BilinearJob& job, int y_begin, int y_end);
 }  // namespace avx2
 #endif
 
-void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, PilTaps& t) {
-  // PIL's precompute_coeffs (Resample.c) for the bilinear filter: support 1, widened by the
-  // downscale; centre of output pixel o at (o + 0.5) * scale; window [xmin, xmax) clipped to the
-  // image; weights normalized by their sum; then normalize_coeffs_8bpc's rounding to 22 bits.
-  const double scale = static_cast<double>(in_size) / out_size;
-  const double filterscale = std::max(scale, 1.0), support = filterscale, ss = 1.0 / filterscale;
-  auto window = [&](int o, int& xmin, int& count) {
-    const double center = (o + 0.5) * scale;
-    xmin = std::max(static_cast<int>(center - support + 0.5), 0);
-    count = std::min(static_cast<int>(center + support + 0.5), in_size) - xmin;
+namespace {
+
+// PIL's fixed-point weights: 22 fraction bits (its PRECISION_BITS, 32 - 8 - 2).
+constexpr int kWeightFractionBits = 22;
+// The AVX2 layout's split of a weight into words: w = hi * 2^11 + lo, both under 2^15.
+constexpr int kPackedLowBits = 11;
+constexpr int32_t kPackedLowMask = (1 << kPackedLowBits) - 1;
+// int16 words per pair of output pixels and group of 4 taps: four vectors of 16.
+constexpr size_t kPackedGroupWords = 64;
+
+// PIL's precompute_coeffs (Resample.c) for the bilinear filter: support 1, widened by the
+// downscale; centre of output pixel o at (o + 0.5) * scale; window [xmin, xmin + count) clipped
+// to the image; weights normalized by their sum; then normalize_coeffs_8bpc's rounding to 22
+// bits.
+class PilFilter {
+ public:
+  struct Window {
+    int xmin, count;
   };
+  PilFilter(int in_size, int out_size)
+      : in_size_(in_size),
+        scale_(static_cast<double>(in_size) / out_size),
+        support_(std::max(scale_, 1.0)),
+        ss_(1.0 / support_) {}
+
+  Window window(int o) const {
+    const double center = (o + 0.5) * scale_;
+    const int xmin = std::max(static_cast<int>(center - support_ + 0.5), 0);
+    return {xmin, std::min(static_cast<int>(center + support_ + 0.5), in_size_) - xmin};
+  }
+
+  // Output pixel o's fixed-point weights of source pixels win.xmin ... into w[0 .. win.count).
+  void weights(int o, const Window& win, int32_t* w) const {
+    const double center = (o + 0.5) * scale_;
+    double ww = 0;
+    for (int x = 0; x < win.count; ++x) ww += triangle(x + win.xmin - center);
+    for (int x = 0; x < win.count; ++x) {
+      const double v = triangle(x + win.xmin - center);
+      const double n = ww != 0.0 ? v / ww : v;
+      w[x] = static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << kWeightFractionBits)
+                                        : 0.5 + n * (1 << kWeightFractionBits));
+    }
+  }
+
+ private:
+  // The filter's value at source pixel x + 0.5 for an output centre at x = d + centre.
+  double triangle(double d) const {
+    const double a = std::abs((d + 0.5) * ss_);
+    return a < 1.0 ? 1.0 - a : 0.0;
+  }
+
+  int in_size_;
+  double scale_, support_, ss_;  // support = filterscale (the widened support); ss = its inverse
+};
+
+// The horizontal pass's AVX2 layout: output pixels in pairs (2q, 2q + 1), one per 128-bit lane;
+// per pair and group of 4 taps, the weights split exactly into w = hi * 2^11 + lo (both < 2^15)
+// as four vectors of 16 words: hi of taps 0-1 [hi0 hi1 hi0 hi1 hi0 hi1 0 0 | the same for
+// pixel 2q + 1], hi of taps 2-3, lo of taps 0-1, lo of taps 2-3; they multiply pixels laid out
+// [R0 R1 G0 G1 B0 B1 0 0 | ...] with pmaddwd. An odd count's last pair has zero weights for its
+// second pixel.
+void pack_for_avx2(PilTaps& t) {
+  const int taps = t.taps, groups = (taps + 3) / 4, count = t.end - t.begin;
+  t.packed.assign(static_cast<size_t>((count + 1) / 2) * groups * kPackedGroupWords, 0);
+  for (int o = 0; o < count; ++o)
+    for (int k = 0; k < taps; ++k) {
+      const int32_t w = t.weights[static_cast<size_t>(o) * taps + k];
+      int16_t* hi = &t.packed[(static_cast<size_t>(o / 2) * groups + k / 4) * kPackedGroupWords +
+                              (k % 4) / 2 * 16 + o % 2 * 8];
+      int16_t* lo = hi + kPackedGroupWords / 2;
+      for (int c = 0; c < 3; ++c) {
+        hi[2 * c + k % 2] = static_cast<int16_t>(w >> kPackedLowBits);
+        lo[2 * c + k % 2] = static_cast<int16_t>(w & kPackedLowMask);
+      }
+    }
+}
+
+}  // namespace
+
+void pil_taps(int in_size, int out_size, int begin, int end, bool horizontal, PilTaps& t) {
+  const PilFilter f(in_size, out_size);
   // Every output gets the widest window of the range (at most PIL's ksize), so that a pass needs
   // no per-pixel count: usually 3 where PIL allocates 5.
   int taps = 1;
-  for (int o = begin; o < end; ++o) {
-    int xmin, count;
-    window(o, xmin, count);
-    taps = std::max(taps, count);
-  }
+  for (int o = begin; o < end; ++o) taps = std::max(taps, f.window(o).count);
   taps = std::min(taps, in_size);
   t.begin = begin, t.end = end, t.taps = taps;
   t.first.resize(static_cast<size_t>(end - begin));
   t.weights.assign(static_cast<size_t>(end - begin) * taps, 0);
   for (int o = begin; o < end; ++o) {
-    const double center = (o + 0.5) * scale;
-    int xmin, count;
-    window(o, xmin, count);
-    double ww = 0;
-    for (int x = 0; x < count; ++x) {
-      const double d = std::abs((x + xmin - center + 0.5) * ss);
-      ww += d < 1.0 ? 1.0 - d : 0.0;
-    }
     // The window moved inwards so that `taps` pixels from `first` stay inside the image.
-    const int first = std::clamp(xmin, 0, in_size - taps);
+    const PilFilter::Window win = f.window(o);
+    const int first = std::clamp(win.xmin, 0, in_size - taps);
     t.first[static_cast<size_t>(o - begin)] = first;
-    int32_t* w = &t.weights[static_cast<size_t>(o - begin) * taps];
-    for (int x = 0; x < count; ++x) {
-      const double d = std::abs((x + xmin - center + 0.5) * ss);
-      const double v = d < 1.0 ? 1.0 - d : 0.0;
-      const double n = ww != 0.0 ? v / ww : v;
-      w[xmin - first + x] =
-          static_cast<int32_t>(n < 0 ? -0.5 + n * (1 << 22) : 0.5 + n * (1 << 22));
-    }
+    f.weights(o, win, &t.weights[static_cast<size_t>(o - begin) * taps] + (win.xmin - first));
   }
-  // The horizontal pass's AVX2 layout: output pixels in pairs (2q, 2q + 1), one per 128-bit lane;
-  // per pair and group of 4 taps, the weights split exactly into w = hi * 2^11 + lo (both < 2^15)
-  // as four vectors of 16 words: hi of taps 0-1 [hi0 hi1 hi0 hi1 hi0 hi1 0 0 | the same for
-  // pixel 2q + 1], hi of taps 2-3, lo of taps 0-1, lo of taps 2-3; they multiply pixels laid out
-  // [R0 R1 G0 G1 B0 B1 0 0 | ...] with pmaddwd. An odd count's last pair has zero weights for its
-  // second pixel. A vertical pass reads none of it.
-  if (!horizontal) {
-    t.packed.clear();
-    return;
-  }
-  const int groups = (taps + 3) / 4, count = end - begin;
-  t.packed.assign(static_cast<size_t>((count + 1) / 2) * groups * 64, 0);
-  for (int o = 0; o < count; ++o)
-    for (int k = 0; k < taps; ++k) {
-      const int32_t w = t.weights[static_cast<size_t>(o) * taps + k];
-      int16_t* hi = &t.packed[(static_cast<size_t>(o / 2) * groups + k / 4) * 64 +
-                              (k % 4) / 2 * 16 + o % 2 * 8];
-      int16_t* lo = hi + 32;
-      for (int c = 0; c < 3; ++c) {
-        hi[2 * c + k % 2] = static_cast<int16_t>(w >> 11);
-        lo[2 * c + k % 2] = static_cast<int16_t>(w & 2047);
-      }
-    }
+  if (horizontal)
+    pack_for_avx2(t);
+  else
+    t.packed.clear();  // a vertical pass reads none of it
 }
 
 void pil_horizontal(const uint8_t* in, ptrdiff_t in_stride, int in_col0, int rows, const PilTaps& t,

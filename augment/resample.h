@@ -21,7 +21,7 @@ struct PilTaps {
   int begin = 0, end = 0, taps = 0;
   std::vector<int> first;
   std::vector<int32_t> weights;  // (end - begin) x taps
-  std::vector<int16_t> packed;   // the same weights as the AVX2 horizontal pass reads them, or empty
+  std::vector<int16_t> packed;  // the same weights as the AVX2 horizontal pass reads them, or empty
   int min_source() const { return first.empty() ? 0 : first.front(); }
   int end_source() const { return first.empty() ? 0 : first.back() + taps; }
 };

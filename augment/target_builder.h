@@ -1,9 +1,9 @@
 // TargetBuilder: the training targets of one detector family, written per sample straight into
 // the sample's rows of a batch. The pipeline knows only this interface: it asks a builder which
 // tensors it writes (BatchLayout places them after the image) and hands it each sample's words in
-// crop coordinates. EAST (augment/targets.h) is one builder; another family (DB: probability,
-// threshold and their masks) is one more builder and a profile that names it, with no change to
-// the pipeline, the wire or the client, which all carry a layout's tensors by name.
+// crop coordinates. Each detector family (augment/family.h) has one builder: EAST's score, geometry
+// and mask (augment/east/targets.h), DB's probability, threshold and their masks
+// (augment/db/targets.h); the pipeline, the wire and the client carry a layout's tensors by name.
 #pragma once
 
 #include <cstddef>
@@ -18,13 +18,6 @@
 #include "base/status.h"
 
 namespace textfeed::augment {
-
-// The detector family whose targets a profile trains: kDb (augment/db_targets.h) for profile db,
-// kEast (augment/targets.h) for the others.
-enum class TargetKind : unsigned char { kEast, kDb };
-
-// The target kind `profile` trains.
-TargetKind target_kind(Profile profile);
 
 // One tensor a builder writes per sample: `channels` planes of side x side, stacked (CHW).
 struct TargetTensor {
@@ -68,8 +61,6 @@ class TargetBuilder {
  public:
   virtual ~TargetBuilder() = default;
 
-  virtual TargetKind kind() const = 0;
-
   // The tensors this builder writes for a square crop of side `crop_size` px, in the order build()
   // takes their views. At most kMaxTargetTensors.
   virtual std::vector<TargetTensor> tensors(int crop_size) const = 0;
@@ -85,8 +76,8 @@ class TargetBuilder {
                        std::span<const unsigned char> labels, int crop_size) = 0;
 };
 
-// A builder of `kind` configured by `options` (each builder's header says which fields it reads;
-// kDb reads none and uses DbTargetOptions' defaults).
-std::unique_ptr<TargetBuilder> make_target_builder(TargetKind kind, const AugmentOptions& options);
+// The builder of the family that trains options.profile, configured by `options` (each builder's
+// header says which fields it reads).
+std::unique_ptr<TargetBuilder> make_target_builder(const AugmentOptions& options);
 
 }  // namespace textfeed::augment

@@ -65,7 +65,7 @@ struct SourceFrame {
 // map as x_full + 0.5 = (x_src + 0.5) * k. `out` is a uint8 HWC view of 3 channels (the square
 // crop, or db's part of its canvas that the image covers).
 // Errors: kInvalidArgument (views of the wrong shape or type, a frame that does not hold `src`).
-Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6], double src_scale,
-                    WarpScratch& scratch, const SourceFrame& frame = {});
+Status warp_to_crop(const MutableImageView& out, const ImageView& src, const double matrix[6],
+                    double src_scale, WarpScratch& scratch, const SourceFrame& frame = {});
 
 }  // namespace textfeed::augment

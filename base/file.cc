@@ -41,8 +41,9 @@ template <class Buffer>
 Status read_whole(const std::string& path, Buffer& out, uint64_t max_bytes) {
   TF_ASSIGN_OR_RETURN(ReadableFile f, open_regular_file(path));
   if (f.size > max_bytes)
-    return Status::invalid_argument(path + ": file of " + std::to_string(f.size) + " bytes is over the limit of " +
-                                    std::to_string(max_bytes) + " bytes");
+    return Status::invalid_argument(path + ": file of " + std::to_string(f.size) +
+                                    " bytes is over the limit of " + std::to_string(max_bytes) +
+                                    " bytes");
   out.resize(static_cast<size_t>(f.size));
   return read_exactly(f, path, out.data(), out.size());
 }
@@ -64,7 +65,8 @@ FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-FileDescriptor::FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+FileDescriptor::FileDescriptor(FileDescriptor&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)) {}
 
 FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
   if (this != &other) {
@@ -105,8 +107,8 @@ Status read_exactly(const ReadableFile& file, const std::string& path, void* dst
       return Status::from_errno("cannot read " + path, errno);
     }
     if (got == 0)
-      return Status::io("short read of " + path + ": " + std::to_string(done) + " of " + std::to_string(n) +
-                        " bytes (the file shrank while it was read)");
+      return Status::io("short read of " + path + ": " + std::to_string(done) + " of " +
+                        std::to_string(n) + " bytes (the file shrank while it was read)");
     done += static_cast<size_t>(got);
   }
   return Status();
@@ -130,8 +132,10 @@ Status check_replaceable(const std::string& path, bool overwrite) {
   }
   if (!overwrite) return Status::invalid_argument(path + " exists; pass --force to replace it");
   if (S_ISLNK(st.st_mode))
-    return Status::invalid_argument(path + " is a symlink; refusing to replace it (name the file it points to, "
-                                           "or remove the link)");
+    return Status::invalid_argument(
+        path +
+        " is a symlink; refusing to replace it (name the file it points to, "
+        "or remove the link)");
   if (!S_ISREG(st.st_mode))
     return Status::invalid_argument(path + " is " + file_kind(st.st_mode) +
                                     "; refusing to replace it: only a regular file is replaced");
@@ -143,17 +147,21 @@ Result<TempFile> create_temp_beside(const std::string& path, mode_t mode) {
   for (int attempt = 0;; ++attempt) {
     TempFile t;
     t.path = prefix + random_hex();
-    t.fd = FileDescriptor(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    t.fd = FileDescriptor(
+        ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (t.fd.valid()) return t;
-    if (errno != EEXIST || attempt >= 8) return Status::from_errno("cannot create " + t.path, errno);
+    if (errno != EEXIST || attempt >= 8)
+      return Status::from_errno("cannot create " + t.path, errno);
   }
 }
 
-Status rename_into_place(const std::string& from, const std::string& path, bool overwrite, bool sync_folder) {
+Status rename_into_place(const std::string& from, const std::string& path, bool overwrite,
+                         bool sync_folder) {
   TF_RETURN_IF_ERROR(check_replaceable(path, overwrite));
   const unsigned flags = overwrite ? 0 : RENAME_NOREPLACE;
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
-    if (errno == EEXIST) return Status::invalid_argument(path + " appeared meanwhile; pass --force to replace it");
+    if (errno == EEXIST)
+      return Status::invalid_argument(path + " appeared meanwhile; pass --force to replace it");
     return Status::from_errno("rename " + from + " -> " + path, errno);
   }
   if (!sync_folder) return Status();

@@ -77,6 +77,7 @@ Result<TempFile> create_temp_beside(const std::string& path, mode_t mode);
 // Renames `from` to `path` after check_replaceable(path, overwrite) (with RENAME_NOREPLACE when
 // !overwrite, so a file that appears meanwhile is not replaced), then, when `sync_folder`, fsyncs
 // the folder so the rename is durable. Errors: kInvalidArgument (see check_replaceable), kIo.
-Status rename_into_place(const std::string& from, const std::string& path, bool overwrite, bool sync_folder = true);
+Status rename_into_place(const std::string& from, const std::string& path, bool overwrite,
+                         bool sync_folder = true);
 
 }  // namespace textfeed

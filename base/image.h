@@ -34,7 +34,9 @@ struct MutableImageView {
 
   bool empty() const { return data == nullptr || height == 0 || width == 0; }
   uint8_t* row(int y) const { return data + y * stride_bytes; }
-  operator ImageView() const { return {data, height, width, channels, stride_bytes, dtype}; }  // NOLINT
+  operator ImageView() const {
+    return {data, height, width, channels, stride_bytes, dtype};
+  }  // NOLINT
 };
 
 // An owning, densely packed image whose buffer is kept across reset() calls, so a worker that
@@ -69,7 +71,9 @@ class Image {
   uint8_t* data() { return buf_.data(); }
   const uint8_t* data() const { return buf_.data(); }
 
-  ImageView view() const { return {buf_.data(), height_, width_, channels_, stride_bytes(), dtype_}; }
+  ImageView view() const {
+    return {buf_.data(), height_, width_, channels_, stride_bytes(), dtype_};
+  }
   MutableImageView mutable_view() {
     return {buf_.data(), height_, width_, channels_, stride_bytes(), dtype_};
   }

@@ -1,13 +1,13 @@
 // The process-wide log sink and check failures.
 #include "base/log.h"
 
-#include "base/printable.h"
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+
+#include "base/printable.h"
 
 namespace textfeed {
 namespace {
@@ -26,10 +26,14 @@ std::atomic<LogLevel> g_level{LogLevel::kInfo};
 
 const char* level_tag(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
   }
   return "?";
 }

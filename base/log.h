@@ -67,20 +67,23 @@ struct Voidify {
 }  // namespace internal
 }  // namespace textfeed
 
-#define TF_LOG(level)                                                 \
-  (::textfeed::LogLevel::k##level < ::textfeed::log_level())          \
-      ? (void)0                                                       \
-      : ::textfeed::internal::Voidify() & ::textfeed::internal::LogLine(::textfeed::LogLevel::k##level)
+#define TF_LOG(level)                                        \
+  (::textfeed::LogLevel::k##level < ::textfeed::log_level()) \
+      ? (void)0                                              \
+      : ::textfeed::internal::Voidify() &                    \
+            ::textfeed::internal::LogLine(::textfeed::LogLevel::k##level)
 
 // Aborts with file:line, the condition and any streamed context when `cond` is false.
-#define TF_CHECK(cond) \
-  (cond) ? (void)0     \
-         : ::textfeed::internal::Voidify() & ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
+#define TF_CHECK(cond)                       \
+  (cond) ? (void)0                           \
+         : ::textfeed::internal::Voidify() & \
+               ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
 
 #ifdef NDEBUG
-#define TF_DCHECK(cond) \
-  true ? (void)0        \
-       : ::textfeed::internal::Voidify() & ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
+#define TF_DCHECK(cond)                    \
+  true ? (void)0                           \
+       : ::textfeed::internal::Voidify() & \
+             ::textfeed::internal::CheckFailure(__FILE__, __LINE__, #cond)
 #else
 #define TF_DCHECK(cond) TF_CHECK(cond)
 #endif

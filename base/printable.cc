@@ -52,12 +52,18 @@ std::string printable(std::string_view text) {
       append_hex(out, c);
       ++i;
     } else if (n == 1) {
-      if (c == '\\') out += "\\\\";
-      else if (c == '\n') out += "\\n";
-      else if (c == '\r') out += "\\r";
-      else if (c == '\t') out += "\\t";
-      else if (c < 0x20 || c == 0x7F) append_hex(out, c);
-      else out += static_cast<char>(c);
+      if (c == '\\')
+        out += "\\\\";
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\r')
+        out += "\\r";
+      else if (c == '\t')
+        out += "\\t";
+      else if (c < 0x20 || c == 0x7F)
+        append_hex(out, c);
+      else
+        out += static_cast<char>(c);
       ++i;
     } else if (n == 2 && c == 0xC2 && static_cast<uint8_t>(text[i + 1]) < 0xA0) {
       // U+0080..U+009F: the C1 controls (CSI among them) that some terminals obey.

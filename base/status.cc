@@ -7,16 +7,26 @@ namespace textfeed {
 
 std::string_view code_name(Code code) {
   switch (code) {
-    case Code::kOk: return "OK";
-    case Code::kInvalidArgument: return "InvalidArgument";
-    case Code::kNotFound: return "NotFound";
-    case Code::kCorrupt: return "Corrupt";
-    case Code::kIo: return "Io";
-    case Code::kUnavailable: return "Unavailable";
-    case Code::kOverloaded: return "Overloaded";
-    case Code::kUnimplemented: return "Unimplemented";
-    case Code::kCancelled: return "Cancelled";
-    case Code::kInternal: return "Internal";
+    case Code::kOk:
+      return "OK";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Code::kNotFound:
+      return "NotFound";
+    case Code::kCorrupt:
+      return "Corrupt";
+    case Code::kIo:
+      return "Io";
+    case Code::kUnavailable:
+      return "Unavailable";
+    case Code::kOverloaded:
+      return "Overloaded";
+    case Code::kUnimplemented:
+      return "Unimplemented";
+    case Code::kCancelled:
+      return "Cancelled";
+    case Code::kInternal:
+      return "Internal";
   }
   return "Unknown";
 }

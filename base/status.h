@@ -33,13 +33,19 @@ class [[nodiscard]] Status {
  public:
   Status() noexcept = default;
 
-  static Status invalid_argument(std::string message) { return {Code::kInvalidArgument, std::move(message)}; }
+  static Status invalid_argument(std::string message) {
+    return {Code::kInvalidArgument, std::move(message)};
+  }
   static Status not_found(std::string message) { return {Code::kNotFound, std::move(message)}; }
   static Status corrupt(std::string message) { return {Code::kCorrupt, std::move(message)}; }
   static Status io(std::string message) { return {Code::kIo, std::move(message)}; }
-  static Status unavailable(std::string message) { return {Code::kUnavailable, std::move(message)}; }
+  static Status unavailable(std::string message) {
+    return {Code::kUnavailable, std::move(message)};
+  }
   static Status overloaded(std::string message) { return {Code::kOverloaded, std::move(message)}; }
-  static Status unimplemented(std::string message) { return {Code::kUnimplemented, std::move(message)}; }
+  static Status unimplemented(std::string message) {
+    return {Code::kUnimplemented, std::move(message)};
+  }
   static Status cancelled(std::string message) { return {Code::kCancelled, std::move(message)}; }
   static Status internal(std::string message) { return {Code::kInternal, std::move(message)}; }
   // An io() error whose message ends with strerror(errno_value).
@@ -68,7 +74,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit like std::expected
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit like std::expected
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     if (std::get<Status>(v_).ok()) v_ = Status::internal("Result constructed from an OK Status");
   }
@@ -100,10 +106,10 @@ class [[nodiscard]] Result {
 #define TF_STATUS_CONCAT(a, b) TF_STATUS_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define TF_RETURN_IF_ERROR(expr)                                   \
-  do {                                                             \
-    ::textfeed::Status tf_status_ = (expr);                        \
-    if (!tf_status_.ok()) return tf_status_;                       \
+#define TF_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::textfeed::Status tf_status_ = (expr);  \
+    if (!tf_status_.ok()) return tf_status_; \
   } while (0)
 
 // `lhs = *expr` where expr is a Result; returns its Status from the enclosing function on error.

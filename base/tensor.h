@@ -5,8 +5,8 @@
 #pragma once
 
 #include <array>
-#include <cstddef>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,7 +27,7 @@ Result<DType> parse_dtype(std::string_view name);
 
 // One tensor of a batch inside a slot: C-contiguous, little-endian, rows of `sample_bytes`.
 struct TensorDesc {
-  std::string name;                // "image", "score", "geo", "roi" / "ignored"
+  std::string name;  // "image", "score", "geo", "roi" / "ignored"
   DType dtype = DType::kF32;
   std::array<int64_t, 4> shape{};  // [rows, channels, height, width]
   size_t offset_bytes = 0;         // from the start of the slot
@@ -49,7 +49,7 @@ struct SampleError {
   uint32_t index = 0;        // dataset index of the bad sample
   uint32_t replaced_by = 0;  // dataset index written in its place (== index if none)
   Code code = Code::kOk;
-  std::string message;       // names the file and the reason
+  std::string message;  // names the file and the reason
   friend bool operator==(const SampleError&, const SampleError&) = default;
 };
 
@@ -86,16 +86,16 @@ struct Position {
 // One sample's metadata (loader::BatchInfo::samples, the wire's Batch.samples, the feeds): in
 // eval batches always, in training batches with PipelineSpec::return_polygons.
 struct SampleMeta {
-  std::string image_id;           // the sample's name: its image path below the dataset root
-  int32_t height = 0;             // eval: the original image, px; training: the crop
+  std::string image_id;  // the sample's name: its image path below the dataset root
+  int32_t height = 0;    // eval: the original image, px; training: the crop
   int32_t width = 0;
-  double scale_x = 1;             // eval: canvas px per original px (augment/inference.h); training 1
+  double scale_x = 1;  // eval: canvas px per original px (augment/inference.h); training 1
   double scale_y = 1;
   // The sample's words: eval, as the reader gives them in original px; training, after the
   // augmentation in crop px (words outside the crop included, as the targets see them).
-  std::vector<float> xy;          // every word's points, x y interleaved
-  std::vector<uint32_t> points;   // points of each word (sum = xy.size() / 2)
-  std::vector<uint8_t> ignore;    // per word: 1 = ignored (label 0), 0 = a valid word
+  std::vector<float> xy;         // every word's points, x y interleaved
+  std::vector<uint32_t> points;  // points of each word (sum = xy.size() / 2)
+  std::vector<uint8_t> ignore;   // per word: 1 = ignored (label 0), 0 = a valid word
   friend bool operator==(const SampleMeta&, const SampleMeta&) = default;
 };
 
@@ -104,7 +104,7 @@ struct SampleMeta {
 // and a full batch's metadata fits one wire envelope (1 MiB) beside its other fields.
 inline constexpr size_t kMaxBatchWords = size_t{1} << 14;
 inline constexpr size_t kMaxBatchPoints = size_t{1} << 16;
-inline constexpr size_t kMaxImageIdBytes = 4096;              // one image id
+inline constexpr size_t kMaxImageIdBytes = 4096;                  // one image id
 inline constexpr size_t kMaxBatchImageIdBytes = size_t{1} << 17;  // all of a batch's
 
 // Checks `samples` against the bounds above and their own consistency. Errors: kInvalidArgument

@@ -30,6 +30,9 @@ namespace {
 using namespace textfeed;
 using namespace textfeed::augment;
 
+// The most rounds, or calls per round, a run takes.
+constexpr int kMaxCount = 1000;
+
 std::vector<uint8_t> noise(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);
   std::mt19937 rng(seed);
@@ -165,74 +168,112 @@ struct Warp {
   }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line: --rounds, --calls, --only.
+struct Args {
   int rounds = 7, calls = 5;
-  std::string only;
+  std::string only;  // run the kernels whose names start with it
+};
+
+// Parses argv into `a`; false (after printing why) for anything else.
+bool parse_args(int argc, char** argv, Args& a) {
   for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--rounds" || a == "--calls" || a == "--only") && i + 1 < argc) {
+    const std::string s = argv[i];
+    if ((s == "--rounds" || s == "--calls" || s == "--only") && i + 1 < argc) {
       const char* v = argv[++i];
-      if (a == "--only") {
-        only = v;
+      if (s == "--only") {
+        a.only = v;
         continue;
       }
       const int n = std::atoi(v);
-      if (n < 1 || n > 1000) {
-        std::fprintf(stderr, "%s must be in 1..1000\n", a.c_str());
-        return 2;
+      if (n < 1 || n > kMaxCount) {
+        std::fprintf(stderr, "%s must be in 1..%d\n", s.c_str(), kMaxCount);
+        return false;
       }
-      (a == "--rounds" ? rounds : calls) = n;
+      (s == "--rounds" ? a.rounds : a.calls) = n;
     } else {
       std::fprintf(stderr,
                    "usage: textfeed_kernels_bench [--rounds N] [--calls N] [--only NAME]\n");
-      return 2;
+      return false;
     }
   }
+  return true;
+}
+
+// The inputs and outputs of every kernel; the cases refer to them.
+struct Kernels {
   Jitter jitter;
-  Vertical shrink(1400, 1260), enlarge(1140, 1260);
+  Vertical shrink{1400, 1260}, enlarge{1140, 1260};
   Horizontal horizontal;
-  Bilinear far(1.0), near(0.1);
+  Bilinear far{1.0}, near{0.1};
   Warp warp;
+};
+
+// Each kernel in the selected build and in the baseline, then the warp; those named `only...`.
+std::vector<Case> kernel_cases(Kernels& k, const std::string& only) {
   auto sum_of = [](const auto& v) {
     return [&v] { return checksum(v.data(), v.size() * sizeof(v[0])); };
   };
   std::vector<Case> cases;
   for (const bool base : {false, true}) {
     const std::string b = base ? " baseline" : "";
-    cases.push_back({"jitter" + b, [&, base] { jitter.run(base); }, sum_of(jitter.row)});
-    cases.push_back({"vertical-3tap" + b, [&, base] { shrink.run(base); }, sum_of(shrink.out)});
-    cases.push_back({"vertical-2tap" + b, [&, base] { enlarge.run(base); }, sum_of(enlarge.out)});
+    cases.push_back({"jitter" + b, [&k, base] { k.jitter.run(base); }, sum_of(k.jitter.row)});
     cases.push_back(
-        {"horizontal" + b, [&, base] { horizontal.run(base); }, sum_of(horizontal.out)});
-    cases.push_back({"bilinear" + b, [&, base] { far.run(base); }, sum_of(far.out)});
-    cases.push_back({"bilinear-l1" + b, [&, base] { near.run(base); }, sum_of(near.out)});
+        {"vertical-3tap" + b, [&k, base] { k.shrink.run(base); }, sum_of(k.shrink.out)});
+    cases.push_back(
+        {"vertical-2tap" + b, [&k, base] { k.enlarge.run(base); }, sum_of(k.enlarge.out)});
+    cases.push_back(
+        {"horizontal" + b, [&k, base] { k.horizontal.run(base); }, sum_of(k.horizontal.out)});
+    cases.push_back({"bilinear" + b, [&k, base] { k.far.run(base); }, sum_of(k.far.out)});
+    cases.push_back({"bilinear-l1" + b, [&k, base] { k.near.run(base); }, sum_of(k.near.out)});
   }
-  cases.push_back({"warp", [&] { warp.run(); }, sum_of(warp.out)});
+  cases.push_back({"warp", [&k] { k.warp.run(); }, sum_of(k.warp.out)});
   std::erase_if(cases, [&](const Case& c) { return !only.empty() && c.name.rfind(only, 0) != 0; });
-  if (cases.empty()) {
-    std::fprintf(stderr, "no kernel named %s...\n", only.c_str());
-    return 2;
-  }
-  std::vector<std::vector<double>> ms(cases.size());
-  std::vector<uint32_t> sums(cases.size());
-  for (int r = 0; r < rounds; ++r)
+  return cases;
+}
+
+// Each case's time per round (the least of its calls, in ms) and its output's checksum.
+struct Timings {
+  std::vector<std::vector<double>> ms;
+  std::vector<uint32_t> sums;
+};
+
+Timings run_rounds(const std::vector<Case>& cases, const Args& a) {
+  Timings t{std::vector<std::vector<double>>(cases.size()), std::vector<uint32_t>(cases.size())};
+  for (int r = 0; r < a.rounds; ++r)
     for (size_t k = 0; k < cases.size(); ++k) {
       double best = 1e300;
-      for (int c = 0; c < calls; ++c) {
+      for (int c = 0; c < a.calls; ++c) {
         const auto t0 = std::chrono::steady_clock::now();
         cases[k].run();
         best = std::min(best, ms_since(t0));
       }
-      ms[k].push_back(best);
-      sums[k] = cases[k].sum();  // now: a build and its baseline write the same buffer
+      t.ms[k].push_back(best);
+      t.sums[k] = cases[k].sum();  // now: a build and its baseline write the same buffer
     }
+  return t;
+}
+
+void print_timings(const std::vector<Case>& cases, Timings& t) {
   std::printf("%-22s %9s %9s  %s\n", "kernel (1024x1024 crop)", "min ms", "median ms", "checksum");
   for (size_t k = 0; k < cases.size(); ++k) {
-    std::sort(ms[k].begin(), ms[k].end());
-    std::printf("%-22s %9.3f %9.3f  %08x\n", cases[k].name.c_str(), ms[k].front(),
-                ms[k][ms[k].size() / 2], sums[k]);
+    std::sort(t.ms[k].begin(), t.ms[k].end());
+    std::printf("%-22s %9.3f %9.3f  %08x\n", cases[k].name.c_str(), t.ms[k].front(),
+                t.ms[k][t.ms[k].size() / 2], t.sums[k]);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!parse_args(argc, argv, args)) return 2;
+  Kernels kernels;
+  const std::vector<Case> cases = kernel_cases(kernels, args.only);
+  if (cases.empty()) {
+    std::fprintf(stderr, "no kernel named %s...\n", args.only.c_str());
+    return 2;
+  }
+  Timings timings = run_rounds(cases, args);
+  print_timings(cases, timings);
   return 0;
 }

@@ -12,14 +12,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
-#include <random>
 #include <vector>
 
-#include "augment/db_targets.h"
+#include "augment/db/targets.h"
+#include "augment/east/targets.h"
 #include "augment/profile.h"
-#include "augment/targets.h"
 #include "base/image.h"
 
 namespace {
@@ -83,8 +83,9 @@ void run_case(const char* name, Profile profile, int words, int reps) {
 // back; radius 150..450 px, arc length 60..260 px, height 12..50 px.
 void curved_word(std::mt19937& rng, int crop, int n, std::vector<double>& xy) {
   std::uniform_real_distribution<double> u(0, 1);
-  const double cx = u(rng) * crop, cy = u(rng) * crop, r = 150 + 300 * u(rng), len = 60 + 200 * u(rng),
-               h = 12 + 38 * u(rng), a0 = u(rng) * 2 * M_PI, span = len / r;
+  const double cx = u(rng) * crop, cy = u(rng) * crop, r = 150 + 300 * u(rng),
+               len = 60 + 200 * u(rng), h = 12 + 38 * u(rng), a0 = u(rng) * 2 * M_PI,
+               span = len / r;
   const int half = n / 2;
   for (int side = 0; side < 2; ++side)
     for (int i = 0; i < half; ++i) {
@@ -102,7 +103,8 @@ struct DbCrop {
   std::vector<unsigned char> labels;
 };
 
-// `count` crops of `words` words: quads and curved 20-point polygons in turn, about a tenth ignored.
+// `count` crops of `words` words: quads and curved 20-point polygons in turn, about a tenth
+// ignored.
 std::vector<DbCrop> synthetic_db_crops(int count, int words, int crop) {
   std::vector<DbCrop> crops(static_cast<size_t>(count));
   std::vector<double> quad;
@@ -166,7 +168,7 @@ void run_db_case(const char* name, const std::vector<DbCrop>& crops, int crop, i
   auto views = [&](int call) {
     float* slot = planes.data() + static_cast<size_t>(call % kSlots) * 4 * plane;
     auto view = [&](int k) {
-      return MutableImageView{reinterpret_cast<uint8_t*>(slot + k * plane), crop, crop, 1,
+      return MutableImageView{reinterpret_cast<uint8_t*>(slot + k * plane), crop,       crop, 1,
                               static_cast<ptrdiff_t>(crop * sizeof(float)), DType::kF32};
     };
     return DbTargetViews{view(0), view(1), view(2), view(3)};
@@ -184,7 +186,8 @@ void run_db_case(const char* name, const std::vector<DbCrop>& crops, int crop, i
       DbTargetOptions o;
       o.exact_threshold = exact != 0;
       const auto t0 = std::chrono::steady_clock::now();
-      const textfeed::Status st = make_db_targets(views(2 * r + exact), polys, d.labels, o, scratch, ignore);
+      const textfeed::Status st =
+          make_db_targets(views(2 * r + exact), polys, d.labels, o, scratch, ignore);
       const auto t1 = std::chrono::steady_clock::now();
       if (!st.ok()) {
         std::fprintf(stderr, "db: %s\n", st.to_string().c_str());
@@ -194,10 +197,11 @@ void run_db_case(const char* name, const std::vector<DbCrop>& crops, int crop, i
     }
   }
   for (std::vector<double>& v : us) std::sort(v.begin(), v.end());
-  std::printf("%-8s %4.1f words, crop %4d, 4 maps : min %7.1f us  median %7.1f us  (%zu reps; exact: "
-              "min %7.1f us  median %7.1f us)\n",
-              name, static_cast<double>(words) / reps, crop, us[0].front(), us[0][us[0].size() / 2],
-              us[0].size(), us[1].front(), us[1][us[1].size() / 2]);
+  std::printf(
+      "%-8s %4.1f words, crop %4d, 4 maps : min %7.1f us  median %7.1f us  (%zu reps; exact: "
+      "min %7.1f us  median %7.1f us)\n",
+      name, static_cast<double>(words) / reps, crop, us[0].front(), us[0][us[0].size() / 2],
+      us[0].size(), us[1].front(), us[1][us[1].size() / 2]);
 }
 
 }  // namespace

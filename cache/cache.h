@@ -145,7 +145,9 @@ struct SampleView {
   // The transcriptions (allocates; not for the hot path).
   std::vector<std::string_view> texts() const;
   // The pixels as an RGB image (kRaw only).
-  ImageView image() const { return {pixels.data(), height, width, 3, static_cast<ptrdiff_t>(width) * 3, DType::kU8}; }
+  ImageView image() const {
+    return {pixels.data(), height, width, 3, static_cast<ptrdiff_t>(width) * 3, DType::kU8};
+  }
 };
 
 // Whether `path` is a regular file that starts with a cache's header magic: what tells a cache

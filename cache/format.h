@@ -10,28 +10,28 @@ inline constexpr char kHeaderMagic[8] = {'T', 'X', 'F', 'C', 'A', 'C', 'H', 'E'}
 inline constexpr char kFooterMagic[8] = {'T', 'X', 'F', 'C', 'E', 'N', 'D', '1'};
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr uint64_t kSchemaId = 0xcd68c0d902fd077bULL;  // cache/cache.capnp file id
-inline constexpr uint32_t kEndianMarker = 0x01020304;          // reads back as such on LE hosts
-inline constexpr uint64_t kAlignment = 8;                      // every message starts on a word
+inline constexpr uint32_t kEndianMarker = 0x01020304;         // reads back as such on LE hosts
+inline constexpr uint64_t kAlignment = 8;                     // every message starts on a word
 
 // At offset 0.
 struct FileHeader {
   char magic[8];
   uint32_t format_version;
-  uint32_t header_size;     // sizeof(FileHeader)
+  uint32_t header_size;  // sizeof(FileHeader)
   uint64_t schema_id;
   uint32_t endian_marker;
-  uint32_t flags;           // 0; reserved
+  uint32_t flags;  // 0; reserved
   uint64_t reserved[3];
   uint32_t pad;
-  uint32_t header_crc;      // CRC32C of the bytes before this field
+  uint32_t header_crc;  // CRC32C of the bytes before this field
 };
 static_assert(sizeof(FileHeader) == 64);
 
 // One per sample, in the index that follows the Meta message.
 struct IndexEntry {
-  uint64_t offset;          // of the sample's message from the start of the file; 8-aligned
-  uint64_t size;            // bytes of the message (segment table + segments); multiple of 8
-  uint32_t crc;             // CRC32C of those bytes
+  uint64_t offset;  // of the sample's message from the start of the file; 8-aligned
+  uint64_t size;    // bytes of the message (segment table + segments); multiple of 8
+  uint32_t crc;     // CRC32C of those bytes
   uint32_t reserved;
 };
 static_assert(sizeof(IndexEntry) == 24);
@@ -39,8 +39,8 @@ static_assert(sizeof(IndexEntry) == 24);
 // The last 64 bytes of the file; written last.
 struct FileFooter {
   uint64_t num_samples;
-  uint64_t index_offset;    // n IndexEntry structs start here
-  uint64_t meta_offset;     // the Meta message
+  uint64_t index_offset;  // n IndexEntry structs start here
+  uint64_t meta_offset;   // the Meta message
   uint64_t meta_size;
   uint32_t index_crc;       // CRC32C of the whole index
   uint32_t meta_crc;        // CRC32C of the Meta message

@@ -36,13 +36,15 @@ std::optional<std::pair<int, int>> jpeg_frame_size(std::span<const uint8_t> b) {
       ++pos;
       continue;
     }
-    if (marker == 0xDA || marker == 0xD9) return std::nullopt;  // a scan or the end: no frame header
+    if (marker == 0xDA || marker == 0xD9)
+      return std::nullopt;  // a scan or the end: no frame header
     if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM, RSTn: no length
       pos += 2;
       continue;
     }
     const size_t len = (size_t{b[pos + 2]} << 8) | b[pos + 3];
-    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    const bool sof =
+        marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
     if (sof) {
       if (len < 7 || pos + 9 > b.size()) return std::nullopt;
       return std::pair<int, int>{(b[pos + 7] << 8) | b[pos + 8], (b[pos + 5] << 8) | b[pos + 6]};
@@ -124,12 +126,14 @@ Status CacheReader::Impl::map_file() {
   // Only a regular file is a cache: a FIFO or a device is refused without blocking in open().
   Result<ReadableFile> f0 = open_regular_file(path);
   if (!f0.has_value()) {
-    if (f0.error().code() == Code::kNotFound) return Status::not_found(path + ": no such cache file");
+    if (f0.error().code() == Code::kNotFound)
+      return Status::not_found(path + ": no such cache file");
     return f0.error();
   }
   bytes = static_cast<size_t>(f0->size);
   if (bytes < sizeof(FileHeader) + sizeof(FileFooter))
-    return corrupt("file of " + std::to_string(bytes) + " bytes is too short to be a textfeed cache");
+    return corrupt("file of " + std::to_string(bytes) +
+                   " bytes is too short to be a textfeed cache");
   void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, f0->fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("cannot mmap " + path, errno);
   base = static_cast<const uint8_t*>(p);
@@ -139,13 +143,17 @@ Status CacheReader::Impl::map_file() {
 Result<FileHeader> CacheReader::Impl::check_header() const {
   FileHeader h;
   std::memcpy(&h, base, sizeof(h));
-  if (std::memcmp(h.magic, kHeaderMagic, 8) != 0) return corrupt("not a textfeed cache (bad header magic)");
-  if (h.header_crc != crc32c(&h, offsetof(FileHeader, header_crc))) return corrupt("header checksum mismatch");
+  if (std::memcmp(h.magic, kHeaderMagic, 8) != 0)
+    return corrupt("not a textfeed cache (bad header magic)");
+  if (h.header_crc != crc32c(&h, offsetof(FileHeader, header_crc)))
+    return corrupt("header checksum mismatch");
   if (h.format_version > kFormatVersion)
-    return Status::unimplemented(path + ": cache format version " + std::to_string(h.format_version) +
-                                 " is newer than this textfeed reads (" + std::to_string(kFormatVersion) + "); rebuild it or upgrade");
-  if (h.format_version != kFormatVersion || h.header_size != sizeof(FileHeader) || h.schema_id != kSchemaId ||
-      h.endian_marker != kEndianMarker)
+    return Status::unimplemented(path + ": cache format version " +
+                                 std::to_string(h.format_version) +
+                                 " is newer than this textfeed reads (" +
+                                 std::to_string(kFormatVersion) + "); rebuild it or upgrade");
+  if (h.format_version != kFormatVersion || h.header_size != sizeof(FileHeader) ||
+      h.schema_id != kSchemaId || h.endian_marker != kEndianMarker)
     return corrupt("unsupported header (version, size, schema or byte order)");
   return h;
 }
@@ -156,19 +164,24 @@ Result<FileFooter> CacheReader::Impl::check_footer(const FileHeader& h) const {
   std::memcpy(&f, base + bytes - sizeof(f), sizeof(f));
   if (std::memcmp(f.magic, kFooterMagic, 8) != 0)
     return corrupt("no footer: the file is truncated or its build did not finish");
-  if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc))) return corrupt("footer checksum mismatch");
-  if (f.format_version != h.format_version) return corrupt("header and footer disagree on the format version");
+  if (f.footer_crc != crc32c(&f, offsetof(FileFooter, footer_crc)))
+    return corrupt("footer checksum mismatch");
+  if (f.format_version != h.format_version)
+    return corrupt("header and footer disagree on the format version");
   if (f.reserved != 0) return corrupt("footer reserved field is not zero");  // not under footer_crc
   const uint64_t footer_at = bytes - sizeof(FileFooter);
   // Bounds are checked without sums that could wrap: every value here comes from the file.
-  if (f.index_offset > footer_at || f.num_samples > (footer_at - f.index_offset) / sizeof(IndexEntry) ||
+  if (f.index_offset > footer_at ||
+      f.num_samples > (footer_at - f.index_offset) / sizeof(IndexEntry) ||
       f.num_samples * sizeof(IndexEntry) != footer_at - f.index_offset)
-    return corrupt("index (" + std::to_string(f.num_samples) + " entries at " + std::to_string(f.index_offset) +
-                   ") does not end at the footer");
-  if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset || f.meta_offset % kAlignment ||
-      f.meta_size % kAlignment || f.meta_size != f.index_offset - f.meta_offset)
+    return corrupt("index (" + std::to_string(f.num_samples) + " entries at " +
+                   std::to_string(f.index_offset) + ") does not end at the footer");
+  if (f.meta_offset < sizeof(FileHeader) || f.meta_offset > f.index_offset ||
+      f.meta_offset % kAlignment || f.meta_size % kAlignment ||
+      f.meta_size != f.index_offset - f.meta_offset)
     return corrupt("meta record bounds are invalid");
-  if (f.meta_size > kMaxRecordBytes || flat_message_bytes(base + f.meta_offset, f.meta_size) != f.meta_size)
+  if (f.meta_size > kMaxRecordBytes ||
+      flat_message_bytes(base + f.meta_offset, f.meta_size) != f.meta_size)
     return corrupt("meta record of " + std::to_string(f.meta_size) +
                    " bytes is not one message of that size (or is over the limit of " +
                    std::to_string(kMaxRecordBytes) + ")");
@@ -183,20 +196,23 @@ Status CacheReader::Impl::check_index(const FileFooter& f) {
   uint64_t expect = sizeof(FileHeader);
   for (size_t i = 0; i < n; ++i) {
     const IndexEntry& e = index[i];
-    if (e.offset != expect || e.size == 0 || e.size % kAlignment || e.size > f.meta_offset - e.offset ||
-        e.size > kMaxRecordBytes)
-      return corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ", size " +
-                     std::to_string(e.size) + ") is out of bounds or over the record limit of " +
+    if (e.offset != expect || e.size == 0 || e.size % kAlignment ||
+        e.size > f.meta_offset - e.offset || e.size > kMaxRecordBytes)
+      return corrupt("index entry " + std::to_string(i) + " (offset " + std::to_string(e.offset) +
+                     ", size " + std::to_string(e.size) +
+                     ") is out of bounds or over the record limit of " +
                      std::to_string(kMaxRecordBytes));
     expect = e.offset + e.size;
   }
   if (expect != f.meta_offset) return corrupt("records do not end where the meta record starts");
-  if (crc32c(index, n * sizeof(IndexEntry)) != f.index_crc) return corrupt("index checksum mismatch");
+  if (crc32c(index, n * sizeof(IndexEntry)) != f.index_crc)
+    return corrupt("index checksum mismatch");
   return Status();
 }
 
 Status CacheReader::Impl::read_meta_record(const FileFooter& f) {
-  if (crc32c(base + f.meta_offset, f.meta_size) != f.meta_crc) return corrupt("meta record checksum mismatch");
+  if (crc32c(base + f.meta_offset, f.meta_size) != f.meta_crc)
+    return corrupt("meta record checksum mismatch");
   return internal::read_meta(words(f.meta_offset, f.meta_size), meta).with_context(path);
 }
 
@@ -229,14 +245,16 @@ Status CacheReader::Impl::check_content(size_t i, const SampleView& v) const {
     return corrupt("sample " + std::to_string(i) + " ('" + std::string(v.name) + "'): " + what);
   };
   if (std::string why = internal::check_words(v.quads, v.labels); !why.empty()) return bad(why);
-  if (std::string why = internal::check_polygons(v.poly_xy, v.poly_points, v.poly_labels); !why.empty())
+  if (std::string why = internal::check_polygons(v.poly_xy, v.poly_points, v.poly_labels);
+      !why.empty())
     return bad(why);
   if (v.codec == PixelCodec::kJpeg) {
     const auto size = jpeg_frame_size(v.pixels);
     if (!size) return bad("JPEG pixels have no frame header");
     if (size->first != v.width || size->second != v.height)
-      return bad("JPEG pixels are " + std::to_string(size->first) + "x" + std::to_string(size->second) +
-                 " but the record says " + std::to_string(v.width) + "x" + std::to_string(v.height));
+      return bad("JPEG pixels are " + std::to_string(size->first) + "x" +
+                 std::to_string(size->second) + " but the record says " + std::to_string(v.width) +
+                 "x" + std::to_string(v.height));
   }
   return Status();
 }
@@ -251,7 +269,8 @@ uint32_t CacheReader::footer_crc() const { return impl_->footer_crc; }
 Result<SampleView> CacheReader::sample(size_t i) const {
   const Impl& m = *impl_;
   if (i >= m.n)
-    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
+    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " +
+                                    std::to_string(m.n));
   if (!m.verified[i].load(std::memory_order_acquire)) {
     TF_RETURN_IF_ERROR(verify_sample(i));
     m.verified[i].store(true, std::memory_order_release);
@@ -264,14 +283,16 @@ Result<SampleView> CacheReader::sample(size_t i) const {
 Status CacheReader::verify_sample(size_t i) const {
   const Impl& m = *impl_;
   if (i >= m.n)
-    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " + std::to_string(m.n));
+    return Status::invalid_argument(m.path + ": sample " + std::to_string(i) + " of " +
+                                    std::to_string(m.n));
   const IndexEntry& e = m.index[i];
   if (const uint64_t described = flat_message_bytes(m.base + e.offset, e.size); described != e.size)
-    return m.corrupt("sample " + std::to_string(i) + " record at byte " + std::to_string(e.offset) + " is " +
-                     std::to_string(e.size) + " bytes but its segment table describes " + std::to_string(described));
+    return m.corrupt("sample " + std::to_string(i) + " record at byte " + std::to_string(e.offset) +
+                     " is " + std::to_string(e.size) + " bytes but its segment table describes " +
+                     std::to_string(described));
   if (crc32c(m.base + e.offset, e.size) != e.crc)
-    return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " + std::to_string(e.offset) +
-                     ", " + std::to_string(e.size) + " bytes)");
+    return m.corrupt("sample " + std::to_string(i) + " checksum mismatch (record at byte " +
+                     std::to_string(e.offset) + ", " + std::to_string(e.size) + " bytes)");
   SampleView v;
   TF_RETURN_IF_ERROR(m.check_sample(i, v));
   return m.check_content(i, v);
@@ -291,7 +312,8 @@ std::vector<std::string_view> SampleView::texts() const {
 bool is_cache_file(const std::string& path) {
   Result<ReadableFile> f = open_regular_file(path);
   char magic[sizeof kHeaderMagic] = {};
-  return f.has_value() && f->size >= sizeof magic && read_exactly(*f, path, magic, sizeof magic).ok() &&
+  return f.has_value() && f->size >= sizeof magic &&
+         read_exactly(*f, path, magic, sizeof magic).ok() &&
          std::memcmp(magic, kHeaderMagic, sizeof magic) == 0;
 }
 

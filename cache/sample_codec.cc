@@ -1,10 +1,10 @@
 // Cap'n Proto encoding of Sample and Meta records.
-#include <cmath>
-#include <vector>
-
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/exception.h>
+
+#include <cmath>
+#include <vector>
 
 #include "cache/cache.capnp.h"
 #include "cache/detail/codec.h"
@@ -25,12 +25,14 @@ capnp::Data::Reader bytes(std::span<const uint8_t> s) { return {s.data(), s.size
 // capnp::writeMessage, except that the segment holding `external` (referenced, not copied) is
 // written as exactly its bytes plus zero padding: Cap'n Proto would write the bytes past its end
 // up to the word boundary, which the caller does not own.
-void write_flat(kj::OutputStream& out, capnp::MessageBuilder& message, std::span<const uint8_t> external) {
+void write_flat(kj::OutputStream& out, capnp::MessageBuilder& message,
+                std::span<const uint8_t> external) {
   const auto segments = message.getSegmentsForOutput();
   const size_t table_words = segments.size() / 2 + 1;  // u32 count-1, u32 per segment, padded
-  std::vector<uint32_t> table(table_words * 2);  // a handful of entries (see write_sample)
+  std::vector<uint32_t> table(table_words * 2);        // a handful of entries (see write_sample)
   table[0] = static_cast<uint32_t>(segments.size() - 1);
-  for (size_t i = 0; i < segments.size(); ++i) table[i + 1] = static_cast<uint32_t>(segments[i].size());
+  for (size_t i = 0; i < segments.size(); ++i)
+    table[i + 1] = static_cast<uint32_t>(segments[i].size());
   if (segments.size() % 2 == 0) table[segments.size() + 1] = 0;
   out.write(table.data(), table_words * sizeof(capnp::word));
   static constexpr uint8_t kZeros[sizeof(capnp::word)] = {};
@@ -57,7 +59,8 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
     return n;
   }();
   const size_t field_bytes = s.name.size() + s.quads.size_bytes() + s.labels.size() + text_bytes +
-                             s.poly_xy.size_bytes() + s.poly_points.size_bytes() + s.poly_labels.size();
+                             s.poly_xy.size_bytes() + s.poly_points.size_bytes() +
+                             s.poly_labels.size();
   capnp::MallocMessageBuilder message(static_cast<unsigned>(64 + field_bytes / sizeof(capnp::word)),
                                       capnp::AllocationStrategy::FIXED_SIZE);
   auto orphanage = message.getOrphanage();
@@ -69,14 +72,16 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
   r.setHeight(static_cast<uint32_t>(s.height));
   r.setCodec(s.codec == PixelCodec::kJpeg ? wire::Codec::JPEG : wire::Codec::RAW);
   std::span<const uint8_t> external;
-  if (!s.pixels.empty() && reinterpret_cast<uintptr_t>(s.pixels.data()) % sizeof(capnp::word) == 0) {
+  if (!s.pixels.empty() &&
+      reinterpret_cast<uintptr_t>(s.pixels.data()) % sizeof(capnp::word) == 0) {
     // Zero copy into the message: the pixels become a segment of their own (see write_flat).
     r.adoptPixels(orphanage.referenceExternalData(bytes(s.pixels)));
     external = s.pixels;
   } else {
     r.setPixels(bytes(s.pixels));
   }
-  r.setQuads(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.quads.data()), s.quads.size_bytes()));
+  r.setQuads(
+      capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.quads.data()), s.quads.size_bytes()));
   r.setLabels(capnp::Data::Reader(s.labels.data(), s.labels.size()));
   auto texts = r.initTexts(static_cast<unsigned>(text_bytes));
   size_t pos = 0;
@@ -87,9 +92,10 @@ void write_sample(kj::OutputStream& out, const SampleData& s, uint32_t index) {
   }
   r.setIndex(index);
   if (!s.poly_points.empty()) {  // little-endian hosts only (cache/format.h), as the quads
-    r.setPolyXy(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_xy.data()), s.poly_xy.size_bytes()));
-    r.setPolyPoints(
-        capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_points.data()), s.poly_points.size_bytes()));
+    r.setPolyXy(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_xy.data()),
+                                    s.poly_xy.size_bytes()));
+    r.setPolyPoints(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(s.poly_points.data()),
+                                        s.poly_points.size_bytes()));
     r.setPolyLabels(capnp::Data::Reader(s.poly_labels.data(), s.poly_labels.size()));
   }
   write_flat(out, message, external);
@@ -140,12 +146,14 @@ Status read_sample(std::span<const capnp::word> words, SampleView& v) {
     v.height = static_cast<int>(r.getHeight());
     v.codec = r.getCodec() == wire::Codec::JPEG ? PixelCodec::kJpeg : PixelCodec::kRaw;
     if (r.getCodec() != wire::Codec::JPEG && r.getCodec() != wire::Codec::RAW)
-      return Status::corrupt("unknown pixel codec " + std::to_string(static_cast<int>(r.getCodec())));
+      return Status::corrupt("unknown pixel codec " +
+                             std::to_string(static_cast<int>(r.getCodec())));
     auto pixels = r.getPixels();
     v.pixels = {pixels.begin(), pixels.size()};
     auto quads = r.getQuads();
     if (quads.size() % sizeof(Quad) != 0)
-      return Status::corrupt("quads field of " + std::to_string(quads.size()) + " bytes is not whole quads");
+      return Status::corrupt("quads field of " + std::to_string(quads.size()) +
+                             " bytes is not whole quads");
     v.quads = {reinterpret_cast<const Quad*>(quads.begin()), quads.size() / sizeof(Quad)};
     auto labels = r.getLabels();
     v.labels = {labels.begin(), labels.size()};
@@ -160,7 +168,8 @@ Status read_sample(std::span<const capnp::word> words, SampleView& v) {
       return Status::corrupt("polygon fields of " + std::to_string(poly_xy.size()) + " and " +
                              std::to_string(poly_points.size()) + " bytes are not whole numbers");
     v.poly_xy = {reinterpret_cast<const float*>(poly_xy.begin()), poly_xy.size() / sizeof(float)};
-    v.poly_points = {reinterpret_cast<const uint32_t*>(poly_points.begin()), poly_points.size() / sizeof(uint32_t)};
+    v.poly_points = {reinterpret_cast<const uint32_t*>(poly_points.begin()),
+                     poly_points.size() / sizeof(uint32_t)};
     v.poly_labels = {poly_labels.begin(), poly_labels.size()};
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed record: ") + e.getDescription().cStr());
@@ -205,9 +214,11 @@ Status read_meta(std::span<const capnp::word> words, CacheMeta& m) {
 std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> labels) {
   for (size_t q = 0; q < quads.size(); ++q) {
     for (float c : quads[q].xy)
-      if (!std::isfinite(c)) return "word " + std::to_string(q + 1) + " has a coordinate that is not finite";
+      if (!std::isfinite(c))
+        return "word " + std::to_string(q + 1) + " has a coordinate that is not finite";
     if (labels[q] != kLabelValid && labels[q] != kLabelIgnored)
-      return "word " + std::to_string(q + 1) + " has label " + std::to_string(labels[q]) + " (1 = valid, 0 = ignored)";
+      return "word " + std::to_string(q + 1) + " has label " + std::to_string(labels[q]) +
+             " (1 = valid, 0 = ignored)";
   }
   return std::string();
 }
@@ -215,16 +226,19 @@ std::string check_words(std::span<const Quad> quads, std::span<const uint8_t> la
 std::string check_polygons(std::span<const float> xy, std::span<const uint32_t> points,
                            std::span<const uint8_t> labels) {
   if (labels.size() != points.size())
-    return std::to_string(points.size()) + " polygons have " + std::to_string(labels.size()) + " labels";
+    return std::to_string(points.size()) + " polygons have " + std::to_string(labels.size()) +
+           " labels";
   uint64_t total = 0;
   for (size_t p = 0; p < points.size(); ++p) {
-    if (points[p] < 3) return "polygon " + std::to_string(p + 1) + " has " + std::to_string(points[p]) + " points";
+    if (points[p] < 3)
+      return "polygon " + std::to_string(p + 1) + " has " + std::to_string(points[p]) + " points";
     total += points[p];
     if (labels[p] != kLabelValid && labels[p] != kLabelIgnored)
       return "polygon " + std::to_string(p + 1) + " has label " + std::to_string(labels[p]);
   }
   if (total * 2 != xy.size())
-    return "polygons of " + std::to_string(total) + " points hold " + std::to_string(xy.size()) + " coordinates";
+    return "polygons of " + std::to_string(total) + " points hold " + std::to_string(xy.size()) +
+           " coordinates";
   for (float c : xy)
     if (!std::isfinite(c)) return "a polygon coordinate is not finite";
   return std::string();

@@ -1,6 +1,9 @@
 // CacheWriter: appends records through a checksumming buffered sink, then meta, index, footer;
 // fsync and an atomic rename make the file appear whole or not at all.
 #include <fcntl.h>
+#include <kj/debug.h>
+#include <kj/exception.h>
+#include <kj/io.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -11,10 +14,6 @@
 #include <cstring>
 #include <filesystem>
 #include <vector>
-
-#include <kj/debug.h>
-#include <kj/exception.h>
-#include <kj/io.h>
 
 #include "base/file.h"
 #include "base/log.h"
@@ -95,9 +94,12 @@ class FileSink final : public kj::OutputStream {
 pid_t temp_owner(const std::string& tail) {
   const size_t dash = tail.find('-');
   const std::string digits = tail.substr(0, dash);
-  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
   if (dash != std::string::npos &&
-      (tail.size() - dash - 1 != 16 || tail.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos))
+      (tail.size() - dash - 1 != 16 ||
+       tail.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos))
     return 0;
   return static_cast<pid_t>(std::stol(digits));
 }
@@ -127,7 +129,9 @@ std::vector<std::string> remove_stale_temps(const std::string& path) {
 
 }  // namespace
 
-std::string_view codec_name(PixelCodec codec) { return codec == PixelCodec::kJpeg ? "jpeg" : "raw"; }
+std::string_view codec_name(PixelCodec codec) {
+  return codec == PixelCodec::kJpeg ? "jpeg" : "raw";
+}
 
 struct CacheWriter::Impl {
   std::string path, temp;
@@ -157,14 +161,17 @@ Result<std::unique_ptr<CacheWriter>> CacheWriter::create(const std::string& path
     std::error_code ec;
     const uintmax_t bytes = std::filesystem::file_size(path, ec);  // a regular file, or none
     if (!ec && bytes > 0 && !is_cache_file(path))
-      return Status::invalid_argument(path + " exists and is not a textfeed cache: only a cache is replaced "
-                                      "(remove the file yourself if it should go)");
+      return Status::invalid_argument(
+          path +
+          " exists and is not a textfeed cache: only a cache is replaced "
+          "(remove the file yourself if it should go)");
   }
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->overwrite = overwrite;
   impl->removed_stale = remove_stale_temps(path);
-  for (const std::string& t : impl->removed_stale) TF_LOG(Warning) << "removed " << t << ", left by an interrupted build";
+  for (const std::string& t : impl->removed_stale)
+    TF_LOG(Warning) << "removed " << t << ", left by an interrupted build";
   // A fresh file of an unguessable name (O_EXCL | O_NOFOLLOW): a symlink planted at a predictable
   // temporary name would otherwise have its target overwritten.
   TF_ASSIGN_OR_RETURN(TempFile temp, create_temp_beside(path, 0644));
@@ -198,23 +205,27 @@ Status CacheWriter::add(const SampleData& s) {
                                       "' has a transcription with a NUL byte");
   uint64_t text_bytes = 0;
   for (const std::string& t : s.texts) text_bytes += t.size() + 1;
-  const uint64_t record = record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes) +
-                          s.poly_xy.size_bytes() + s.poly_points.size_bytes() + s.poly_labels.size();
-  if (s.pixels.size() > kMaxBlobBytes || text_bytes > kMaxBlobBytes || s.quads.size_bytes() > kMaxBlobBytes ||
-      record > kMaxRecordBytes)
-    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' would be a record of up to " +
-                                    std::to_string(record) + " bytes (" + std::to_string(s.pixels.size()) +
-                                    " of pixels, " + std::to_string(text_bytes) + " of transcriptions), over the " +
-                                    "limits of " + std::to_string(kMaxBlobBytes) + " per field and " +
-                                    std::to_string(kMaxRecordBytes) + " per record");
+  const uint64_t record =
+      record_bytes_bound(s.name.size(), s.pixels.size(), s.quads.size(), text_bytes) +
+      s.poly_xy.size_bytes() + s.poly_points.size_bytes() + s.poly_labels.size();
+  if (s.pixels.size() > kMaxBlobBytes || text_bytes > kMaxBlobBytes ||
+      s.quads.size_bytes() > kMaxBlobBytes || record > kMaxRecordBytes)
+    return Status::invalid_argument(
+        "cache writer: sample '" + std::string(s.name) + "' would be a record of up to " +
+        std::to_string(record) + " bytes (" + std::to_string(s.pixels.size()) + " of pixels, " +
+        std::to_string(text_bytes) + " of transcriptions), over the " + "limits of " +
+        std::to_string(kMaxBlobBytes) + " per field and " + std::to_string(kMaxRecordBytes) +
+        " per record");
   // What the reader refuses is never written.
   if (std::string why = internal::check_words(s.quads, s.labels); !why.empty())
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' " + why);
-  if (std::string why = internal::check_polygons(s.poly_xy, s.poly_points, s.poly_labels); !why.empty())
+  if (std::string why = internal::check_polygons(s.poly_xy, s.poly_points, s.poly_labels);
+      !why.empty())
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "': " + why);
   if (s.width <= 0 || s.height <= 0)
-    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) + "' has an empty image (" +
-                                    std::to_string(s.width) + "x" + std::to_string(s.height) + ")");
+    return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
+                                    "' has an empty image (" + std::to_string(s.width) + "x" +
+                                    std::to_string(s.height) + ")");
   if (s.codec == PixelCodec::kRaw &&
       s.pixels.size() != static_cast<size_t>(s.width) * static_cast<size_t>(s.height) * 3)
     return Status::invalid_argument("cache writer: sample '" + std::string(s.name) +
@@ -226,7 +237,8 @@ Status CacheWriter::add(const SampleData& s) {
   try {
     internal::write_sample(*m.sink, s, static_cast<uint32_t>(m.index.size()));
   } catch (const kj::Exception& ex) {
-    return Status::io(m.temp + ": writing sample '" + std::string(s.name) + "': " + ex.getDescription().cStr());
+    return Status::io(m.temp + ": writing sample '" + std::string(s.name) +
+                      "': " + ex.getDescription().cStr());
   }
   e.size = m.sink->offset() - e.offset;
   e.crc = m.sink->take_crc();
@@ -275,6 +287,8 @@ Status CacheWriter::finish(CacheMeta meta) {
 size_t CacheWriter::num_samples() const { return impl_->index.size(); }
 uint64_t CacheWriter::bytes_written() const { return impl_->sink->offset(); }
 const std::string& CacheWriter::temp_path() const { return impl_->temp; }
-const std::vector<std::string>& CacheWriter::removed_stale_temps() const { return impl_->removed_stale; }
+const std::vector<std::string>& CacheWriter::removed_stale_temps() const {
+  return impl_->removed_stale;
+}
 
 }  // namespace textfeed::cache

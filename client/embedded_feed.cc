@@ -16,11 +16,11 @@ FeedLayout feed_layout(const loader::BatchPipeline& pipeline) {
   return f;
 }
 
-Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const loader::SampleSource> source,
-                                                         const EmbeddedOptions& options) {
+Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(
+    std::shared_ptr<const loader::SampleSource> source, const EmbeddedOptions& options) {
   if (options.prefetch == 0 || options.prefetch > kMaxPrefetch)
-    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) + " is not in 1.." +
-                                    std::to_string(kMaxPrefetch));
+    return Status::invalid_argument("prefetch " + std::to_string(options.prefetch) +
+                                    " is not in 1.." + std::to_string(kMaxPrefetch));
   TF_RETURN_IF_ERROR(loader::check_worker_threads(options.threads));
   std::unique_ptr<EmbeddedFeed> f(new EmbeddedFeed());
   f->options_ = options;
@@ -29,10 +29,12 @@ Result<std::unique_ptr<EmbeddedFeed>> EmbeddedFeed::open(std::shared_ptr<const l
   f->pipeline_ = std::move(p);
   f->layout_ = feed_layout(*f->pipeline_);
   TF_RETURN_IF_ERROR(f->layout_.epochs.check(options.epoch, options.batch).with_context("start"));
-  TF_ASSIGN_OR_RETURN(f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
+  TF_ASSIGN_OR_RETURN(
+      f->ring_, SlotRing::anonymous(options.prefetch + options.held_slots, f->layout_.slot_bytes));
   TF_ASSIGN_OR_RETURN(f->pool_, loader::WorkerPool::create(options.threads));
   std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(options.epoch, options.batch);
-  f->stream_ = loader::BatchStream::over(f->pipeline_, *f->pool_, options.epoch, options.batch, nullptr);
+  f->stream_ =
+      loader::BatchStream::over(f->pipeline_, *f->pool_, options.epoch, options.batch, nullptr);
   for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
   f->top_up();
   return f;
@@ -64,15 +66,15 @@ void EmbeddedFeed::top_up() {
 
 Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseconds timeout) {
   if (cancelled_.load()) return Status::cancelled("this feed was closed");
-  if (layout_.epochs.per_epoch == 0)
-    return empty_rank_error();
+  if (layout_.epochs.per_epoch == 0) return empty_rank_error();
   top_up();
   if (stream_->in_flight() == 0)
-    return Status::overloaded("all " + std::to_string(ring_->count()) +
-                              " batch slots are held by earlier batches: drop (or copy) their tensors");
-  const auto t0 = std::chrono::steady_clock::now();
+    return Status::overloaded(
+        "all " + std::to_string(ring_->count()) +
+        " batch slots are held by earlier batches: drop (or copy) their tensors");
+  const Clock::TimePoint t0 = clock_.now();
   std::optional<loader::ReadyBatch> r = stream_->wait_pop_for(timeout);
-  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  wait_seconds_ += std::chrono::duration<double>(clock_.now() - t0).count();
   if (!r) return std::optional<FeedBatch>();
   if (!r->status.ok()) {
     // The batches filled after the failed one are dropped, and the next call tries the failed one
@@ -124,7 +126,7 @@ FeedStats EmbeddedFeed::stats() const {
   s.samples = samples_;
   s.skipped_samples = skipped_;
   s.wait_seconds = wait_seconds_;
-  s.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  s.elapsed_seconds = std::chrono::duration<double>(clock_.now() - started_).count();
   s.in_flight = static_cast<uint32_t>(stream_->in_flight());
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -133,7 +135,7 @@ FeedStats EmbeddedFeed::stats() const {
   const std::array<double, loader::kNumStages> ms = pipeline_->counters().stages.ms_per_sample();
   s.stage_names.assign(loader::kStageNames.begin(), loader::kStageNames.end());
   s.stage_ms.assign(ms.begin(), ms.end());
-  s.transport = "embedded";
+  s.transport = FeedTransport::kEmbedded;
   return s;
 }
 

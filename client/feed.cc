@@ -1,4 +1,4 @@
-// Feed: the slots' way back to the ring, fenced or not.
+// Feed: the slots' way back to the ring, fenced or not; the names of the stats' enums.
 #include "client/feed.h"
 
 namespace textfeed::client {
@@ -29,6 +29,34 @@ void Feed::release_after(uint32_t slot, std::unique_ptr<Fence> fence) {
 
 void Feed::release_done(bool if_free) {
   for (uint32_t slot : fenced_.take_done(if_free)) release_slot(slot);
+}
+
+std::string_view producer_state_name(ProducerState state) {
+  switch (state) {
+    case ProducerState::kUp:
+      return "up";
+    case ProducerState::kLost:
+      return "lost";
+    case ProducerState::kOut:
+      return "out";
+  }
+  return "?";
+}
+
+std::string_view feed_transport_name(FeedTransport transport) {
+  switch (transport) {
+    case FeedTransport::kEmbedded:
+      return "embedded";
+    case FeedTransport::kSharedMemory:
+      return "shm";
+    case FeedTransport::kFrames:
+      return "frames";
+    case FeedTransport::kCompactFrames:
+      return "frames, compact";
+    case FeedTransport::kMulti:
+      return "multi";
+  }
+  return "?";
 }
 
 }  // namespace textfeed::client

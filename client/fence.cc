@@ -26,7 +26,8 @@ void wait_or_fail(Fence& fence) {
   try {
     fence.wait();
   } catch (const std::exception& e) {
-    TF_LOG(Warning) << "waiting on a slot's fence failed (" << e.what() << "); the slot is given back";
+    TF_LOG(Warning) << "waiting on a slot's fence failed (" << e.what()
+                    << "); the slot is given back";
   } catch (...) {
     TF_LOG(Warning) << "waiting on a slot's fence failed; the slot is given back";
   }

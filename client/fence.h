@@ -42,8 +42,8 @@ class FencedSlots {
   size_t size() const;
 
  private:
-  mutable std::mutex mu_;      // guards fences_ only: held for no call of a fence
-  std::mutex asking_;          // held while fences are asked: one asker at a time
+  mutable std::mutex mu_;  // guards fences_ only: held for no call of a fence
+  std::mutex asking_;      // held while fences are asked: one asker at a time
   std::deque<std::pair<uint32_t, std::unique_ptr<Fence>>> fences_;
 };
 

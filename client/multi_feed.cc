@@ -1,188 +1,54 @@
-// MultiFeed: opening (every producer's stream checked against one layout), the hand-out of batch
-// numbers and slots, in-order delivery, and what a lost producer's batches become. The producers'
-// threads are client/detail/multi_producers.
+// MultiFeed: the hand-out of batch numbers and slots, in-order delivery, what a lost producer's
+// batches become, and the producers' side of it (Host). Opening is multi_feed_open.cc; the
+// producers are client/detail/daemon_session (a daemon) and local_producer (this process's
+// threads).
 #include "client/multi_feed.h"
 
 #include <algorithm>
-#include <random>
 
 #include "base/log.h"
-#include "client/detail/multi_producers.h"
-#include "client/embedded_feed.h"
-#include "client/remote_feed.h"
-#include "loader/compact_expander.h"
-#include "loader/worker_pool.h"
-#include "transport/shm.h"
+#include "client/detail/daemon_session.h"
+#include "client/detail/producer.h"
 
 namespace textfeed::client {
 
 namespace {
-using Clock = std::chrono::steady_clock;
 
 std::string position_text(const Position& p) {
   return "epoch " + std::to_string(p.epoch) + " batch " + std::to_string(p.batch);
 }
 
-// Whether `endpoint` may offer shared memory (the daemon's ipc endpoint does; tcp never).
-bool may_share(const DaemonProducer& d, transport::Payload payload) {
-  return payload == transport::Payload::kFull && d.transport != transport::Transport::kFrames &&
-         d.endpoint.rfind("ipc://", 0) == 0;
-}
-
-Status check_options(const MultiOptions& o) {
-  const size_t producers = o.daemons.size() + (o.local_threads > 0 ? 1 : 0);
-  if (o.daemons.empty())
-    return Status::invalid_argument(
-        "a feed of several producers needs at least one daemon endpoint");
-  if (producers > kMaxProducers)
-    return Status::invalid_argument(std::to_string(producers) + " producers; at most " +
-                                    std::to_string(kMaxProducers));
-  if (o.prefetch == 0 || o.prefetch > kMaxPrefetch)
-    return Status::invalid_argument("prefetch " + std::to_string(o.prefetch) + " is not in 1.." +
-                                    std::to_string(kMaxPrefetch));
-  if (o.local_threads < 0) return Status::invalid_argument("local_threads must be >= 0");
-  if (o.local_threads > 0) {
-    TF_RETURN_IF_ERROR(loader::check_worker_threads(o.local_threads).with_context("local_threads"));
-    if (!o.local_source) return Status::invalid_argument("local_threads without a local dataset");
-  }
-  if (o.payload == transport::Payload::kCompact) {
-    TF_RETURN_IF_ERROR(loader::compact_supported(o.spec).with_context("payload 'compact'"));
-    for (const DaemonProducer& d : o.daemons)
-      if (d.transport == transport::Transport::kSharedMemory)
-        return Status::invalid_argument(
-            "payload 'compact' travels as frames, not transport 'shm' (" + d.endpoint + ")");
-  }
-  for (size_t i = 0; i < o.daemons.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (o.daemons[i].endpoint == o.daemons[j].endpoint)
-        return Status::invalid_argument("endpoint " + o.daemons[i].endpoint + " is named twice");
-  return Status();
-}
 }  // namespace
 
-std::string MultiFeed::differs(const FeedLayout& o) const {
-  const FeedLayout& l = layout_;
-  if (o.slot_bytes != l.slot_bytes || o.tensors.size() != l.tensors.size())
-    return "another batch layout";
-  for (size_t i = 0; i < l.tensors.size(); ++i)
-    if (o.tensors[i].name != l.tensors[i].name || o.tensors[i].shape != l.tensors[i].shape ||
-        o.tensors[i].dtype != l.tensors[i].dtype ||
-        o.tensors[i].offset_bytes != l.tensors[i].offset_bytes)
-      return "another layout of tensor '" + l.tensors[i].name + "'";
-  if (o.epochs != l.epochs)
-    return std::to_string(o.epochs.per_epoch) + " batches per epoch, not " +
-           std::to_string(l.epochs.per_epoch);
-  if (o.dataset_size != l.dataset_size || o.source_sizes != l.source_sizes)
-    return "a dataset of " + std::to_string(o.dataset_size) + " samples, not " +
-           std::to_string(l.dataset_size);
-  if (o.dataset_fingerprint != l.dataset_fingerprint)
-    return "another dataset (its fingerprint differs)";
-  return {};
-}
+// The producers' view of the feed: each call forwards to the feed's own.
+class MultiFeed::Host final : public internal::ProducerHost {
+ public:
+  explicit Host(MultiFeed& feed) : f_(feed) {}
+  std::vector<internal::Work> take_work(size_t p, uint32_t limit) override {
+    return f_.take_work(p, limit);
+  }
+  void finished(size_t p, uint64_t ticket, FeedBatch batch) override {
+    f_.land(p, ticket, std::move(batch), Status());
+  }
+  void failed(size_t p, uint64_t ticket, const Status& status) override {
+    f_.land(p, ticket, FeedBatch(), status);
+  }
+  void lost(size_t p, const std::string& why, bool keep) override { f_.lost(p, why, keep); }
+  void rejoined(size_t p) override { f_.rejoined(p); }
+  void gave_up(size_t p, const Status& s, bool keep) override { f_.gave_up(p, s, keep); }
+  bool others_up(size_t p) const override { return f_.others_up(p); }
+  std::string differs(const FeedLayout& layout) const override { return f_.differs(layout); }
+  bool stopping() const override { return f_.stopping(); }
+  const FeedLayout& layout() const override { return f_.layout(); }
+  const SlotRing& ring() const override { return f_.ring(); }
 
-Result<std::unique_ptr<MultiFeed>> MultiFeed::open(const MultiOptions& options) {
-  TF_RETURN_IF_ERROR(check_options(options));
-  std::unique_ptr<MultiFeed> f(new MultiFeed());
-  f->options_ = options;
-  // One session per daemon connection chain: a reconnect to a live daemon ends the earlier
-  // connection's streams before its Hello is answered (what frees a lost producer's slots).
-  std::random_device rd;
-  for (DaemonProducer& d : f->options_.daemons)
-    if (d.connect.session == 0) d.connect.session = (uint64_t{rd()} << 32 | rd()) | 1;
+ private:
+  MultiFeed& f_;
+};
 
-  // The compact batches' size this process expects (the crops of a full batch).
-  uint64_t compact_bytes = 0;
-  if (options.payload == transport::Payload::kCompact) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::CompactExpander> e,
-                        loader::CompactExpander::create(options.spec));
-    compact_bytes = loader::compact_row_bytes(e->layout().crop_size) *
-                    static_cast<uint64_t>(e->layout().batch_size);
-  }
-  // Connect and open every daemon's stream; those that do not answer are left to reconnect.
-  std::vector<std::unique_ptr<internal::DaemonLink>> links(f->options_.daemons.size());
-  std::optional<FeedLayout> first;
-  std::string first_name;
-  const auto agree = [&](const FeedLayout& layout, const std::string& name) -> Status {
-    if (!first) {
-      first = layout;
-      first_name = name;
-      f->layout_ = layout;
-      return Status();
-    }
-    if (const std::string why = f->differs(layout); !why.empty())
-      return Status::invalid_argument(
-          name + " makes " + why + " than " + first_name +
-          ": every producer of one feed must serve the same dataset and spec");
-    return Status();
-  };
-  for (size_t i = 0; i < links.size(); ++i) {
-    const DaemonProducer& d = f->options_.daemons[i];
-    auto link = internal::DaemonLink::connect(*f, d, d.connect.timeout);
-    if (!link.has_value()) {
-      if (link.error().code() != Code::kUnavailable)
-        return link.error().with_context("daemon " + d.endpoint);
-      TF_LOG(Warning) << "textfeed: the daemon at " << d.endpoint << " does not answer ("
-                      << link.error().message() << "); starting without it, it joins when it comes";
-      continue;
-    }
-    TF_RETURN_IF_ERROR(agree((*link)->layout(), "the daemon at " + d.endpoint));
-    if (compact_bytes > 0 && (*link)->compact_bytes() != compact_bytes)
-      return Status::invalid_argument("the daemon at " + d.endpoint + " sends compact batches of " +
-                                      std::to_string((*link)->compact_bytes()) + " bytes, not " +
-                                      std::to_string(compact_bytes));
-    links[i] = std::move(*link);
-  }
-  std::shared_ptr<loader::BatchPipeline> local;
-  if (options.local_threads > 0) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p,
-                        loader::BatchPipeline::create(options.local_source, options.local_spec));
-    local = std::move(p);
-    TF_RETURN_IF_ERROR(agree(feed_layout(*local), "this process's threads"));
-  }
-  if (!first) return Status::unavailable("no daemon answered, and there are no local threads");
-  TF_RETURN_IF_ERROR(f->layout_.epochs.check(options.epoch, options.batch).with_context("start"));
-  std::tie(f->epoch_, f->batch_) = f->layout_.epochs.normalize(options.epoch, options.batch);
-  f->next_new_ = {f->epoch_, f->batch_};
-
-  // The ring: prefetch for each producer, the caller's held slots, and one producer's worth to
-  // spare for the slots of a lost one.
-  const size_t producers = links.size() + (local ? 1 : 0);
-  const uint64_t slots = uint64_t{options.prefetch} * (producers + 1) + options.held_slots;
-  const bool shared =
-      std::any_of(f->options_.daemons.begin(), f->options_.daemons.end(),
-                  [&](const DaemonProducer& d) { return may_share(d, options.payload); });
-  if (slots > transport::kMaxSharedMemorySlots)
-    return Status::invalid_argument(std::to_string(slots) +
-                                    " batch slots (prefetch x (producers + 1) + held); at most " +
-                                    std::to_string(transport::kMaxSharedMemorySlots));
-  TF_ASSIGN_OR_RETURN(
-      f->ring_, shared ? SlotRing::shared(static_cast<uint32_t>(slots), f->layout_.slot_bytes)
-                       : SlotRing::anonymous(static_cast<uint32_t>(slots), f->layout_.slot_bytes));
-  for (uint32_t i = f->ring_->count(); i-- > 0;) f->free_.push_back(i);
-
-  f->counters_.resize(producers);
-  for (size_t i = 0; i < links.size(); ++i) {
-    if (links[i])
-      TF_RETURN_IF_ERROR(
-          links[i]->attach(*f->ring_).with_context("daemon " + f->options_.daemons[i].endpoint));
-    if (!links[i]) {
-      f->counters_[i].state = "lost";
-      f->counters_[i].joined = false;
-    }
-    f->up_ += links[i] != nullptr;
-    f->producers_.push_back(std::make_unique<internal::RemoteProducer>(
-        *f, i, f->options_.daemons[i], std::move(links[i])));
-  }
-  if (local) {
-    TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::WorkerPool> pool,
-                        loader::WorkerPool::create(options.local_threads));
-    f->producers_.push_back(std::make_unique<internal::LocalProducer>(
-        *f, f->producers_.size(), std::move(pool), std::move(local)));
-    ++f->up_;
-  }
-  if (f->up_ == 0) f->all_lost_since_ = Clock::now();
-  for (auto& p : f->producers_) p->start();
-  return f;
+MultiFeed::MultiFeed(const MultiOptions& options)
+    : options_(options), clock_(clock_of(options.client)), host_(std::make_unique<Host>(*this)) {
+  started_ = clock_->now();
 }
 
 MultiFeed::~MultiFeed() {
@@ -217,16 +83,49 @@ void MultiFeed::lose_for_testing(size_t i) {
   if (i < producers_.size()) producers_[i]->drop();
 }
 
-size_t MultiFeed::usable_slots() const {
-  size_t quarantined = 0;
-  for (const Counters& c : counters_) quarantined += c.quarantined.size();
-  return ring_->count() - quarantined;
+std::string MultiFeed::differs(const FeedLayout& o) const {
+  const FeedLayout& l = layout_;
+  if (o.slot_bytes != l.slot_bytes || o.tensors.size() != l.tensors.size())
+    return "another batch layout";
+  for (size_t i = 0; i < l.tensors.size(); ++i)
+    if (o.tensors[i].name != l.tensors[i].name || o.tensors[i].shape != l.tensors[i].shape ||
+        o.tensors[i].dtype != l.tensors[i].dtype ||
+        o.tensors[i].offset_bytes != l.tensors[i].offset_bytes)
+      return "another layout of tensor '" + l.tensors[i].name + "'";
+  if (o.epochs != l.epochs)
+    return std::to_string(o.epochs.per_epoch) + " batches per epoch, not " +
+           std::to_string(l.epochs.per_epoch);
+  if (o.dataset_size != l.dataset_size || o.source_sizes != l.source_sizes)
+    return "a dataset of " + std::to_string(o.dataset_size) + " samples, not " +
+           std::to_string(l.dataset_size);
+  if (o.dataset_fingerprint != l.dataset_fingerprint)
+    return "another dataset (its fingerprint differs)";
+  return {};
 }
 
-std::vector<MultiFeed::Work> MultiFeed::take_work(size_t producer, uint32_t limit) {
-  std::vector<Work> out;
+size_t MultiFeed::usable_slots() const {
+  // A lost producer's kept slots come back when it rejoins (or its feed fails when it gives up);
+  // an out one's never do (its daemon may still write into them).
+  size_t kept = 0;
+  for (const Counters& c : counters_)
+    if (c.state == ProducerState::kOut) kept += c.quarantined.size();
+  return ring_->count() - kept;
+}
+
+bool MultiFeed::others_up(size_t producer) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (stop_ || counters_[producer].state != "up" || layout_.epochs.per_epoch == 0) return out;
+  for (size_t i = 0; i < counters_.size(); ++i)
+    if (i != producer && counters_[i].state == ProducerState::kUp) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------- the hand-out
+
+std::vector<internal::Work> MultiFeed::take_work(size_t producer, uint32_t limit) {
+  std::vector<internal::Work> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_ || counters_[producer].state != ProducerState::kUp || layout_.epochs.per_epoch == 0)
+    return out;
   size_t in_flight = 0;
   for (const auto& [ticket, a] : tickets_) in_flight += a.producer == producer;
   while (in_flight < limit) {
@@ -254,20 +153,12 @@ std::vector<MultiFeed::Work> MultiFeed::take_work(size_t producer, uint32_t limi
       next_new_ = {e, b};
     }
     const uint64_t ticket = next_ticket_++;
-    tickets_[ticket] = Assignment{producer, slot, position, false, Clock::now()};
+    tickets_[ticket] = Assignment{producer, slot, position, false, clock_->now()};
     ticket_of_[position] = ticket;
     out.push_back({ticket, slot, position});
     ++in_flight;
   }
   return out;
-}
-
-void MultiFeed::finished(size_t producer, uint64_t ticket, FeedBatch batch) {
-  land(producer, ticket, std::move(batch), Status());
-}
-
-void MultiFeed::failed(size_t producer, uint64_t ticket, const Status& status) {
-  land(producer, ticket, FeedBatch(), status);
 }
 
 void MultiFeed::land(size_t producer, uint64_t ticket, FeedBatch batch, const Status& status) {
@@ -297,8 +188,7 @@ void MultiFeed::lost(size_t producer, const std::string& why, bool keep_slots) {
     std::lock_guard<std::mutex> lock(mu_);
     Counters& c = counters_[producer];
     c.why = why;
-    if (c.state == "up" && --up_ == 0) all_lost_since_ = Clock::now();
-    if (c.state != "out") c.state = "lost";
+    if (c.state != ProducerState::kOut) c.state = ProducerState::kLost;
     for (auto it = tickets_.begin(); it != tickets_.end();) {
       const Assignment& a = it->second;
       if (a.producer != producer) {
@@ -322,18 +212,22 @@ void MultiFeed::lost(size_t producer, const std::string& why, bool keep_slots) {
 }
 
 void MultiFeed::rejoined(size_t producer) {
+  bool again = false;  // back after a loss, not joining late
   {
     std::lock_guard<std::mutex> lock(mu_);
     Counters& c = counters_[producer];
-    if (c.state == "up") return;
-    c.state = "up";
-    ++up_;
-    if (c.joined) ++c.reconnects;
+    if (c.state == ProducerState::kUp) return;
+    c.state = ProducerState::kUp;
+    again = c.joined;
+    if (again) ++c.reconnects;
     c.joined = true;
     free_.insert(free_.end(), c.quarantined.begin(), c.quarantined.end());
     c.quarantined.clear();
   }
-  TF_LOG(Info) << "textfeed: " << producers_[producer]->name() << " is back";
+  if (again)
+    TF_LOG(Info) << "textfeed: reconnected to " << producers_[producer]->name() << ": it is back";
+  else
+    TF_LOG(Info) << "textfeed: " << producers_[producer]->name() << " joined";
   wake_all();
 }
 
@@ -342,19 +236,24 @@ void MultiFeed::gave_up(size_t producer, const Status& status, bool keep_slots) 
   TF_LOG(Error) << "textfeed: " << producers_[producer]->name()
                 << " is out for good: " << status.to_string();
   std::lock_guard<std::mutex> lock(mu_);
-  counters_[producer].state = "out";
+  counters_[producer].state = ProducerState::kOut;
   const bool any = std::any_of(counters_.begin(), counters_.end(),
-                               [](const Counters& c) { return c.state != "out"; });
+                               [](const Counters& c) { return c.state != ProducerState::kOut; });
   if (!any && error_.ok()) error_ = status;
   cv_.notify_all();
 }
 
-void MultiFeed::drop_stalled(const Position& want, Clock::time_point now) {
+// ---------------------------------------------------------------------------- delivery
+
+void MultiFeed::drop_stalled(const Position& want, Clock::TimePoint now) {
+  // With one producer nobody else could make the batch: dropping it would only make it again.
+  if (producers_.size() < 2) return;
   if (waiting_for_ != want) {
     waiting_for_ = want;
     waiting_since_ = now;
   }
-  const auto drop = [&](size_t p, Clock::time_point since, const std::string& what) {
+  const std::chrono::milliseconds limit = options_.client.stall_timeout;
+  const auto drop = [&](size_t p, Clock::TimePoint since, const std::string& what) {
     TF_LOG(Warning) << "textfeed: " << producers_[p]->name() << " has held " << what << " for "
                     << std::chrono::duration_cast<std::chrono::seconds>(now - since).count()
                     << " s while the training waits for " << position_text(want)
@@ -364,23 +263,22 @@ void MultiFeed::drop_stalled(const Position& want, Clock::time_point now) {
     producers_[p]->drop();
   };
   const auto stalls = [&](size_t p) {
-    return producers_[p]->droppable() && counters_[p].state == "up";
+    return producers_[p]->droppable() && counters_[p].state == ProducerState::kUp;
   };
   // A daemon that answers but does not make the batch the training waits for.
   if (auto t = ticket_of_.find(want); t != ticket_of_.end()) {
     const Assignment& a = tickets_.at(t->second);
-    if (now - a.since > options_.stall_timeout && stalls(a.producer))
-      drop(a.producer, a.since, "it");
+    if (now - a.since > limit && stalls(a.producer)) drop(a.producer, a.since, "it");
     return;
   }
   // Nobody holds it: every producer that is up is full, so those whose batches do not come stall
   // it.
-  if (now - waiting_since_ <= options_.stall_timeout) return;
-  std::vector<Clock::time_point> oldest(producers_.size(), now);
+  if (now - waiting_since_ <= limit) return;
+  std::vector<Clock::TimePoint> oldest(producers_.size(), now);
   for (const auto& [ticket, a] : tickets_)
     if (!a.stale) oldest[a.producer] = std::min(oldest[a.producer], a.since);
   for (size_t p = 0; p < producers_.size(); ++p)
-    if (stalls(p) && now - oldest[p] > options_.stall_timeout) drop(p, oldest[p], "its batches");
+    if (stalls(p) && now - oldest[p] > limit) drop(p, oldest[p], "its batches");
 }
 
 Result<std::optional<FeedBatch>> MultiFeed::take_batch(std::chrono::milliseconds timeout) {
@@ -393,27 +291,31 @@ Result<std::optional<FeedBatch>> MultiFeed::take_batch(std::chrono::milliseconds
     return Status::overloaded(
         "all " + std::to_string(usable_slots()) +
         " usable batch slots are held by earlier batches: drop (or copy) their tensors");
-  const Clock::time_point t0 = Clock::now(), deadline = t0 + timeout;
+  const Clock::TimePoint t0 = clock_->now(), deadline = t0 + timeout;
   while (!ready()) {
-    const Clock::time_point now = Clock::now();
-    if (up_ == 0 && now - all_lost_since_ > options_.reconnect_timeout) {
-      error_ = Status::unavailable("every producer has been lost for " +
-                                   std::to_string(options_.reconnect_timeout.count() / 1000) +
-                                   " s (none came back): waiting for " + position_text(want));
-      break;
-    }
+    const Clock::TimePoint now = clock_->now();
     if (now >= deadline) break;
     drop_stalled(want, now);
-    cv_.wait_for(lock, std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(100)));
+    cv_.wait_for(lock,
+                 std::min<Clock::TimePoint::duration>(deadline - now, options_.client.wait_slice));
   }
-  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  count_wait(want, std::chrono::duration<double>(clock_->now() - t0).count());
+  return deliver(lock, want);
+}
+
+// The wait is the producer's that made the batch, or that holds it still.
+void MultiFeed::count_wait(const Position& want, double waited) {
   wait_seconds_ += waited;
-  auto it = done_.find(want);
-  // The wait is the producer's that made the batch, or that holds it still.
-  if (it != done_.end())
+  if (auto it = done_.find(want); it != done_.end())
     counters_[it->second.producer].wait_seconds += waited;
   else if (auto t = ticket_of_.find(want); t != ticket_of_.end())
     counters_[tickets_.at(t->second).producer].wait_seconds += waited;
+}
+
+// Batch `want` if it is done (its error if it failed), else the feed's error or nothing yet.
+Result<std::optional<FeedBatch>> MultiFeed::deliver(std::unique_lock<std::mutex>& lock,
+                                                    const Position& want) {
+  auto it = done_.find(want);
   if (it == done_.end()) {
     if (!error_.ok()) return error_;
     return std::optional<FeedBatch>();
@@ -476,12 +378,12 @@ FeedStats MultiFeed::stats() const {
   s.samples = samples_;
   s.skipped_samples = skipped_;
   s.wait_seconds = wait_seconds_;
-  s.elapsed_seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  s.elapsed_seconds = std::chrono::duration<double>(clock_->now() - started_).count();
   s.in_flight = static_cast<uint32_t>(tickets_.size() + done_.size());
   s.held_slots = held_;
-  s.daemon_timeout_seconds = std::chrono::duration<double>(options_.daemon_timeout).count();
-  s.transport = "multi";
+  s.transport = producers_.size() == 1 ? producers_[0]->transport() : FeedTransport::kMulti;
   s.remade = evicted_;
+  std::chrono::milliseconds silence = options_.client.daemon_timeout;
   for (size_t i = 0; i < producers_.size(); ++i) {
     const Counters& c = counters_[i];
     ProducerStats p;
@@ -495,8 +397,10 @@ FeedStats MultiFeed::stats() const {
     p.reconnects = c.reconnects;
     p.last_error = c.why;
     s.reconnects += c.reconnects;
+    silence = std::max(silence, producers_[i]->silence_limit());
     s.producers.push_back(std::move(p));
   }
+  s.daemon_timeout_seconds = std::chrono::duration<double>(silence).count();
   return s;
 }
 

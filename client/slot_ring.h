@@ -1,6 +1,7 @@
 // SlotRing: a client's batch slots, allocated (and their pages touched) once: anonymous memory for
 // an embedded feed or a remote one over frames, or a sealed memory file (memfd) whose descriptor
-// is handed to a daemon on the same host, which writes into it (transport/shm.h). One contiguous range, so it can be page-locked for CUDA in one call.
+// is handed to a daemon on the same host, which writes into it (transport/shm.h). One contiguous
+// range, so it can be page-locked for CUDA in one call.
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,8 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-TensorDesc describe(std::string_view name, DType dtype, int64_t batch, int64_t channels, int64_t side) {
+TensorDesc describe(std::string_view name, DType dtype, int64_t batch, int64_t channels,
+                    int64_t side) {
   TensorDesc d;
   d.name = name;
   d.dtype = dtype;
@@ -29,7 +30,8 @@ BatchLayout BatchLayout::make(int batch_size, const augment::AugmentOptions& o,
   for (const augment::TargetTensor& t : targets.tensors(o.crop_size))
     l.tensors.push_back(describe(t.name, t.dtype, batch_size, t.channels, t.side));
   TF_CHECK(l.tensors.size() - 1 <= augment::kMaxTargetTensors)
-      << "a target builder wrote " << l.tensors.size() - 1 << " tensors, more than kMaxTargetTensors";
+      << "a target builder wrote " << l.tensors.size() - 1
+      << " tensors, more than kMaxTargetTensors";
   size_t offset = 0;
   for (TensorDesc& d : l.tensors) {
     d.offset_bytes = offset;

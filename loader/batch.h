@@ -2,7 +2,7 @@
 // One allocation per slot holds, in this order, each 64-byte aligned:
 //   image  [B, 3, C, C]  float32 normalized (or uint8 with DType::kU8); the pipeline's own
 //   then the target builder's tensors (augment/target_builder.h), [B, channels, side, side] each;
-//   for EAST (augment/targets.h), with M = int(C * map_scale):
+//   for EAST (augment/east/targets.h), with M = int(C * map_scale):
 //     score  [B, 1, M, M]  float32
 //     geo    [B, 5, M, M]  float32: d1 top, d2 bottom, d3 left, d4 right (px), angle (rad)
 //     mask   [B, 1, M, M]  float32: "roi" (1 = valid; upstage) or "ignored" (1 = ignore; sakura)
@@ -46,7 +46,9 @@ struct BatchLayout {
   static BatchLayout make_image_only(int batch_size, int side, DType dtype);
   const TensorDesc& image() const { return tensors[kImageTensor]; }
   // The target builder's tensors.
-  std::span<const TensorDesc> targets() const { return std::span<const TensorDesc>(tensors).subspan(1); }
+  std::span<const TensorDesc> targets() const {
+    return std::span<const TensorDesc>(tensors).subspan(1);
+  }
   // View of sample `i`'s row of tensors[t] inside a slot starting at `slot`: channels stacked as
   // planes (height channels * side, width side, 1 channel), e.g. the image's CHW as 3 planes.
   MutableImageView view(uint8_t* slot, size_t t, int i) const;

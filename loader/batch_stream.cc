@@ -27,8 +27,8 @@ struct BatchStream::Shared {
   std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
-BatchStream::BatchStream(CancellableFill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch,
-                         uint64_t batch, Notify notify)
+BatchStream::BatchStream(CancellableFill fill, EpochLengths lengths, WorkerPool& pool,
+                         uint64_t epoch, uint64_t batch, Notify notify)
     : fill_(std::move(fill)),
       lengths_(lengths),
       pool_(pool),
@@ -39,21 +39,22 @@ BatchStream::BatchStream(CancellableFill fill, EpochLengths lengths, WorkerPool&
 
 BatchStream::BatchStream(Fill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch,
                          uint64_t batch, Notify notify)
-    : BatchStream(
-          [fill = std::move(fill)](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info, const CancelToken&) {
-            return fill(e, b, slot, info);
-          },
-          lengths, pool, epoch, batch, std::move(notify)) {}
+    : BatchStream([fill = std::move(fill)](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
+                                           const CancelToken&) { return fill(e, b, slot, info); },
+                  lengths, pool, epoch, batch, std::move(notify)) {}
 
-std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
-                                               uint64_t epoch, uint64_t batch, Notify notify) {
+std::unique_ptr<BatchStream> BatchStream::over(std::shared_ptr<BatchPipeline> pipeline,
+                                               WorkerPool& pool, uint64_t epoch, uint64_t batch,
+                                               Notify notify) {
   const EpochLengths lengths = pipeline->sampler().epoch_lengths();
   WorkerPool* p = &pool;
-  CancellableFill fill = [pipeline = std::move(pipeline), p](uint64_t e, uint64_t b, uint8_t* slot, BatchInfo& info,
+  CancellableFill fill = [pipeline = std::move(pipeline), p](uint64_t e, uint64_t b, uint8_t* slot,
+                                                             BatchInfo& info,
                                                              const CancelToken& cancel) {
     return pipeline->fill(e, b, slot, info, *p, &cancel);
   };
-  return std::make_unique<BatchStream>(std::move(fill), lengths, pool, epoch, batch, std::move(notify));
+  return std::make_unique<BatchStream>(std::move(fill), lengths, pool, epoch, batch,
+                                       std::move(notify));
 }
 
 BatchStream::~BatchStream() {
@@ -85,14 +86,16 @@ void BatchStream::start_at(Slot slot, uint64_t epoch, uint64_t batch) {
     cancel = shared_->cancel;
   }
   // The task holds what it uses: the stream may be reset (not destroyed) while it runs.
-  pool_.enqueue([job, shared = shared_, fill = fill_, notify = notify_, cancel = std::move(cancel)] {
+  pool_.enqueue([job, shared = shared_, fill = fill_, notify = notify_,
+                 cancel = std::move(cancel)] {
     Status s;
     try {
       // A fill that was cancelled before it began does not begin (not even a Fill that ignores
       // the token).
-      s = cancel->cancelled() ? Status::cancelled("epoch " + std::to_string(job->epoch) + " batch " +
-                                                  std::to_string(job->batch) + ": cancelled before it began")
-                              : fill(job->epoch, job->batch, job->slot.data, job->info, *cancel);
+      s = cancel->cancelled()
+              ? Status::cancelled("epoch " + std::to_string(job->epoch) + " batch " +
+                                  std::to_string(job->batch) + ": cancelled before it began")
+              : fill(job->epoch, job->batch, job->slot.data, job->info, *cancel);
     } catch (const std::exception& e) {  // a parallel body must not throw: end it here as a value
       s = Status::internal(std::string("batch fill threw: ") + e.what());
     }

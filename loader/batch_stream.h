@@ -45,11 +45,12 @@ class BatchStream {
   using Notify = std::function<void()>;
   // Writes batch `batch` of `epoch` into `slot` and describes it in `info`; runs on a pool
   // thread, concurrently with other fills of the same stream. Must not throw.
-  using Fill = std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info)>;
+  using Fill =
+      std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info)>;
   // A Fill that also checks `cancel` between its samples and returns kCancelled once it is set
   // (BatchPipeline::fill does). `cancel` is valid for the duration of the call.
-  using CancellableFill =
-      std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot, BatchInfo& info, const CancelToken& cancel)>;
+  using CancellableFill = std::function<Status(uint64_t epoch, uint64_t batch, uint8_t* slot,
+                                               BatchInfo& info, const CancelToken& cancel)>;
 
   // The first batch started is `batch` of `epoch` (normalized: past an epoch's last batch, the next
   // epoch's first); epochs have the batches `lengths` says.
@@ -62,8 +63,9 @@ class BatchStream {
   BatchStream(Fill fill, EpochLengths lengths, WorkerPool& pool, uint64_t epoch, uint64_t batch,
               Notify notify);
   // A stream of `pipeline`'s batches (BatchPipeline::fill on `pool`, cancellable between samples).
-  static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline, WorkerPool& pool,
-                                           uint64_t epoch, uint64_t batch, Notify notify);
+  static std::unique_ptr<BatchStream> over(std::shared_ptr<BatchPipeline> pipeline,
+                                           WorkerPool& pool, uint64_t epoch, uint64_t batch,
+                                           Notify notify);
   ~BatchStream();
   BatchStream(const BatchStream&) = delete;
   BatchStream& operator=(const BatchStream&) = delete;

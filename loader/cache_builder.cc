@@ -1,7 +1,10 @@
 // build_cache: serial read -> parallel decode/resize/encode -> serial in-order write (oneTBB).
 #include "loader/cache_builder.h"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 #include <sys/stat.h>
+#include <turbojpeg.h>
 
 #include <chrono>
 #include <cmath>
@@ -9,10 +12,6 @@
 #include <ctime>
 #include <exception>
 #include <filesystem>
-
-#include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/parallel_pipeline.h>
-#include <turbojpeg.h>
 
 #include "augment/inference.h"
 #include "cache/manifest.h"
@@ -54,8 +53,8 @@ Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t
   unsigned long size = tjBufSize(img.width(), img.height(), TJSAMP_420);
   out.resize(size + 8);
   unsigned char* dst = out.data();
-  if (tjCompress2(w.compressor, img.data(), img.width(), 0, img.height(), TJPF_RGB, &dst, &size, TJSAMP_420,
-                  quality, TJFLAG_NOREALLOC) != 0) {
+  if (tjCompress2(w.compressor, img.data(), img.width(), 0, img.height(), TJPF_RGB, &dst, &size,
+                  TJSAMP_420, quality, TJFLAG_NOREALLOC) != 0) {
     Status s = Status::internal(std::string("JPEG encode failed: ") + tjGetErrorStr2(w.compressor));
     tjDestroy(w.compressor);  // a handle that failed mid-way is not trusted with the next image
     w.compressor = nullptr;
@@ -71,16 +70,17 @@ Status encode_jpeg(Worker& w, const Image& img, int quality, std::vector<uint8_t
 Status check_stored_size(const std::string& path, const ImageInfo& info, const ResizePlan& rp,
                          const CacheBuildOptions& o) {
   if (rp.width < 1 || rp.height < 1)  // e.g. 3000x1 to a longer side of 2048: 2048x0
-    return Status::invalid_argument(path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                                    " image resized to a longer side of " + std::to_string(o.image_size) +
-                                    " is empty: its aspect ratio is too extreme");
+    return Status::invalid_argument(
+        path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+        " image resized to a longer side of " + std::to_string(o.image_size) +
+        " is empty: its aspect ratio is too extreme");
   const int64_t stored_px = int64_t{rp.width} * rp.height;
   const int64_t max_px = std::min<int64_t>(o.decode.max_pixels, cache::kMaxBlobBytes / 3);
   if (stored_px > max_px)
-    return Status::invalid_argument(path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                                    " image resized to a longer side of " + std::to_string(o.image_size) +
-                                    " would have " + std::to_string(stored_px) + " pixels, over the limit of " +
-                                    std::to_string(max_px));
+    return Status::invalid_argument(
+        path + ": a " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+        " image resized to a longer side of " + std::to_string(o.image_size) + " would have " +
+        std::to_string(stored_px) + " pixels, over the limit of " + std::to_string(max_px));
   return Status();
 }
 
@@ -90,20 +90,21 @@ Status check_record_size(const std::string& path, const SampleRecord& rec, const
   const int64_t stored_px = int64_t{rp.width} * rp.height;
   uint64_t text_bytes = 0;
   for (const std::string& t : rec.texts) text_bytes += t.size() + 1;
-  const uint64_t record =
-      cache::record_bytes_bound(rec.image.size(), static_cast<uint64_t>(stored_px) * 3, rec.quads.size(), text_bytes);
+  const uint64_t record = cache::record_bytes_bound(
+      rec.image.size(), static_cast<uint64_t>(stored_px) * 3, rec.quads.size(), text_bytes);
   if (text_bytes > cache::kMaxBlobBytes || record > cache::kMaxRecordBytes)
-    return Status::invalid_argument(path + ": with the " + std::to_string(text_bytes) +
-                                    " bytes of transcriptions of " + rec.annotation + " its record would take " +
-                                    std::to_string(record) + " bytes, over the limit of " +
-                                    std::to_string(cache::kMaxRecordBytes));
+    return Status::invalid_argument(
+        path + ": with the " + std::to_string(text_bytes) + " bytes of transcriptions of " +
+        rec.annotation + " its record would take " + std::to_string(record) +
+        " bytes, over the limit of " + std::to_string(cache::kMaxRecordBytes));
   return Status();
 }
 
 // Decodes it.file at the smallest DCT scale that is still at least the plan's size (up to 5%
 // less), then resizes into it.stored (rp.width x rp.height) as the references' resize_img does:
 // PIL's bilinear resize. From a full-size decode the stored pixels are then the references' own.
-Status decode_resized(Item& it, const std::string& path, const ImageInfo& info, const ResizePlan& rp, Worker& w) {
+Status decode_resized(Item& it, const std::string& path, const ImageInfo& info,
+                      const ResizePlan& rp, Worker& w) {
   const int eighths = fast_dct_eighths(std::max(static_cast<double>(rp.width) / info.width,
                                                 static_cast<double>(rp.height) / info.height));
   TF_RETURN_IF_ERROR(w.decoder.decode_eighths(it.file, path, eighths, it.decoded));
@@ -125,9 +126,10 @@ Status scale_quads(Item& it, const SampleRecord& rec, float quad_scale, const st
   it.quads.assign(rec.quads.begin(), rec.quads.end());
   for (size_t k = 0; k < it.quads.size(); ++k)
     for (float& v : it.quads[k].xy) {
-      v *= quad_scale;  // float32 * float32, as numpy does
+      v *= quad_scale;        // float32 * float32, as numpy does
       if (!std::isfinite(v))  // 3e38 is finite; upscaled, it is not: never stored as an infinity
-        return Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " + rec.annotation +
+        return Status::invalid_argument(path + ": word " + std::to_string(k + 1) + " of " +
+                                        rec.annotation +
                                         " has a coordinate that overflows float32 once resized");
     }
   it.poly_xy.assign(rec.poly_xy.begin(), rec.poly_xy.end());
@@ -155,7 +157,9 @@ Status process_unguarded(Item& it, const Dataset& ds, const CacheBuildOptions& o
   TF_RETURN_IF_ERROR(decode_resized(it, path, info, rp, w));
   TF_RETURN_IF_ERROR(scale_quads(it, rec, rp.quad_scale, path));
   if (o.codec != cache::PixelCodec::kJpeg) return Status();
-  if (o.restart_rows) return internal::encode_jpeg_restart_rows(it.stored, o.jpeg_quality, it.jpeg).with_context(path);
+  if (o.restart_rows)
+    return internal::encode_jpeg_restart_rows(it.stored, o.jpeg_quality, it.jpeg)
+        .with_context(path);
   return encode_jpeg(w, it.stored, o.jpeg_quality, it.jpeg);
 }
 
@@ -177,11 +181,13 @@ Result<ShardSpec> parse_shard(std::string_view text) {
     return Status::invalid_argument("--shard " + std::string(text) + ": " + why);
   };
   const size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return bad("expected K/N, e.g. 0/3 for the first of 3 shards");
+  if (slash == std::string_view::npos)
+    return bad("expected K/N, e.g. 0/3 for the first of 3 shards");
   uint64_t part[2] = {0, 0};
   const std::string_view digits[2] = {text.substr(0, slash), text.substr(slash + 1)};
   for (int i = 0; i < 2; ++i) {
-    if (digits[i].empty() || digits[i].size() > 9 || digits[i].find_first_not_of("0123456789") != std::string_view::npos)
+    if (digits[i].empty() || digits[i].size() > 9 ||
+        digits[i].find_first_not_of("0123456789") != std::string_view::npos)
       return bad("expected K/N of two whole numbers, e.g. 0/3 for the first of 3 shards");
     for (char c : digits[i]) part[i] = part[i] * 10 + static_cast<uint64_t>(c - '0');
   }
@@ -195,7 +201,9 @@ Result<ShardSpec> parse_shard(std::string_view text) {
 std::pair<size_t, size_t> shard_inputs(size_t n, ShardSpec shard) {
   // floor(k n / N) as k (n / N) + floor(k (n % N) / N): no product wraps (k <= N < 2^32).
   const uint64_t count = std::max<uint32_t>(shard.count, 1);
-  const auto at = [&](uint64_t k) { return static_cast<size_t>(k * (n / count) + k * (n % count) / count); };
+  const auto at = [&](uint64_t k) {
+    return static_cast<size_t>(k * (n / count) + k * (n % count) / count);
+  };
   return {at(shard.index), at(uint64_t{shard.index} + 1) - at(shard.index)};
 }
 
@@ -221,11 +229,13 @@ class Collector {
  public:
   // `inputs`: how many samples this build takes (its shard's). The budget of bad ones is the
   // whole dataset's, whatever the shard.
-  Collector(const Dataset& ds, const CacheBuildOptions& o, size_t inputs, cache::CacheWriter& writer,
-            const std::function<void(const BuildProgress&)>& progress, std::function<double()> elapsed)
+  Collector(const Dataset& ds, const CacheBuildOptions& o, size_t inputs,
+            cache::CacheWriter& writer, const std::function<void(const BuildProgress&)>& progress,
+            std::function<double()> elapsed)
       : ds_(ds), o_(o), writer_(writer), progress_(progress), elapsed_(std::move(elapsed)) {
     prog_.total = inputs;
-    max_bad_ = static_cast<size_t>(std::floor(o.max_bad_share * static_cast<double>(ds.samples.size())));
+    max_bad_ =
+        static_cast<size_t>(std::floor(o.max_bad_share * static_cast<double>(ds.samples.size())));
   }
 
   void take(const Item& it) {
@@ -250,7 +260,8 @@ class Collector {
   std::string first_failures() const {
     const auto& q = report_.quarantine;
     std::string m = q.empty() ? "" : " First failures:";
-    for (size_t i = 0; i < q.size() && i < 5; ++i) m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
+    for (size_t i = 0; i < q.size() && i < 5; ++i)
+      m += (i ? "; " : " ") + q[i].file + ": " + q[i].reason;
     return m;
   }
 
@@ -263,8 +274,9 @@ class Collector {
     d.width = it.stored.width();
     d.height = it.stored.height();
     d.codec = o_.codec;
-    d.pixels = o_.codec == cache::PixelCodec::kJpeg ? std::span<const uint8_t>(it.jpeg)
-                                                   : std::span<const uint8_t>(it.stored.data(), it.stored.size_bytes());
+    d.pixels = o_.codec == cache::PixelCodec::kJpeg
+                   ? std::span<const uint8_t>(it.jpeg)
+                   : std::span<const uint8_t>(it.stored.data(), it.stored.size_bytes());
     d.quads = it.quads;
     d.labels = rec.labels;
     d.texts = rec.texts;
@@ -276,11 +288,12 @@ class Collector {
 
   Status too_many_bad() const {
     const auto& q = report_.quarantine;
-    return Status::corrupt(std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
-                           std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
-                           std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) + " of the " +
-                           std::to_string(ds_.samples.size()) + " of the dataset); nothing was written." +
-                           first_failures());
+    return Status::corrupt(
+        std::to_string(q.size()) + " of the first " + std::to_string(prog_.done + 1) + " of " +
+        std::to_string(prog_.total) + " images could not be used, more than the allowed share of " +
+        std::to_string(o_.max_bad_share) + " (at most " + std::to_string(max_bad_) + " of the " +
+        std::to_string(ds_.samples.size()) + " of the dataset); nothing was written." +
+        first_failures());
   }
 
   const Dataset& ds_;
@@ -295,25 +308,32 @@ class Collector {
 };
 
 Status check_options(const Dataset& ds, const CacheBuildOptions& o) {
-  if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))  // augment::validate's bounds
-    return Status::invalid_argument("image_size must be 0 (keep the source size) or in [32, 32768], got " +
-                                    std::to_string(o.image_size));
+  if (o.image_size != 0 &&
+      (o.image_size < 32 || o.image_size > 32768))  // augment::validate's bounds
+    return Status::invalid_argument(
+        "image_size must be 0 (keep the source size) or in [32, 32768], got " +
+        std::to_string(o.image_size));
   if (o.restart_rows && o.codec != cache::PixelCodec::kJpeg)
-    return Status::invalid_argument("restart rows are a JPEG codec option: the raw codec has no markers to place");
+    return Status::invalid_argument(
+        "restart rows are a JPEG codec option: the raw codec has no markers to place");
   if (o.codec == cache::PixelCodec::kJpeg && (o.jpeg_quality < 1 || o.jpeg_quality > 100))
-    return Status::invalid_argument("JPEG quality must be in 1..100, got " + std::to_string(o.jpeg_quality));
+    return Status::invalid_argument("JPEG quality must be in 1..100, got " +
+                                    std::to_string(o.jpeg_quality));
   if (!(o.max_bad_share >= 0 && o.max_bad_share <= 1))
     return Status::invalid_argument("the share of bad inputs allowed must be in [0, 1], got " +
                                     std::to_string(o.max_bad_share));
   if (ds.samples.empty())
-    return Status::invalid_argument("dataset " + ds.root + " has no images; a cache of nothing is not written");
+    return Status::invalid_argument("dataset " + ds.root +
+                                    " has no images; a cache of nothing is not written");
   if (o.shard.count < 1 || o.shard.count > kMaxShardCount || o.shard.index >= o.shard.count)
-    return Status::invalid_argument("shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) +
-                                    ": K must be below N, and N in [1, " + std::to_string(kMaxShardCount) + "]");
+    return Status::invalid_argument(
+        "shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) +
+        ": K must be below N, and N in [1, " + std::to_string(kMaxShardCount) + "]");
   if (o.shard.count > ds.samples.size())
-    return Status::invalid_argument("shard " + std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count) +
-                                    ": N is more than the " + std::to_string(ds.samples.size()) + " images of " +
-                                    ds.root + "; every shard needs at least one");
+    return Status::invalid_argument("shard " + std::to_string(o.shard.index) + "/" +
+                                    std::to_string(o.shard.count) + ": N is more than the " +
+                                    std::to_string(ds.samples.size()) + " images of " + ds.root +
+                                    "; every shard needs at least one");
   return Status();
 }
 
@@ -332,8 +352,10 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
       checked = *input;
       const std::filesystem::path p = std::filesystem::path(ds.root) / *input;
       struct stat st;
-      if (p.filename() == name && ::stat(p.c_str(), &st) == 0 && st.st_dev == o.st_dev && st.st_ino == o.st_ino)
-        return Status::invalid_argument(out + " is " + *input + " of the dataset being built; refusing to replace "
+      if (p.filename() == name && ::stat(p.c_str(), &st) == 0 && st.st_dev == o.st_dev &&
+          st.st_ino == o.st_ino)
+        return Status::invalid_argument(out + " is " + *input +
+                                        " of the dataset being built; refusing to replace "
                                         "one of its inputs with the cache");
     }
   return Status();
@@ -342,7 +364,8 @@ Status check_out_is_not_an_input(const Dataset& ds, const std::string& out) {
 // Runs the build's pipeline in `arena` (serial read -> parallel process -> serial in-order
 // collect) until every sample is collected, the collector reports an error or o.cancel is set;
 // returns whether it was cancelled.
-bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOptions& o, Collector& out) {
+bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOptions& o,
+                  Collector& out) {
   const auto [first, count] = shard_inputs(ds.samples.size(), o.shard);
   const size_t end = first + count;
   const size_t tokens = static_cast<size_t>(std::max(2, 2 * arena.max_concurrency()));
@@ -354,31 +377,32 @@ bool run_pipeline(tbb::task_arena& arena, const Dataset& ds, const CacheBuildOpt
   size_t next = first;
   arena.execute([&] {
     tbb::parallel_pipeline(
-        tokens,
-        tbb::make_filter<void, Item*>(tbb::filter_mode::serial_in_order,
-                                      [&](tbb::flow_control& fc) -> Item* {
-                                        cancelled = cancelled || (o.cancel && o.cancel->load());
-                                        if (next >= end || !out.error().ok() || cancelled) {
-                                          fc.stop();
-                                          return nullptr;
-                                        }
-                                        Item* it = &items[next % tokens];
-                                        it->index = next++;
-                                        return it;
-                                      }) &
-            tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel,
-                                           [&](Item* it) {
-                                             process(*it, ds, o, workers.local());
-                                             return it;
-                                           }) &
-            tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order, [&](Item* it) { out.take(*it); }));
+        tokens, tbb::make_filter<void, Item*>(tbb::filter_mode::serial_in_order,
+                                              [&](tbb::flow_control& fc) -> Item* {
+                                                cancelled =
+                                                    cancelled || (o.cancel && o.cancel->load());
+                                                if (next >= end || !out.error().ok() || cancelled) {
+                                                  fc.stop();
+                                                  return nullptr;
+                                                }
+                                                Item* it = &items[next % tokens];
+                                                it->index = next++;
+                                                return it;
+                                              }) &
+                    tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel,
+                                                   [&](Item* it) {
+                                                     process(*it, ds, o, workers.local());
+                                                     return it;
+                                                   }) &
+                    tbb::make_filter<Item*, void>(tbb::filter_mode::serial_in_order,
+                                                  [&](Item* it) { out.take(*it); }));
   });
   return cancelled;
 }
 
 // What the cache's footer records of its build.
-cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o, const BuildReport& report,
-                            double build_seconds) {
+cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o,
+                            const BuildReport& report, double build_seconds) {
   cache::CacheMeta meta;
   meta.profile = std::string(augment::profile_name(o.profile));
   meta.image_size = o.image_size;
@@ -408,23 +432,26 @@ Result<BuildReport> build_cache(const Dataset& ds, const CacheBuildOptions& o, W
                                 const std::function<void(const BuildProgress&)>& progress) {
   TF_RETURN_IF_ERROR(check_options(ds, o));
   if (o.force) TF_RETURN_IF_ERROR(check_out_is_not_an_input(ds, o.out));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer, cache::CacheWriter::create(o.out, o.force));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<cache::CacheWriter> writer,
+                      cache::CacheWriter::create(o.out, o.force));
 
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto elapsed = [start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   const size_t n = shard_inputs(ds.samples.size(), o.shard).second;
   Collector out(ds, o, n, *writer, progress, elapsed);
   const bool cancelled = run_pipeline(internal::arena_of(pool), ds, o, out);
   // Returning before finish() destroys the writer, which removes its temporary file.
   if (cancelled)
-    return Status::cancelled("interrupted after " + std::to_string(out.done()) + " of " + std::to_string(n) +
-                             " images; nothing was written");
+    return Status::cancelled("interrupted after " + std::to_string(out.done()) + " of " +
+                             std::to_string(n) + " images; nothing was written");
   TF_RETURN_IF_ERROR(out.error());
   BuildReport& report = out.report();
   // A shard may be all quarantined (within the dataset's budget): merged, it adds no sample.
   if (writer->num_samples() == 0 && o.shard.count == 1)
-    return Status::corrupt("none of the " + std::to_string(n) + " images could be used; nothing was written." +
-                           out.first_failures());
+    return Status::corrupt("none of the " + std::to_string(n) +
+                           " images could be used; nothing was written." + out.first_failures());
 
   TF_RETURN_IF_ERROR(writer->finish(build_meta(ds, o, report, elapsed())));
   report.samples = writer->num_samples();

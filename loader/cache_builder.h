@@ -37,9 +37,10 @@ Result<ShardSpec> parse_shard(std::string_view text);
 std::pair<size_t, size_t> shard_inputs(size_t n, ShardSpec shard);
 
 struct CacheBuildOptions {
-  std::string out;                 // final path of the cache file
-  augment::Profile profile = augment::Profile::kUpstage;
-  int image_size = 2048;           // longer side of the stored pixels, in [32, 32768]; 0 = keep the source size
+  std::string out;             // final path of the cache file
+  augment::Profile profile{};  // the first registered profile (upstage)
+  int image_size =
+      2048;  // longer side of the stored pixels, in [32, 32768]; 0 = keep the source size
   cache::PixelCodec codec = cache::PixelCodec::kRaw;
   // 1..100, for kJpeg. 90: against 95, the decode stage a quarter shorter (the JPEG cache sample
   // 6-15% cheaper), 37-40% smaller, ~1 dB lower PSNR of the crops against a raw cache's (README
@@ -50,7 +51,7 @@ struct CacheBuildOptions {
   // row above and beside it (loader/detail/jpeg_restart.h). Same pixels; the whole-image decode is
   // slower (libjpeg-turbo's fast Huffman path is off).
   bool restart_rows = false;
-  bool force = false;              // replace an existing regular file at `out` (never one of the inputs)
+  bool force = false;  // replace an existing regular file at `out` (never one of the inputs)
   DecodeOptions decode;
   // The build fails, writing nothing, as soon as more than this share of the dataset's images
   // are quarantined: a mostly unreadable dataset (a wrong folder, a broken copy) is an error to
@@ -70,10 +71,10 @@ struct CacheBuildOptions {
 };
 
 struct BuildProgress {
-  size_t done = 0;         // samples written or quarantined
+  size_t done = 0;  // samples written or quarantined
   size_t total = 0;
   size_t quarantined = 0;
-  uint64_t bytes = 0;      // written so far
+  uint64_t bytes = 0;  // written so far
   double seconds = 0;
 };
 
@@ -85,8 +86,8 @@ struct BuildReport {
   std::vector<cache::QuarantineEntry> quarantine;
 };
 
-// Stored size and quad scale of resize_img (docs/targets.md §2.2 step 2): r = S / max(w, h) in double
-// for the size, (S, int(h r)) if w > h else (int(w r), S); the quads use float32(r).
+// Stored size and quad scale of resize_img (docs/targets.md §2.2 step 2): r = S / max(w, h) in
+// double for the size, (S, int(h r)) if w > h else (int(w r), S); the quads use float32(r).
 struct ResizePlan {
   int width = 0;
   int height = 0;
@@ -97,11 +98,11 @@ ResizePlan reference_resize(int width, int height, int image_size);
 // Builds the cache on `pool` (its threads() is the thread count). `progress` is called
 // from one thread at a time after every sample. Per-sample failures are quarantined (listed in the
 // report and the cache's Meta) up to max_bad_share; among them an image whose stored size would
-// exceed decode.max_pixels (or what one record holds), which is never allocated. Errors, after which nothing is left at `out`
-// nor beside it: kInvalidArgument (options, an empty dataset, a shard of no inputs, an existing output without force,
-// an output that is not a regular file or is one of the dataset's images or annotation files),
-// kCorrupt (more images quarantined than max_bad_share allows, or none usable; both name the
-// first ones and why), kCancelled, kIo.
+// exceed decode.max_pixels (or what one record holds), which is never allocated. Errors, after
+// which nothing is left at `out` nor beside it: kInvalidArgument (options, an empty dataset, a
+// shard of no inputs, an existing output without force, an output that is not a regular file or is
+// one of the dataset's images or annotation files), kCorrupt (more images quarantined than
+// max_bad_share allows, or none usable; both name the first ones and why), kCancelled, kIo.
 Result<BuildReport> build_cache(const Dataset& dataset, const CacheBuildOptions& options,
                                 WorkerPool& pool,
                                 const std::function<void(const BuildProgress&)>& progress);

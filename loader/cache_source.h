@@ -16,8 +16,8 @@ namespace textfeed::loader {
 // Immutable; every method is safe from many threads (CacheReader's are).
 class CacheSource final : public SampleSource {
  public:
-  // A cache manifest (cache::is_manifest_path) through cache::open_manifest, any other path through cache::CacheReader::open. Errors: theirs,
-  // kInvalidArgument (no samples).
+  // A cache manifest (cache::is_manifest_path) through cache::open_manifest, any other path through
+  // cache::CacheReader::open. Errors: theirs, kInvalidArgument (no samples).
   static Result<std::shared_ptr<const CacheSource>> open(const std::string& path);
 
   explicit CacheSource(std::shared_ptr<const cache::CacheReader> reader);

@@ -11,33 +11,22 @@
 #include <string>
 #include <vector>
 
-#include "augment/photometric.h"
+#include "augment/deferred_row.h"
 #include "base/tensor.h"
 
 namespace textfeed::loader {
 
-// What a row needs besides its crop.
-struct CompactRow {
-  augment::ColorParams color;
-  std::vector<double> quads;          // 8 coordinates per word, crop px (GeometryPlan::vertices)
-  std::vector<unsigned char> labels;  // per word: 1 = text, 0 = ignored
-};
+// What a row needs besides its crop: its colour draw and its words after the augmentation (the
+// words the family's targets can see; augment/east/chain.h keep_visible_words for EAST).
+using CompactRow = augment::DeferredRow;
 
 // How far a sent word may reach: every coordinate within this many crop sides of the crop, in
 // [-64 C, 65 C] for a crop of C px. The daemon sends only the words the targets can see
-// (keep_visible_words), and those stay well inside it but for a word over 63 crop sides long or
-// an annotation far outside its image; a receiver refuses a row with a coordinate beyond it as no
-// honest daemon's (a word moved far away would change the targets). A daemon whose visible word
-// reaches further fails the batch instead (use the full payload).
+// (augment::keep_visible_words), and those stay well inside it but for a word over 63 crop sides
+// long or an annotation far outside its image; a receiver refuses a row with a coordinate beyond it
+// as no honest daemon's (a word moved far away would change the targets). A daemon whose visible
+// word reaches further fails the batch instead (use the full payload).
 inline constexpr double kCompactReachSides = 64;
-
-// The words of `quads` (8 coordinates each, crop px) and `labels` that the EAST targets can see,
-// into row.quads and row.labels: those the target builder leaves out (a coordinate beyond
-// augment::kMaxTargetCoord or not finite) and those wholly more than one crop side off the crop
-// (every corner beyond it on one side) are left out; they paint no pixel of any target, so the
-// targets of what is kept are the same bytes.
-void keep_visible_words(std::span<const double> quads, std::span<const unsigned char> labels,
-                        int crop_size, CompactRow& row);
 
 // "word W reaches X px, beyond 64 crop sides of the C px crop" for the first coordinate of `row`
 // beyond kCompactReachSides crop sides of a `crop_size` crop (or not finite); "" when none is.

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "augment/family.h"
+
 namespace textfeed::loader {
 
 namespace {
@@ -47,9 +49,7 @@ Status compact_supported(const PipelineSpec& spec) {
   if (spec.mode != Mode::kTrain)
     return Status::invalid_argument(
         "the compact payload is for training batches (eval batches have no targets)");
-  if (spec.augment.profile == augment::Profile::kDb)
-    return Status::invalid_argument(
-        "the compact payload is for the EAST profiles (upstage, sakura, bc7), not db");
+  TF_RETURN_IF_ERROR(augment::check_compact_rows(spec.augment.profile));
   if (spec.return_polygons)
     return Status::invalid_argument(
         "the compact payload carries the words once already: it does not take "
@@ -63,8 +63,7 @@ Result<std::unique_ptr<CompactExpander>> CompactExpander::create(const PipelineS
   TF_RETURN_IF_ERROR(augment::validate(spec.augment));
   std::unique_ptr<CompactExpander> e(new CompactExpander());
   e->options_ = spec.augment;
-  e->targets_ =
-      augment::make_target_builder(augment::target_kind(spec.augment.profile), spec.augment);
+  e->targets_ = augment::make_target_builder(spec.augment);
   e->layout_ = BatchLayout::make(spec.sampler.batch_size, spec.augment, *e->targets_);
   return e;
 }

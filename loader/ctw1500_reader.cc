@@ -4,16 +4,15 @@
 // from (xmin, ymin)) or 28 (absolute coordinates, the test release), the latter optionally
 // followed by ",####<text>". The .xml holds <box> elements with <label> and <segs> (28 absolute
 // numbers). Transcription "###" = ignored.
-#include "loader/dataset.h"
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "loader/dataset.h"
 #include "loader/detail/paired_folder.h"
 #include "loader/detail/text.h"
 #include "loader/detail/words.h"
@@ -26,7 +25,8 @@ constexpr size_t kPoints = 14;
 // Parses `field` as a coordinate into `*v`; returns why it is bad, or "".
 std::string number(std::string_view field, int k, double* v) {
   if (!internal::parse_number(field, v))
-    return "number " + std::to_string(k) + " is not a finite number: '" + std::string(field.substr(0, 32)) + "'";
+    return "number " + std::to_string(k) + " is not a finite number: '" +
+           std::string(field.substr(0, 32)) + "'";
   if (!internal::finite_as_float(*v))
     return "number " + std::to_string(k) + " is out of range of a 32-bit float";
   return {};
@@ -39,7 +39,8 @@ std::string numbers(std::string_view s, std::vector<float>* out) {
   while (pos <= s.size()) {
     const size_t comma = std::min(s.find(',', pos), s.size());
     double v = 0;
-    if (std::string why = number(s.substr(pos, comma - pos), static_cast<int>(out->size()) + 1, &v); !why.empty())
+    if (std::string why = number(s.substr(pos, comma - pos), static_cast<int>(out->size()) + 1, &v);
+        !why.empty())
       return why;
     out->push_back(static_cast<float>(v));
     pos = comma + 1;
@@ -48,8 +49,8 @@ std::string numbers(std::string_view s, std::vector<float>* out) {
 }
 
 // One .txt line into `rec`; returns why it is bad, or "".
-std::string parse_txt_line(std::string_view line, int line_no, const ReaderOptions& o, SampleRecord& rec,
-                           std::vector<float>& v) {
+std::string parse_txt_line(std::string_view line, int line_no, const ReaderOptions& o,
+                           SampleRecord& rec, std::vector<float>& v) {
   if (line.find('\0') != std::string_view::npos) return "line contains a NUL byte";
   std::string_view text;
   if (const size_t t = line.find("####"); t != std::string_view::npos) {
@@ -66,7 +67,8 @@ std::string parse_txt_line(std::string_view line, int line_no, const ReaderOptio
       v[i + 1] += y0;
     }
   } else if (v.size() != 2 * kPoints) {
-    return std::to_string(v.size()) + " numbers; a CTW1500 line has 32 (box + 28 offsets) or 28 (14 points)";
+    return std::to_string(v.size()) +
+           " numbers; a CTW1500 line has 32 (box + 28 offsets) or 28 (14 points)";
   }
   for (float c : v)
     if (!std::isfinite(c)) return "a point is out of range of a 32-bit float once the box is added";
@@ -75,8 +77,8 @@ std::string parse_txt_line(std::string_view line, int line_no, const ReaderOptio
   return {};
 }
 
-Status parse_txt(const std::string& path, const std::string& shown, const ReaderOptions& o, SampleRecord& rec,
-                 std::vector<BadRecord>& bad) {
+Status parse_txt(const std::string& path, const std::string& shown, const ReaderOptions& o,
+                 SampleRecord& rec, std::vector<BadRecord>& bad) {
   TF_ASSIGN_OR_RETURN(std::string content, internal::read_text_file(path));
   const std::vector<std::string_view> lines = internal::split_lines(internal::strip_bom(content));
   std::vector<float> v;
@@ -129,18 +131,20 @@ std::string parse_box(std::string_view box, int line_no, const ReaderOptions& o,
   const std::optional<std::string_view> segs = element_text(box, "segs");
   if (!segs) return "<box> has no <segs>...</segs>";
   if (std::string why = numbers(*segs, &v); !why.empty()) return "<segs>: " + why;
-  if (v.size() != 2 * kPoints) return "<segs> has " + std::to_string(v.size()) + " numbers; CTW1500 has 28";
+  if (v.size() != 2 * kPoints)
+    return "<segs> has " + std::to_string(v.size()) + " numbers; CTW1500 has 28";
   const std::string text = unescape(element_text(box, "label").value_or(""));
   internal::add_polygon_word(rec, v, text == "###" ? kLabelIgnored : kLabelValid, text, line_no, o);
   return {};
 }
 
-Status parse_xml(const std::string& path, const std::string& shown, const ReaderOptions& o, SampleRecord& rec,
-                 std::vector<BadRecord>& bad) {
+Status parse_xml(const std::string& path, const std::string& shown, const ReaderOptions& o,
+                 SampleRecord& rec, std::vector<BadRecord>& bad) {
   TF_ASSIGN_OR_RETURN(std::string content, internal::read_text_file(path));
   const std::string_view xml = internal::strip_bom(content);
   if (xml.find("<Annotations") == std::string_view::npos)
-    return Status::invalid_argument(shown + ": no <Annotations> element; not a CTW1500 xml label file");
+    return Status::invalid_argument(shown +
+                                    ": no <Annotations> element; not a CTW1500 xml label file");
   std::vector<float> v;
   size_t pos = 0, line_at = 0;
   int line_no = 1;
@@ -161,12 +165,13 @@ Status parse_xml(const std::string& path, const std::string& shown, const Reader
 
 std::optional<std::string> label_stem(const std::string& name) {
   for (std::string_view ext : {".txt", ".xml"})
-    if (name.size() > ext.size() && name.ends_with(ext)) return name.substr(0, name.size() - ext.size());
+    if (name.size() > ext.size() && name.ends_with(ext))
+      return name.substr(0, name.size() - ext.size());
   return std::nullopt;
 }
 
-Status parse_label(const std::string& path, const std::string& shown, const ReaderOptions& o, SampleRecord& rec,
-                   std::vector<BadRecord>& bad) {
+Status parse_label(const std::string& path, const std::string& shown, const ReaderOptions& o,
+                   SampleRecord& rec, std::vector<BadRecord>& bad) {
   if (path.ends_with(".xml")) return parse_xml(path, shown, o, rec, bad);
   return parse_txt(path, shown, o, rec, bad);
 }
@@ -174,7 +179,8 @@ Status parse_label(const std::string& path, const std::string& shown, const Read
 }  // namespace
 
 Result<Dataset> read_ctw1500(const std::string& root, const ReaderOptions& options) {
-  return internal::read_paired_folder(root, options, {DatasetFormat::kCtw1500, "CTW1500", label_stem, parse_label});
+  return internal::read_paired_folder(
+      root, options, {DatasetFormat::kCtw1500, "CTW1500", label_stem, parse_label});
 }
 
 }  // namespace textfeed::loader

@@ -78,7 +78,8 @@ bool looks_like_paddle(const fs::path& file) {
   const std::string h = head(file, 4096);
   const std::string_view line = first_line(h);
   const size_t tab = line.find('\t');
-  return tab != std::string_view::npos && line.substr(tab + 1).find_first_not_of(" ") != std::string_view::npos &&
+  return tab != std::string_view::npos &&
+         line.substr(tab + 1).find_first_not_of(" ") != std::string_view::npos &&
          line[line.find_first_not_of(' ', tab + 1)] == '[';
 }
 
@@ -89,7 +90,8 @@ std::vector<std::string> paddle_label_files(const fs::path& dir, const ReaderOpt
   Result<std::vector<std::string>> files = internal::list_files(dir.string());
   if (!files.has_value()) return out;
   for (const std::string& f : *files)
-    if (fs::path(f).extension() == ".txt" && f.find(o.split) != std::string::npos && looks_like_paddle(dir / f))
+    if (fs::path(f).extension() == ".txt" && f.find(o.split) != std::string::npos &&
+        looks_like_paddle(dir / f))
       out.push_back((dir / f).string());
   return out;
 }
@@ -103,7 +105,8 @@ fs::path paddle_data_dir(const fs::path& label) {
   const std::string_view line = first_line(h);
   const std::string image(line.substr(0, std::min(line.find('\t'), line.size())));
   std::error_code ec;
-  if (image.empty() || !safe_join(dir.string(), image).has_value() || fs::exists(dir / image, ec)) return dir;
+  if (image.empty() || !safe_join(dir.string(), image).has_value() || fs::exists(dir / image, ec))
+    return dir;
   return fs::exists(dir.parent_path() / image, ec) ? dir.parent_path() : dir;
 }
 
@@ -120,7 +123,8 @@ DatasetFormat gt_folder_format(const fs::path& gt) {
       const std::string h = head(gt / f, 4096);
       const std::string_view line = first_line(h);
       const size_t commas = static_cast<size_t>(std::count(line.begin(), line.end(), ','));
-      if (commas >= 27 && (commas == 27 || commas == 31 || line.find("####") != std::string_view::npos))
+      if (commas >= 27 &&
+          (commas == 27 || commas == 31 || line.find("####") != std::string_view::npos))
         return DatasetFormat::kCtw1500;
     }
   }
@@ -129,9 +133,12 @@ DatasetFormat gt_folder_format(const fs::path& gt) {
 
 Result<Dataset> read_folder_as(DatasetFormat f, const fs::path& p, const ReaderOptions& o) {
   switch (f) {
-    case DatasetFormat::kTotalText: return read_totaltext(p.string(), o);
-    case DatasetFormat::kCtw1500: return read_ctw1500(p.string(), o);
-    default: return read_icdar15(p.string(), o);
+    case DatasetFormat::kTotalText:
+      return read_totaltext(p.string(), o);
+    case DatasetFormat::kCtw1500:
+      return read_ctw1500(p.string(), o);
+    default:
+      return read_icdar15(p.string(), o);
   }
 }
 
@@ -145,10 +152,11 @@ Result<Dataset> open_file(const std::string& path, const fs::path& p, const Read
       (f == ReaderFormat::kAuto && json && head(p).find("\"data_list\"") != std::string::npos))
     return read_mmocr(p.parent_path().string(), p.string(), o);
   if ((f != ReaderFormat::kAuto && f != ReaderFormat::kUfo) || !json)
-    return Status::invalid_argument(path + ": a dataset file is a UFO or mmocr .json or a PaddleOCR label file" +
-                                    (f == ReaderFormat::kAuto ? std::string()
-                                                              : "; format " + std::string(reader_format_name(f)) +
-                                                                    " reads a folder"));
+    return Status::invalid_argument(
+        path + ": a dataset file is a UFO or mmocr .json or a PaddleOCR label file" +
+        (f == ReaderFormat::kAuto
+             ? std::string()
+             : "; format " + std::string(reader_format_name(f)) + " reads a folder"));
   // root/ufo/x.json -> root; any other x.json -> its own folder.
   const fs::path dir = p.parent_path();
   const fs::path root = dir.filename() == "ufo" ? dir.parent_path() : dir;
@@ -158,10 +166,14 @@ Result<Dataset> open_file(const std::string& path, const fs::path& p, const Read
 // A folder path with a forced format.
 Result<Dataset> open_folder_as(const fs::path& p, const ReaderOptions& o) {
   switch (o.format) {
-    case ReaderFormat::kIcdar15: return read_icdar15(p.string(), o);
-    case ReaderFormat::kTotalText: return read_totaltext(p.string(), o);
-    case ReaderFormat::kCtw1500: return read_ctw1500(p.string(), o);
-    case ReaderFormat::kUfo: return internal::open_ufo_folder(p, o);
+    case ReaderFormat::kIcdar15:
+      return read_icdar15(p.string(), o);
+    case ReaderFormat::kTotalText:
+      return read_totaltext(p.string(), o);
+    case ReaderFormat::kCtw1500:
+      return read_ctw1500(p.string(), o);
+    case ReaderFormat::kUfo:
+      return internal::open_ufo_folder(p, o);
     case ReaderFormat::kMmocr: {
       const fs::path json = p / ("textdet_" + o.split + ".json");
       std::error_code ec;
@@ -173,11 +185,13 @@ Result<Dataset> open_folder_as(const fs::path& p, const ReaderOptions& o) {
     case ReaderFormat::kPaddle: {
       const std::vector<std::string> labels = paddle_label_files(p, o);
       if (labels.empty())
-        return Status::invalid_argument(p.string() + ": no PaddleOCR label file (*" + o.split +
-                                        "*.txt starting 'path<TAB>[') in the folder; name the file");
+        return Status::invalid_argument(
+            p.string() + ": no PaddleOCR label file (*" + o.split +
+            "*.txt starting 'path<TAB>[') in the folder; name the file");
       return read_paddle(p.string(), labels, o);
     }
-    case ReaderFormat::kAuto: break;
+    case ReaderFormat::kAuto:
+      break;
   }
   return Status::invalid_argument("format holds an unknown value");
 }
@@ -186,12 +200,18 @@ Result<Dataset> open_folder_as(const fs::path& p, const ReaderOptions& o) {
 
 std::string_view dataset_format_name(DatasetFormat f) {
   switch (f) {
-    case DatasetFormat::kIcdar15: return "icdar15";
-    case DatasetFormat::kUfo: return "ufo";
-    case DatasetFormat::kTotalText: return "totaltext";
-    case DatasetFormat::kCtw1500: return "ctw1500";
-    case DatasetFormat::kPaddle: return "paddle";
-    case DatasetFormat::kMmocr: return "mmocr";
+    case DatasetFormat::kIcdar15:
+      return "icdar15";
+    case DatasetFormat::kUfo:
+      return "ufo";
+    case DatasetFormat::kTotalText:
+      return "totaltext";
+    case DatasetFormat::kCtw1500:
+      return "ctw1500";
+    case DatasetFormat::kPaddle:
+      return "paddle";
+    case DatasetFormat::kMmocr:
+      return "mmocr";
   }
   return "unknown";
 }
@@ -208,11 +228,14 @@ Result<Dataset> open_dataset(const std::string& path, const ReaderOptions& optio
   const fs::path p = fs::absolute(path, ec).lexically_normal();
   if (fs::is_regular_file(p, ec)) return open_file(path, p, options);
   if (!fs::is_directory(p, ec)) {
-    if (fs::exists(p, ec)) return Status::invalid_argument(path + ": a dataset is a folder or a UFO .json file, and this is neither");
+    if (fs::exists(p, ec))
+      return Status::invalid_argument(
+          path + ": a dataset is a folder or a UFO .json file, and this is neither");
     return Status::not_found(path + ": no such file or folder");
   }
   if (options.format != ReaderFormat::kAuto) return open_folder_as(p, options);
-  if (fs::is_directory(p / options.gt_dir, ec)) return read_folder_as(gt_folder_format(p / options.gt_dir), p, options);
+  if (fs::is_directory(p / options.gt_dir, ec))
+    return read_folder_as(gt_folder_format(p / options.gt_dir), p, options);
   if (!fs::is_directory(p / "ufo", ec)) {
     if (fs::is_regular_file(p / ("textdet_" + options.split + ".json"), ec))
       return read_mmocr(p.string(), (p / ("textdet_" + options.split + ".json")).string(), options);

@@ -31,8 +31,8 @@ struct SampleRecord {
   // (docs/design.md "Evaluation batches"): the words `quads` keeps, in the file's order, plus
   // those of more than 4 points that PolyPolicy kSkip leaves out of `quads`; not the words an
   // ignore tag or a bad field removes. Every reader fills it (ICDAR: the quads themselves).
-  std::vector<float> poly_xy;            // x y interleaved, original px
-  std::vector<uint32_t> poly_points;     // points per word
+  std::vector<float> poly_xy;              // x y interleaved, original px
+  std::vector<uint32_t> poly_points;       // points per word
   std::vector<unsigned char> poly_labels;  // per word: kLabelValid or kLabelIgnored
 };
 
@@ -45,8 +45,8 @@ struct BadRecord {
   std::string reason;
 };
 
-// One annotation file (UFO or mmocr json, PaddleOCR label file) a Dataset was read from, and the folder its image names were found in
-// (docs/dataset_layouts.md).
+// One annotation file (UFO or mmocr json, PaddleOCR label file) a Dataset was read from, and the
+// folder its image names were found in (docs/dataset_layouts.md).
 struct AnnotationFile {
   std::string file;       // the json, relative to the root (absolute when it lies outside)
   std::string image_dir;  // relative to the root; "" is the root itself
@@ -121,7 +121,8 @@ Result<Dataset> read_paddle(const std::string& root, const std::vector<std::stri
 // "instances": [{"polygon": [x1, y1, ...], "bbox", "bbox_label", "ignore", "text"?}]}]}; image
 // paths relative to `root`; "ignore": true is ignored. Errors: kNotFound, kCorrupt (not valid json,
 // a wrong top-level structure), kInvalidArgument (the file is not regular, too large, UTF-16/32).
-Result<Dataset> read_mmocr(const std::string& root, const std::string& json_path, const ReaderOptions& options);
+Result<Dataset> read_mmocr(const std::string& root, const std::string& json_path,
+                           const ReaderOptions& options);
 
 // Auto-detects (docs/dataset_layouts.md): a .json file is UFO (root: the folder above ufo/ when
 // the file is in a ufo/ folder, else its own folder); a folder with <gt_dir>/ is ICDAR-2015; a

@@ -34,9 +34,10 @@ namespace {
 constexpr size_t kMaxLoggedBadRecords = 100;
 void log_bad_records(const Dataset& ds) {
   if (ds.bad.empty()) return;
-  TF_LOG(Warning) << "dataset " << ds.root << ": " << ds.bad.size()
-                  << " annotation record(s) left out or kept without their words; `textfeed inspect " << ds.root
-                  << "` lists them all";
+  TF_LOG(Warning)
+      << "dataset " << ds.root << ": " << ds.bad.size()
+      << " annotation record(s) left out or kept without their words; `textfeed inspect " << ds.root
+      << "` lists them all";
   for (size_t i = 0; i < ds.bad.size() && i < kMaxLoggedBadRecords; ++i) {
     const BadRecord& b = ds.bad[i];
     std::string where = b.file;
@@ -52,13 +53,15 @@ void log_bad_records(const Dataset& ds) {
 // the folder was chosen among several, so it is said once.
 void log_layout(const Dataset& ds) {
   for (const AnnotationFile& f : ds.files)
-    TF_LOG(Info) << "dataset " << ds.root << ": " << f.file << ": " << f.samples << " image(s) from "
-                 << (f.image_dir.empty() ? std::string(".") : f.image_dir) << "/";
+    TF_LOG(Info) << "dataset " << ds.root << ": " << f.file << ": " << f.samples
+                 << " image(s) from " << (f.image_dir.empty() ? std::string(".") : f.image_dir)
+                 << "/";
 }
 
 }  // namespace
 
-Result<std::shared_ptr<const DatasetSource>> DatasetSource::open(const std::string& path, const ReaderOptions& o) {
+Result<std::shared_ptr<const DatasetSource>> DatasetSource::open(const std::string& path,
+                                                                 const ReaderOptions& o) {
   TF_ASSIGN_OR_RETURN(Dataset ds, open_dataset(path, o));
   log_layout(ds);
   log_bad_records(ds);

@@ -19,9 +19,10 @@ class DatasetSource final : public SampleSource {
  public:
   // open_dataset(path, options), whose bad records (Dataset::bad) are logged as warnings, each with
   // its file, line and reason (the first 100, then their count); each UFO json read, with the
-  // image folder used for it and its image count, is logged once at kInfo. Errors: those of open_dataset,
-  // kInvalidArgument (no images).
-  static Result<std::shared_ptr<const DatasetSource>> open(const std::string& path, const ReaderOptions& options);
+  // image folder used for it and its image count, is logged once at kInfo. Errors: those of
+  // open_dataset, kInvalidArgument (no images).
+  static Result<std::shared_ptr<const DatasetSource>> open(const std::string& path,
+                                                           const ReaderOptions& options);
 
   explicit DatasetSource(Dataset dataset);
 

@@ -18,6 +18,7 @@
 #include "base/file.h"
 #include "loader/detail/image_header.h"
 #include "loader/detail/jpeg_region.h"
+#include "loader/detail/jpeg_segments.h"
 
 namespace textfeed::loader {
 
@@ -74,28 +75,20 @@ bool dct_scale_supported(int eighths) {
 }
 
 // Whether the JPEG has an APP14 "Adobe" segment before its first scan: that is what tells
-// libjpeg, and us, that 4-channel samples are stored inverted (Adobe's convention).
-bool has_adobe_marker(std::span<const uint8_t> b) {
-  size_t pos = 2;  // after SOI
-  while (pos + 4 <= b.size()) {
-    if (b[pos] != 0xFF) return false;  // not at a marker: damaged, and libjpeg has read it already
-    const uint8_t marker = b[pos + 1];
-    if (marker == 0xFF) {  // fill byte
-      ++pos;
-      continue;
-    }
-    if (marker == 0xDA || marker == 0xD9) return false;  // SOS or EOI: no more header segments
-    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM and RSTn have no length
-      pos += 2;
-      continue;
-    }
-    const size_t len = (size_t{b[pos + 2]} << 8) | b[pos + 3];
-    if (marker == 0xEE && len >= 7 && pos + 9 <= b.size() &&
-        std::memcmp(b.data() + pos + 4, "Adobe", 5) == 0)
+// libjpeg, and us, that 4-channel samples are stored inverted (Adobe's convention). Called after
+// a successful decode: libjpeg has read these headers already, and headers that the walk refuses
+// (a segment cut short, bytes between segments) fail that decode, so a refusal is only a "no".
+bool has_adobe_marker(std::span<const uint8_t> b, std::string_view name) {
+  static constexpr std::string_view kAdobe = "Adobe";
+  internal::JpegSegmentWalker walk(b, name);
+  for (;;) {
+    const Result<internal::JpegSegment> seg = walk.next();
+    if (!seg.has_value() || seg->marker == internal::kJpegSos || seg->marker == internal::kJpegEoi)
+      return false;
+    if (seg->marker == internal::kJpegApp14 && seg->payload.size() >= kAdobe.size() &&
+        std::memcmp(seg->payload.data(), kAdobe.data(), kAdobe.size()) == 0)
       return true;
-    pos += 2 + len;
   }
-  return false;
 }
 
 Status check_limits(const ImageInfo& info, std::string_view name, int64_t max_pixels) {
@@ -123,7 +116,8 @@ const DecodeOptions& Decoder::options() const { return impl_->options; }
 Status Decoder::Impl::ensure_handle(std::string_view name) {
   if (!tj) tj = tjInitDecompress();
   if (!tj)
-    return Status::internal(msg(name, std::string("tjInitDecompress failed: ") + tjGetErrorStr2(nullptr)));
+    return Status::internal(
+        msg(name, std::string("tjInitDecompress failed: ") + tjGetErrorStr2(nullptr)));
   return Status();
 }
 
@@ -142,7 +136,9 @@ Result<ImageInfo> Decoder::Impl::jpeg_info(std::span<const uint8_t> bytes, std::
   int w = 0, h = 0, subsamp = 0, colorspace = 0;
   if (tjDecompressHeader3(tj, bytes.data(), bytes.size(), &w, &h, &subsamp, &colorspace) != 0)
     return jpeg_failure(name, "bad JPEG header");
-  const int channels = colorspace == TJCS_GRAY ? 1 : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4 : 3;
+  const int channels = colorspace == TJCS_GRAY                                ? 1
+                       : (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) ? 4
+                                                                              : 3;
   return ImageInfo{w, h, channels, ImageCodec::kJpeg};
 }
 
@@ -184,16 +180,19 @@ Status Decoder::decode_eighths(std::span<const uint8_t> bytes, std::string_view 
   return impl_->decode_other(bytes, name, info, e, out);
 }
 
-Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes, std::string_view name, int e,
-                                              int x0, int y0, int x1, int y1, Image& out) {
+Result<Decoder::Window> Decoder::decode_window(std::span<const uint8_t> bytes,
+                                               std::string_view name, int e, int x0, int y0, int x1,
+                                               int y1, Image& out) {
   if (e < 1 || e > 8)
     return Status::invalid_argument(msg(name, "eighths must be in 1..8, got " + std::to_string(e)));
   TF_ASSIGN_OR_RETURN(ImageInfo info, read_info(bytes, name));
   int w = 0, h = 0;
   eighths_size(info, e, &w, &h);
-  if (info.codec != ImageCodec::kJpeg || info.channels == 4 || (x0 <= 0 && y0 <= 0 && x1 >= w && y1 >= h)) {
-    TF_RETURN_IF_ERROR(info.codec == ImageCodec::kJpeg ? impl_->decode_jpeg(bytes, name, info, e, out)
-                                                       : impl_->decode_other(bytes, name, info, e, out));
+  if (info.codec != ImageCodec::kJpeg || info.channels == 4 ||
+      (x0 <= 0 && y0 <= 0 && x1 >= w && y1 >= h)) {
+    TF_RETURN_IF_ERROR(info.codec == ImageCodec::kJpeg
+                           ? impl_->decode_jpeg(bytes, name, info, e, out)
+                           : impl_->decode_other(bytes, name, info, e, out));
     return Window{};
   }
   x0 = std::clamp(x0, 0, w - 1), y0 = std::clamp(y0, 0, h - 1);
@@ -229,7 +228,7 @@ Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_vi
   const uint8_t* s = cmyk.data();
   uint8_t* o = out.data();
   const size_t n = static_cast<size_t>(w) * h;
-  if (has_adobe_marker(bytes)) {
+  if (has_adobe_marker(bytes, name)) {
     // Adobe (Photoshop and libjpeg's own writer) stores inverted CMYK, 0 = full ink, and libjpeg
     // hands the samples back as stored: R = C * K / 255.
     for (size_t i = 0; i < n; ++i, s += 4, o += 3) {
@@ -249,8 +248,8 @@ Status Decoder::Impl::decode_jpeg(std::span<const uint8_t> bytes, std::string_vi
   return Status();
 }
 
-Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_view name, const ImageInfo& info,
-                                   int e, Image& out) {
+Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_view name,
+                                   const ImageInfo& info, int e, Image& out) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::invalid_argument(msg(name, "file over 2 GiB"));
   // cv::imdecode reports most damage by returning an empty Mat, but some codecs throw. EXIF
@@ -264,11 +263,11 @@ Status Decoder::Impl::decode_other(std::span<const uint8_t> bytes, std::string_v
   } catch (const cv::Exception& ex) {
     return Status::corrupt(msg(name, std::string("decode failed: ") + ex.what()));
   }
-  if (bgr.empty())
-    return Status::corrupt(msg(name, "not a decodable image (damaged data)"));
+  if (bgr.empty()) return Status::corrupt(msg(name, "not a decodable image (damaged data)"));
   if (bgr.cols != info.width || bgr.rows != info.height || bgr.type() != CV_8UC3)
-    return Status::corrupt(msg(name, "decoded to " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
-                                         " but its header says " + std::to_string(info.width) + "x" +
+    return Status::corrupt(msg(name, "decoded to " + std::to_string(bgr.cols) + "x" +
+                                         std::to_string(bgr.rows) + " but its header says " +
+                                         std::to_string(info.width) + "x" +
                                          std::to_string(info.height)));
   int w, h;
   eighths_size(info, e, &w, &h);

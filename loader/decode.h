@@ -1,6 +1,7 @@
 // Image decode: JPEG through TurboJPEG (with DCT-domain downscaling), PNG, BMP, TIFF, WebP and
-// PNM/PAM through OpenCV (each from memory: none through a temporary file). For every format the header is read and the pixel limit checked
-// before anything is allocated; formats whose size cannot be read first are refused.
+// PNM/PAM through OpenCV (each from memory: none through a temporary file). For every format the
+// header is read and the pixel limit checked before anything is allocated; formats whose size
+// cannot be read first are refused.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,8 @@ class Decoder {
   // Reads the size from the header only. `name` is used in messages (the file path).
   // Errors: kCorrupt (unknown format, or a damaged header or one giving a 0 size),
   // kUnimplemented (a format OpenCV knows but textfeed does not read: HDR, PFM, DICOM, JPEG 2000,
-  // OpenEXR, GIF, BigTIFF, Sun raster), kInvalidArgument (over max_pixels). After a failure the Decoder is
-  // as good as new (a damaged JPEG never spoils the next one).
+  // OpenEXR, GIF, BigTIFF, Sun raster), kInvalidArgument (over max_pixels). After a failure the
+  // Decoder is as good as new (a damaged JPEG never spoils the next one).
   Result<ImageInfo> read_info(std::span<const uint8_t> bytes, std::string_view name);
 
   // Decodes to RGB uint8 at 1/scale_denom of full size (scale_denom in {1, 2, 4, 8}); JPEG uses
@@ -51,7 +52,8 @@ class Decoder {
 
   // Decodes at eighths/8 of full size, eighths in 1..8 (TurboJPEG scales JPEGs by any n/8 in the
   // DCT domain; size = ceil(full * eighths / 8)). Same errors as decode().
-  Status decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int eighths, Image& out);
+  Status decode_eighths(std::span<const uint8_t> bytes, std::string_view name, int eighths,
+                        Image& out);
 
   // Decodes the window [x0, x1) x [y0, y1) (pixels of the image scaled by eighths/8) of a JPEG,
   // or, for other formats and CMYK JPEGs, the whole image (then the window is {0, 0}). Returns
@@ -60,8 +62,8 @@ class Decoder {
   struct Window {
     int x0 = 0, y0 = 0;
   };
-  Result<Window> decode_window(std::span<const uint8_t> bytes, std::string_view name, int eighths, int x0, int y0,
-                               int x1, int y1, Image& out);
+  Result<Window> decode_window(std::span<const uint8_t> bytes, std::string_view name, int eighths,
+                               int x0, int y0, int x1, int y1, Image& out);
 
   const DecodeOptions& options() const;
 
@@ -94,6 +96,7 @@ inline constexpr uint64_t kMaxImageFileBytes = uint64_t{1} << 30;
 // Reads a whole image file into `out` (resized, buffer reused). Only a regular file is an image:
 // a folder, FIFO, socket or device is refused without blocking (base/file.h).
 // Errors: kNotFound, kInvalidArgument (not a regular file, over max_bytes), kIo.
-Status read_file(const std::string& path, std::vector<uint8_t>& out, uint64_t max_bytes = kMaxImageFileBytes);
+Status read_file(const std::string& path, std::vector<uint8_t>& out,
+                 uint64_t max_bytes = kMaxImageFileBytes);
 
 }  // namespace textfeed::loader

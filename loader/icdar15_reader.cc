@@ -1,13 +1,12 @@
-// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (docs/targets.md §1.1,
-// §5 #16). Per line: 8 numbers (int or float), then the transcription (commas allowed).
-#include "loader/dataset.h"
-
+// ICDAR-2015 reader: images/<stem>.<ext> paired by name with gt/gt_<stem>.txt (docs/targets.md
+// §1.1, §5 #16). Per line: 8 numbers (int or float), then the transcription (commas allowed).
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "loader/dataset.h"
 #include "loader/detail/text.h"
 #include "loader/detail/words.h"
 
@@ -67,7 +66,8 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
       bad.push_back({shown, line_no, "empty line"});
       continue;
     }
-    if (line.find('\0') != std::string_view::npos) {  // binary junk; and the cache keeps texts NUL-separated
+    if (line.find('\0') !=
+        std::string_view::npos) {  // binary junk; and the cache keeps texts NUL-separated
       bad.push_back({shown, line_no, "line contains a NUL byte"});
       continue;
     }
@@ -80,7 +80,8 @@ Status parse_gt_file(const std::string& path, const std::string& shown, const Re
     }
     const std::string_view text = line.substr(text_at);
     if (rec.quads.size() == internal::kMaxWordsPerImage)
-      return Status::invalid_argument(shown + " has more than " + std::to_string(internal::kMaxWordsPerImage) +
+      return Status::invalid_argument(shown + " has more than " +
+                                      std::to_string(internal::kMaxWordsPerImage) +
                                       " words (line " + std::to_string(line_no) + ")");
     rec.quads.push_back(q);
     rec.labels.push_back(is_ignored_text(line, text, o.ignore_text) ? kLabelIgnored : kLabelValid);
@@ -127,8 +128,8 @@ void report_unpaired_gt(const StemMap& gt, const StemMap& images, const ReaderOp
 
 // One sample per image, with the words of its gt file (in folder `gt_dir`), sorted by image path.
 // An image without a gt file is kept with no words; one whose gt file cannot be read is left out.
-void read_samples(const StemMap& images, const StemMap& gt, const fs::path& gt_dir, const ReaderOptions& o,
-                  Dataset& ds) {
+void read_samples(const StemMap& images, const StemMap& gt, const fs::path& gt_dir,
+                  const ReaderOptions& o, Dataset& ds) {
   for (const auto& [stem, image_name] : images) {
     SampleRecord rec;
     rec.image = rel_path(o.images_dir, image_name);
@@ -165,7 +166,8 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
   std::vector<internal::NonRegularEntry> odd_images, odd_gt;
   TF_ASSIGN_OR_RETURN(const std::vector<std::string> image_files,
                       internal::list_files(images.string(), &odd_images));
-  TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files, internal::list_files(gt.string(), &odd_gt));
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files,
+                      internal::list_files(gt.string(), &odd_gt));
 
   Dataset ds;
   ds.root = root.string();

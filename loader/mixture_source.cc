@@ -9,8 +9,8 @@ namespace textfeed::loader {
 
 Result<std::shared_ptr<const MixtureSource>> MixtureSource::create(std::vector<Member> members) {
   if (members.empty() || members.size() > kMaxSources)
-    return Status::invalid_argument("a mixture has 1.." + std::to_string(kMaxSources) + " sources, got " +
-                                    std::to_string(members.size()));
+    return Status::invalid_argument("a mixture has 1.." + std::to_string(kMaxSources) +
+                                    " sources, got " + std::to_string(members.size()));
   size_t total = 0, weighted = 0;
   int stored = -1;
   for (const Member& m : members) {
@@ -22,8 +22,9 @@ Result<std::shared_ptr<const MixtureSource>> MixtureSource::create(std::vector<M
     weighted += m.weight > 0;
     const int s = m.source->stored_image_size();
     if (s >= 0 && stored >= 0 && s != stored)
-      return Status::invalid_argument("source " + m.label + " holds pixels resized to " + std::to_string(s) +
-                                      ", another source to " + std::to_string(stored) +
+      return Status::invalid_argument("source " + m.label + " holds pixels resized to " +
+                                      std::to_string(s) + ", another source to " +
+                                      std::to_string(stored) +
                                       ": caches built for different image sizes cannot be mixed");
     if (s >= 0) stored = s;
   }
@@ -48,7 +49,9 @@ MixtureSource::MixtureSource(std::vector<Member> members) : members_(std::move(m
 }
 
 std::pair<size_t, size_t> MixtureSource::locate(size_t i) const {
-  const size_t m = static_cast<size_t>(std::upper_bound(offsets_.begin(), offsets_.end(), i) - offsets_.begin()) - 1;
+  const size_t m = static_cast<size_t>(std::upper_bound(offsets_.begin(), offsets_.end(), i) -
+                                       offsets_.begin()) -
+                   1;
   return {m, i - offsets_[m]};
 }
 
@@ -63,8 +66,8 @@ std::string MixtureSource::name(size_t i) const {
 }
 
 std::string MixtureSource::describe() const {
-  std::string s = "mixture of " + std::to_string(members_.size()) + " sources (" + std::to_string(size()) +
-                  " samples):";
+  std::string s = "mixture of " + std::to_string(members_.size()) + " sources (" +
+                  std::to_string(size()) + " samples):";
   for (const Member& m : members_) {
     s += " [" + m.source->describe();
     if (m.weight > 0) s += ", weight " + std::to_string(m.weight);
@@ -81,14 +84,16 @@ std::vector<SourcePart> MixtureSource::parts() const {
 
 Result<std::shared_ptr<const SampleSource>> open_sources(const std::vector<SourceSpec>& sources) {
   if (sources.empty()) return Status::invalid_argument("no sources");
-  if (sources.size() == 1 && sources[0].weight == 0) return SampleSource::open(sources[0].path, sources[0].reader);
+  if (sources.size() == 1 && sources[0].weight == 0)
+    return SampleSource::open(sources[0].path, sources[0].reader);
   std::vector<MixtureSource::Member> members;
   for (const SourceSpec& s : sources) {
     Result<std::shared_ptr<const SampleSource>> one = SampleSource::open(s.path, s.reader);
     if (!one.has_value()) return one.error();
     members.push_back({std::move(*one), s.path, s.weight});
   }
-  TF_ASSIGN_OR_RETURN(std::shared_ptr<const MixtureSource> mixture, MixtureSource::create(std::move(members)));
+  TF_ASSIGN_OR_RETURN(std::shared_ptr<const MixtureSource> mixture,
+                      MixtureSource::create(std::move(members)));
   return std::shared_ptr<const SampleSource>(std::move(mixture));
 }
 

@@ -3,7 +3,7 @@
 // "instances": [{"polygon": [x1, y1, ...], "bbox": [x1, y1, x2, y2], "bbox_label", "ignore",
 // "text"}]}]}. img_path is relative to the data root, here the json's folder. "ignore": true is an
 // ignored word; an instance without a polygon uses its bbox as 4 points.
-#include "loader/dataset.h"
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <simdjson.h>
-
+#include "loader/dataset.h"
 #include "loader/detail/json_file.h"
 #include "loader/detail/text.h"
 #include "loader/detail/words.h"
@@ -29,7 +28,8 @@ std::string read_numbers(simdjson::dom::array arr, const char* key, std::vector<
   xy.clear();
   for (element c : arr) {
     double v = 0;
-    if (c.get_double().get(v)) return std::string("'") + key + "' holds something that is not a number";
+    if (c.get_double().get(v))
+      return std::string("'") + key + "' holds something that is not a number";
     if (!std::isfinite(v) || !internal::finite_as_float(v))
       return std::string("'") + key + "' holds a number out of range of a 32-bit float";
     xy.push_back(static_cast<float>(v));
@@ -42,8 +42,10 @@ std::string read_polygon(simdjson::dom::object inst, std::vector<float>& xy) {
   simdjson::dom::array arr;
   if (!inst["polygon"].get_array().get(arr)) {
     if (std::string why = read_numbers(arr, "polygon", xy); !why.empty()) return why;
-    if (xy.size() % 2 != 0) return "'polygon' has an odd count of numbers (" + std::to_string(xy.size()) + ")";
-    if (xy.size() < 6) return "'polygon' has " + std::to_string(xy.size() / 2) + " points; at least 3";
+    if (xy.size() % 2 != 0)
+      return "'polygon' has an odd count of numbers (" + std::to_string(xy.size()) + ")";
+    if (xy.size() < 6)
+      return "'polygon' has " + std::to_string(xy.size() / 2) + " points; at least 3";
     return {};
   }
   if (inst["bbox"].get_array().get(arr)) return "no 'polygon' (nor 'bbox') list";
@@ -59,14 +61,18 @@ std::string read_instance(element value, int ordinal, const ReaderOptions& o, Sa
                           std::vector<float>& xy) {
   simdjson::dom::object inst;
   if (value.get_object().get(inst)) return "is not an object";
-  if (const std::string_view key = internal::duplicate_key(inst, {"polygon", "bbox", "ignore", "text"}); !key.empty())
+  if (const std::string_view key =
+          internal::duplicate_key(inst, {"polygon", "bbox", "ignore", "text"});
+      !key.empty())
     return "has the key '" + std::string(key) + "' twice";
   bool ignore = false;
   element flag;
-  if (!inst["ignore"].get(flag) && !flag.is_null() && flag.get_bool().get(ignore)) return "'ignore' is not true or false";
+  if (!inst["ignore"].get(flag) && !flag.is_null() && flag.get_bool().get(ignore))
+    return "'ignore' is not true or false";
   std::string_view text;
   element t;
-  if (!inst["text"].get(t) && !t.is_null() && t.get_string().get(text)) return "'text' is not a string";
+  if (!inst["text"].get(t) && !t.is_null() && t.get_string().get(text))
+    return "'text' is not a string";
   if (text.find('\0') != std::string_view::npos) return "'text' contains a NUL character";
   if (std::string why = read_polygon(inst, xy); !why.empty()) return why;
   internal::add_polygon_word(rec, xy, ignore ? kLabelIgnored : kLabelValid, text, ordinal, o);
@@ -87,13 +93,15 @@ void read_entry(element value, size_t index, const std::string& shown, const Rea
   auto bad = [&](const std::string& why) { ds.bad.push_back({shown, 0, what + " " + why}); };
   simdjson::dom::object entry;
   if (value.get_object().get(entry)) return bad("is not an object; left out");
-  if (const std::string_view key = internal::duplicate_key(entry, {"img_path", "instances", "height", "width"});
+  if (const std::string_view key =
+          internal::duplicate_key(entry, {"img_path", "instances", "height", "width"});
       !key.empty())
     return bad("has the key '" + std::string(key) + "' twice; left out");
   std::string_view img;
   if (entry["img_path"].get_string().get(img)) return bad("has no 'img_path' string; left out");
   simdjson::dom::array instances;
-  if (entry["instances"].get_array().get(instances)) return bad("has no 'instances' list; left out");
+  if (entry["instances"].get_array().get(instances))
+    return bad("has no 'instances' list; left out");
   if (instances.size() > internal::kMaxWordsPerImage)
     return bad("has " + std::to_string(instances.size()) + " instances, more than the limit of " +
                std::to_string(internal::kMaxWordsPerImage) + "; left out");
@@ -115,22 +123,27 @@ void read_entry(element value, size_t index, const std::string& shown, const Rea
 
 }  // namespace
 
-Result<Dataset> read_mmocr(const std::string& root_in, const std::string& json_path, const ReaderOptions& o) {
+Result<Dataset> read_mmocr(const std::string& root_in, const std::string& json_path,
+                           const ReaderOptions& o) {
   TF_RETURN_IF_ERROR(internal::validate_options(o));
   std::error_code ec;
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
-  if (!fs::is_directory(root, ec)) return Status::not_found("mmocr data root " + root.string() + " is not a folder");
+  if (!fs::is_directory(root, ec))
+    return Status::not_found("mmocr data root " + root.string() + " is not a folder");
   simdjson::dom::parser parser;
   simdjson::padded_string json;
   element doc;
-  TF_RETURN_IF_ERROR(internal::parse_json_file(json_path, "mmocr annotation file", parser, json, doc));
+  TF_RETURN_IF_ERROR(
+      internal::parse_json_file(json_path, "mmocr annotation file", parser, json, doc));
   simdjson::dom::object top;
   simdjson::dom::array list;
-  if (doc.get_object().get(top)) return Status::corrupt(json_path + ": the top level is not an object");
+  if (doc.get_object().get(top))
+    return Status::corrupt(json_path + ": the top level is not an object");
   if (top["data_list"].get_array().get(list))
     return Status::corrupt(json_path + ": key 'data_list' is missing or is not a list");
   if (!internal::duplicate_key(top, {"data_list", "metainfo"}).empty())
-    return Status::corrupt(json_path + ": key 'data_list' or 'metainfo' appears twice at the top level");
+    return Status::corrupt(json_path +
+                           ": key 'data_list' or 'metainfo' appears twice at the top level");
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kMmocr;

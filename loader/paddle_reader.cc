@@ -3,7 +3,7 @@
 // {"transcription": str, "points": [[x, y], ...]}; "###" and "*" are ignored words. Image paths
 // are relative to the data_dir, here the dataset root. Several label files make one Dataset; their
 // ratio_list becomes Sources with weights (docs/dataset_layouts.md).
-#include "loader/dataset.h"
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <simdjson.h>
-
+#include "loader/dataset.h"
 #include "loader/detail/json_file.h"
 #include "loader/detail/json_syntax.h"
 #include "loader/detail/text.h"
@@ -46,7 +45,8 @@ std::string read_points(simdjson::dom::object word, std::vector<float>& xy) {
     for (element c : pair) {
       double v = 0;
       if (c.get_double().get(v)) return "a point coordinate is not a number";
-      if (!std::isfinite(v) || !internal::finite_as_float(v)) return "a point coordinate is out of range of a 32-bit float";
+      if (!std::isfinite(v) || !internal::finite_as_float(v))
+        return "a point coordinate is out of range of a 32-bit float";
       xy.push_back(static_cast<float>(v));
     }
   }
@@ -59,11 +59,13 @@ std::string read_word(element value, int ordinal, SampleRecord& rec, PaddleConte
   simdjson::dom::object word;
   if (value.get_object().get(word)) return "word " + std::to_string(ordinal) + " is not an object";
   const std::string at = "word " + std::to_string(ordinal) + ": ";
-  if (const std::string_view key = internal::duplicate_key(word, {"points", "transcription"}); !key.empty())
+  if (const std::string_view key = internal::duplicate_key(word, {"points", "transcription"});
+      !key.empty())
     return at + "has the key '" + std::string(key) + "' twice";
   std::string_view text;
   if (word["transcription"].get_string().get(text)) return at + "no 'transcription' string";
-  if (text.find('\0') != std::string_view::npos) return at + "'transcription' contains a NUL character";
+  if (text.find('\0') != std::string_view::npos)
+    return at + "'transcription' contains a NUL character";
   if (std::string why = read_points(word, cx.xy); !why.empty()) return at + why;
   const unsigned char label = (text == "###" || text == "*") ? kLabelIgnored : kLabelValid;
   internal::add_polygon_word(rec, cx.xy, label, text, cx.line, cx.options);
@@ -97,7 +99,8 @@ void read_line(std::string_view line, PaddleContext& cx) {
   rec.annotation = cx.shown;
   int ordinal = 0;
   for (element w : words)
-    if (std::string why = read_word(w, ++ordinal, rec, cx); !why.empty()) bad("image '" + image + "' " + why);
+    if (std::string why = read_word(w, ++ordinal, rec, cx); !why.empty())
+      bad("image '" + image + "' " + why);
   cx.ds.samples.push_back(std::move(rec));
 }
 
@@ -105,7 +108,8 @@ Status read_label_file(const fs::path& root, const std::string& path, internal::
                        const ReaderOptions& o, Dataset& ds) {
   // Read as json files are (regular file, 1 GiB at most): a large dataset's label file passes the
   // 64 MiB of a per-image gt file.
-  TF_ASSIGN_OR_RETURN(simdjson::padded_string content, internal::load_json(path, "PaddleOCR label file"));
+  TF_ASSIGN_OR_RETURN(simdjson::padded_string content,
+                      internal::load_json(path, "PaddleOCR label file"));
   const std::string_view body(content.data(), content.size());
   TF_RETURN_IF_ERROR(internal::refuse_utf16_or_32(body, path));
   const size_t before = ds.samples.size();
@@ -128,12 +132,14 @@ Result<Dataset> read_paddle(const std::string& root_in, const std::vector<std::s
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
   if (!fs::is_directory(root, ec))
     return Status::not_found("PaddleOCR data_dir " + root.string() + " is not a folder");
-  if (label_files.empty()) return Status::invalid_argument(root.string() + ": no PaddleOCR label file given");
+  if (label_files.empty())
+    return Status::invalid_argument(root.string() + ": no PaddleOCR label file given");
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kPaddle;
   internal::ImageNames names(root);
-  for (const std::string& file : label_files) TF_RETURN_IF_ERROR(read_label_file(root, file, names, o, ds));
+  for (const std::string& file : label_files)
+    TF_RETURN_IF_ERROR(read_label_file(root, file, names, o, ds));
   std::sort(ds.samples.begin(), ds.samples.end(),
             [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });
   return ds;

@@ -34,7 +34,8 @@ class CancelToken {
  public:
   void cancel() noexcept { cancelled_.store(true, std::memory_order_release); }
   bool cancelled() const noexcept {
-    if (checks_left_.load(std::memory_order_relaxed) >= 0 && checks_left_.fetch_sub(1) <= 0) cancelled_.store(true);
+    if (checks_left_.load(std::memory_order_relaxed) >= 0 && checks_left_.fetch_sub(1) <= 0)
+      cancelled_.store(true);
     return cancelled_.load(std::memory_order_acquire);
   }
   // The token cancels itself at its (n+1)-th cancelled() check: with one worker, a fill then
@@ -48,10 +49,10 @@ class CancelToken {
 
 // Counters since creation; every field is a total over all fills.
 struct PipelineCounters {
-  StageTimes stages;          // wall seconds per stage, summed over worker threads
-  uint64_t batches = 0;       // fills that succeeded
-  uint64_t bad_samples = 0;   // samples that could not be produced (replaced or failing a batch)
-  PolygonCounts polygons;     // the invalid_polygon policy's counts over the produced samples
+  StageTimes stages;         // wall seconds per stage, summed over worker threads
+  uint64_t batches = 0;      // fills that succeeded
+  uint64_t bad_samples = 0;  // samples that could not be produced (replaced or failing a batch)
+  PolygonCounts polygons;    // the invalid_polygon policy's counts over the produced samples
 };
 
 // Thread-safety: fill() may be called concurrently from several threads for different slots (the
@@ -71,10 +72,11 @@ class BatchPipeline {
   // Fills `slot` (layout().slot_bytes bytes) with batch `batch` of `epoch`, running the rows in
   // parallel on `pool` (WorkerPool::parallel_for: called from outside it, the caller joins it;
   // called from one of its tasks, it runs there). Rows past info.indices.size() (a short last
-  // batch) are left as they were. Errors: kInvalidArgument (batch out of range); with OnBadSample::kFail, the bad
-  // sample's error; with kSkip, an error only when no replacement could be produced either;
-  // kCancelled when `cancel` (may be null; must outlive the call) was cancelled before every row
-  // was produced: the rows are then unspecified and info.errors lists only what was seen.
+  // batch) are left as they were. Errors: kInvalidArgument (batch out of range); with
+  // OnBadSample::kFail, the bad sample's error; with kSkip, an error only when no replacement could
+  // be produced either; kCancelled when `cancel` (may be null; must outlive the call) was cancelled
+  // before every row was produced: the rows are then unspecified and info.errors lists only what
+  // was seen.
   Status fill(uint64_t epoch, size_t batch, uint8_t* slot, BatchInfo& info, WorkerPool& pool,
               const CancelToken* cancel = nullptr);
 
@@ -85,8 +87,8 @@ class BatchPipeline {
   // is a bad sample (on_bad_sample: replaced and reported, or the batch fails naming it), the
   // one way a compact batch can differ from fill()'s. Errors: as fill(); kInvalidArgument (eval
   // mode, profile db: compact_supported()).
-  Status fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info, WorkerPool& pool,
-                      const CancelToken* cancel = nullptr);
+  Status fill_compact(uint64_t epoch, size_t batch, uint8_t* crops, BatchInfo& info,
+                      WorkerPool& pool, const CancelToken* cancel = nullptr);
 
   PipelineCounters counters() const;
   // Stage times summed over all workers since creation (counters().stages).
@@ -98,7 +100,8 @@ class BatchPipeline {
 
  private:
   struct Producers;  // one SampleProducer per worker thread (pipeline.cc)
-  BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options, Sampler sampler);
+  BatchPipeline(std::shared_ptr<const SampleSource> source, const PipelineSpec& options,
+                Sampler sampler);
   // The epoch's order; computed once per epoch and kept for the two most recent epochs, so fills
   // that straddle an epoch boundary do not recompute it.
   std::shared_ptr<const std::vector<uint64_t>> order_for(uint64_t epoch);
@@ -132,9 +135,9 @@ class BatchPipeline {
     uint64_t epoch = 0;
     std::shared_ptr<const std::vector<uint64_t>> indices;  // null: unused
   };
-  Order orders_[2];                // guarded by mu_
-  int next_order_ = 0;             // guarded by mu_: which of orders_ to replace next
-  PipelineCounters counters_;      // guarded by mu_
+  Order orders_[2];            // guarded by mu_
+  int next_order_ = 0;         // guarded by mu_: which of orders_ to replace next
+  PipelineCounters counters_;  // guarded by mu_
 };
 
 }  // namespace textfeed::loader

@@ -32,7 +32,8 @@ std::vector<uint64_t> quotas_of(const std::vector<double>& weights, uint64_t tot
     given += q[s];
     rest[s] = {exact - static_cast<long double>(q[s]), s};
   }
-  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(rest.begin(), rest.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t k = 0; given < total && k < rest.size(); ++k, ++given) ++q[rest[k].second];
   return q;
 }
@@ -40,16 +41,20 @@ std::vector<uint64_t> quotas_of(const std::vector<double>& weights, uint64_t tot
 std::string str(uint64_t v) { return std::to_string(v); }
 }  // namespace
 
-Result<Sampler> Sampler::create(std::vector<size_t> sizes, std::vector<double> weights, const SamplerOptions& o) {
+Result<Sampler> Sampler::create(std::vector<size_t> sizes, std::vector<double> weights,
+                                const SamplerOptions& o) {
   TF_RETURN_IF_ERROR(validate(o));
   if (sizes.empty()) return Status::invalid_argument("sampler: no sources");
   if (!weights.empty() && weights.size() != sizes.size())
-    return Status::invalid_argument("sampler: " + str(weights.size()) + " weights for " + str(sizes.size()) + " sources");
+    return Status::invalid_argument("sampler: " + str(weights.size()) + " weights for " +
+                                    str(sizes.size()) + " sources");
   Sampler s;
   s.offsets_.push_back(0);
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return Status::invalid_argument("sampler: source " + str(i) + " has no samples");
-    if (sizes[i] > UINT32_MAX - s.offsets_.back()) return Status::invalid_argument("sampler: more than 2^32 - 1 samples");
+    if (sizes[i] == 0)
+      return Status::invalid_argument("sampler: source " + str(i) + " has no samples");
+    if (sizes[i] > UINT32_MAX - s.offsets_.back())
+      return Status::invalid_argument("sampler: more than 2^32 - 1 samples");
     s.offsets_.push_back(s.offsets_.back() + sizes[i]);
   }
   s.sizes_ = std::move(sizes);
@@ -57,15 +62,17 @@ Result<Sampler> Sampler::create(std::vector<size_t> sizes, std::vector<double> w
   s.epoch_length_ = s.dataset_size();
   if (!weights.empty()) {
     for (double w : weights)
-      if (!(w > 0 && w <= kMaxWeight)) return Status::invalid_argument("sampler: a weight must be in (0, 1e9]");
+      if (!(w > 0 && w <= kMaxWeight))
+        return Status::invalid_argument("sampler: a weight must be in (0, 1e9]");
     if (o.epoch_size != 0) s.epoch_length_ = o.epoch_size;
     s.quotas_ = quotas_of(weights, s.epoch_length_);
   } else if (o.epoch_size != 0) {
     return Status::invalid_argument("sampler: epoch_size applies to weighted sources only");
   }
   if (s.samples_per_rank() == 0 && o.drop_last)
-    return Status::invalid_argument("sampler: " + str(s.epoch_length_) + " samples cannot give every one of " +
-                                    str(o.world_size) + " ranks a sample with drop_last");
+    return Status::invalid_argument("sampler: " + str(s.epoch_length_) +
+                                    " samples cannot give every one of " + str(o.world_size) +
+                                    " ranks a sample with drop_last");
   if (!o.resume.stages.empty()) {
     std::vector<uint64_t> order = s.full_order(o.resume.epoch);
     TF_RETURN_IF_ERROR(s.apply_resume(order));
@@ -87,7 +94,8 @@ size_t Sampler::batches(size_t length) const {
 }
 
 size_t Sampler::batches_in_epoch(uint64_t epoch) const {
-  return resumed_ && epoch == options_.resume.epoch ? batches(resumed_->size()) : batches_per_epoch();
+  return resumed_ && epoch == options_.resume.epoch ? batches(resumed_->size())
+                                                    : batches_per_epoch();
 }
 
 EpochLengths Sampler::epoch_lengths() const {
@@ -131,7 +139,8 @@ std::vector<uint64_t> Sampler::full_order(uint64_t epoch) const {
 Status Sampler::apply_resume(std::vector<uint64_t>& order) const {
   for (size_t i = 0; i < options_.resume.stages.size(); ++i) {
     const ResumeStage& st = options_.resume.stages[i];
-    const size_t length = order.size(), w = static_cast<size_t>(st.world_size), b = static_cast<size_t>(st.batch_size);
+    const size_t length = order.size(), w = static_cast<size_t>(st.world_size),
+                 b = static_cast<size_t>(st.batch_size);
     if (length == 0) break;
     const size_t per = options_.drop_last ? length / w : (length + w - 1) / w;
     const size_t nb = options_.drop_last ? per / b : (per + b - 1) / b;
@@ -139,9 +148,10 @@ Status Sampler::apply_resume(std::vector<uint64_t>& order) const {
     for (size_t r = 0; r < w; ++r) {
       const uint64_t k = st.batches.size() == 1 ? st.batches[0] : st.batches[r];
       if (k > nb)
-        return Status::invalid_argument("resume stage " + str(i) + ": rank " + str(r) + " delivered " + str(k) +
-                                        " batches of an epoch that gives each of its " + str(w) + " ranks " +
-                                        str(nb) + " (of " + str(b) + " samples from " + str(length) + ")");
+        return Status::invalid_argument(
+            "resume stage " + str(i) + ": rank " + str(r) + " delivered " + str(k) +
+            " batches of an epoch that gives each of its " + str(w) + " ranks " + str(nb) +
+            " (of " + str(b) + " samples from " + str(length) + ")");
       const size_t d = std::min<size_t>(static_cast<size_t>(k) * b, per);
       for (size_t j = 0; j < d; ++j) delivered[(j * w + r) % length] = true;
     }
@@ -158,11 +168,12 @@ std::vector<uint64_t> Sampler::epoch_order(uint64_t epoch) const {
   return full_order(epoch);
 }
 
-Status Sampler::batch_indices(std::span<const uint64_t> order, size_t batch, std::vector<uint32_t>& out,
-                              std::vector<uint64_t>* draws) const {
+Status Sampler::batch_indices(std::span<const uint64_t> order, size_t batch,
+                              std::vector<uint32_t>& out, std::vector<uint64_t>* draws) const {
   const size_t nb = batches(order.size());
   if (batch >= nb)
-    return Status::invalid_argument("sampler: batch " + str(batch) + " of an epoch with " + str(nb) + " batches");
+    return Status::invalid_argument("sampler: batch " + str(batch) + " of an epoch with " +
+                                    str(nb) + " batches");
   const size_t b = static_cast<size_t>(options_.batch_size), per = per_rank(order.size());
   const size_t first = batch * b;
   const size_t count = std::min(b, per - first);

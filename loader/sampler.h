@@ -75,8 +75,9 @@ class Sampler {
   EpochLengths epoch_lengths() const;
   // Samples of a whole epoch over all ranks, padding included (the epoch's length when unpadded).
   size_t total_samples() const {
-    return options_.pad || options_.drop_last ? samples_per_rank() * static_cast<size_t>(options_.world_size)
-                                              : epoch_length_;
+    return options_.pad || options_.drop_last
+               ? samples_per_rank() * static_cast<size_t>(options_.world_size)
+               : epoch_length_;
   }
   // How many samples padding repeats per whole epoch (0 with drop_last or when it divides evenly).
   size_t padded_samples() const;
@@ -107,8 +108,8 @@ class Sampler {
   Status apply_resume(std::vector<uint64_t>& order) const;
 
   std::vector<size_t> sizes_;
-  std::vector<size_t> offsets_;     // sizes_.size() + 1 prefix sums
-  std::vector<uint64_t> quotas_;    // empty without weights
+  std::vector<size_t> offsets_;   // sizes_.size() + 1 prefix sums
+  std::vector<uint64_t> quotas_;  // empty without weights
   SamplerOptions options_;
   size_t epoch_length_ = 0;
   // The resumed epoch's order, computed (and checked) once at creation; null without resume.

@@ -16,7 +16,8 @@ bool looks_like_cache(const std::string& path) {
 }
 }  // namespace
 
-Result<std::shared_ptr<const SampleSource>> SampleSource::open(const std::string& path, const ReaderOptions& o) {
+Result<std::shared_ptr<const SampleSource>> SampleSource::open(const std::string& path,
+                                                               const ReaderOptions& o) {
   if (looks_like_cache(path)) {
     TF_ASSIGN_OR_RETURN(std::shared_ptr<const CacheSource> cache, CacheSource::open(path));
     return std::shared_ptr<const SampleSource>(std::move(cache));

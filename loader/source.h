@@ -26,22 +26,22 @@ namespace textfeed::loader {
 // `file` keep their capacity, so a worker that keeps one allocates nothing per sample once warm.
 // The views are valid until the next read() into it, and while the source lives.
 struct SampleRead {
-  std::string name;                       // for messages: the image's path, or the record's name
-  int width = 0;                          // full size in px; 0 when only the header of `encoded`
-  int height = 0;                         //   says it (the caller's decoder reads it, with its limits)
-  bool pre_resized = false;               // pixels and quads already went through resize_img
-                                          //   (to the source's stored_image_size())
-  std::span<const Quad> quads;            // the words, in the pixels' frame. The readers reduce a
-                                          //   polygon to its quad (PolyPolicy) before it gets here
+  std::string name;             // for messages: the image's path, or the record's name
+  int width = 0;                // full size in px; 0 when only the header of `encoded`
+  int height = 0;               //   says it (the caller's decoder reads it, with its limits)
+  bool pre_resized = false;     // pixels and quads already went through resize_img
+                                //   (to the source's stored_image_size())
+  std::span<const Quad> quads;  // the words, in the pixels' frame. The readers reduce a
+                                //   polygon to its quad (PolyPolicy) before it gets here
   std::span<const unsigned char> labels;  // one per quad (base/quad.h)
   // The words with all their points (SampleRecord::poly_*), in the pixels' frame as the quads;
   // empty spans mean the quads are the words (a cache written before polygons were kept).
   std::span<const float> poly_xy;
   std::span<const uint32_t> poly_points;
   std::span<const unsigned char> poly_labels;
-  std::span<const uint8_t> encoded;       // the pixels to decode; empty when `pixels` holds them
-  ImageView pixels;                       // decoded pixels; data == nullptr when `encoded` holds them
-  std::vector<uint8_t> file;              // storage a source may read `encoded` into
+  std::span<const uint8_t> encoded;  // the pixels to decode; empty when `pixels` holds them
+  ImageView pixels;                  // decoded pixels; data == nullptr when `encoded` holds them
+  std::vector<uint8_t> file;         // storage a source may read `encoded` into
 
   bool decoded() const { return pixels.data != nullptr; }
 };
@@ -63,7 +63,8 @@ class SampleSource {
   // A path ending in ".tfc" or starting with the cache magic is a cache, one ending in
   // ".tfmanifest" or starting as a cache manifest does (cache/manifest.h) is the shards it lists
   // (CacheSource::open both); anything else is a dataset (DatasetSource::open). Errors: theirs.
-  static Result<std::shared_ptr<const SampleSource>> open(const std::string& path, const ReaderOptions& options);
+  static Result<std::shared_ptr<const SampleSource>> open(const std::string& path,
+                                                          const ReaderOptions& options);
 
   // Number of samples; indexes are [0, size()).
   virtual size_t size() const = 0;

@@ -8,7 +8,8 @@ namespace textfeed::loader {
 namespace {
 
 template <class E, size_t N>
-Result<E> parse_name(const char* field, std::string_view name, const std::pair<std::string_view, E> (&table)[N]) {
+Result<E> parse_name(const char* field, std::string_view name,
+                     const std::pair<std::string_view, E> (&table)[N]) {
   std::string expected;
   for (const auto& [text, value] : table) {
     if (name == text) return value;
@@ -28,23 +29,28 @@ std::string_view name_of(E value, const std::pair<std::string_view, E> (&table)[
 
 constexpr std::pair<std::string_view, OnBadSample> kOnBadSample[] = {
     {"skip", OnBadSample::kSkip}, {"fail", OnBadSample::kFail}, {"report", OnBadSample::kReport}};
-constexpr std::pair<std::string_view, Mode> kMode[] = {{"train", Mode::kTrain}, {"eval", Mode::kEval}};
-constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {{"substring", IgnoreText::kSubstring},
-                                                                  {"exact", IgnoreText::kExact}};
+constexpr std::pair<std::string_view, Mode> kMode[] = {{"train", Mode::kTrain},
+                                                       {"eval", Mode::kEval}};
+constexpr std::pair<std::string_view, IgnoreText> kIgnoreText[] = {
+    {"substring", IgnoreText::kSubstring}, {"exact", IgnoreText::kExact}};
 constexpr std::pair<std::string_view, PolyPolicy> kPolyPolicy[] = {
-    {"skip", PolyPolicy::kSkip}, {"minrect", PolyPolicy::kMinRect}, {"mask-ignore", PolyPolicy::kMaskIgnore}};
+    {"skip", PolyPolicy::kSkip},
+    {"minrect", PolyPolicy::kMinRect},
+    {"mask-ignore", PolyPolicy::kMaskIgnore}};
 constexpr std::pair<std::string_view, ReaderFormat> kReaderFormat[] = {
-    {"auto", ReaderFormat::kAuto},           {"icdar15", ReaderFormat::kIcdar15}, {"ufo", ReaderFormat::kUfo},
-    {"totaltext", ReaderFormat::kTotalText}, {"ctw1500", ReaderFormat::kCtw1500}, {"paddle", ReaderFormat::kPaddle},
+    {"auto", ReaderFormat::kAuto},       {"icdar15", ReaderFormat::kIcdar15},
+    {"ufo", ReaderFormat::kUfo},         {"totaltext", ReaderFormat::kTotalText},
+    {"ctw1500", ReaderFormat::kCtw1500}, {"paddle", ReaderFormat::kPaddle},
     {"mmocr", ReaderFormat::kMmocr}};
-constexpr std::pair<std::string_view, Illegibility> kIllegibility[] = {{"ignore", Illegibility::kIgnore},
-                                                                      {"valid", Illegibility::kValid}};
+constexpr std::pair<std::string_view, Illegibility> kIllegibility[] = {
+    {"ignore", Illegibility::kIgnore}, {"valid", Illegibility::kValid}};
 
 Status check_text(const char* field, const std::string& value) {
   if (value.size() > kMaxTextBytes)
     return Status::invalid_argument(std::string(field) + " is " + std::to_string(value.size()) +
                                     " bytes long; at most " + std::to_string(kMaxTextBytes));
-  if (value.find('\0') != std::string::npos) return Status::invalid_argument(std::string(field) + " contains a NUL byte");
+  if (value.find('\0') != std::string::npos)
+    return Status::invalid_argument(std::string(field) + " contains a NUL byte");
   return Status();
 }
 
@@ -52,11 +58,13 @@ Status check_text(const char* field, const std::string& value) {
 Status check_folder(const char* field, const std::string& value) {
   TF_RETURN_IF_ERROR(check_text(field, value));
   if (value.empty() || value.front() == '/')
-    return Status::invalid_argument(std::string(field) + " must be a relative folder name, got '" + value + "'");
+    return Status::invalid_argument(std::string(field) + " must be a relative folder name, got '" +
+                                    value + "'");
   std::istringstream parts(value);
   for (std::string part; std::getline(parts, part, '/');)
     if (part == "..")
-      return Status::invalid_argument(std::string(field) + " must stay below the dataset's root, got '" + value + "'");
+      return Status::invalid_argument(std::string(field) +
+                                      " must stay below the dataset's root, got '" + value + "'");
   return Status();
 }
 
@@ -66,14 +74,15 @@ Status check_split(const std::string& value) {
   TF_RETURN_IF_ERROR(check_text("split", value));
   if (value.empty() || value.size() > kMaxSplitBytes || value == "." || value == ".." ||
       value.find('/') != std::string::npos)
-    return Status::invalid_argument("split must be a file name stem (1.." + std::to_string(kMaxSplitBytes) +
-                                    " bytes, no '/', not '.' or '..') such as 'train' or 'val', got '" +
-                                    value.substr(0, 256) + "'");
+    return Status::invalid_argument(
+        "split must be a file name stem (1.." + std::to_string(kMaxSplitBytes) +
+        " bytes, no '/', not '.' or '..') such as 'train' or 'val', got '" + value.substr(0, 256) +
+        "'");
   return Status();
 }
 
 Status check_area(const char* field, double v) {
-  if (0 <= v && v <= 1e12) return Status();  // NaN fails too
+  if (0 <= v && v <= kMaxArea) return Status();  // NaN fails too
   std::ostringstream s;
   s << field << " = " << v << ": must be a finite area in [0, 1e12]";
   return Status::invalid_argument(s.str());
@@ -83,7 +92,7 @@ Status check_area(const char* field, double v) {
 
 ReaderOptions reader_defaults(augment::Profile profile) {
   ReaderOptions o;
-  if (profile == augment::Profile::kBc7) {
+  if (const augment::ProfileEntry* e = augment::find_profile(profile); e && !e->reads_ufo_flags) {
     o.illegibility = Illegibility::kValid;
     o.ignore_tags.clear();
   }
@@ -99,9 +108,10 @@ PipelineSpec default_spec(augment::Profile profile, std::string path) {
 
 Status validate(const ReaderOptions& o) {
   if (o.ignore_tags.size() > kMaxIgnoreTags)
-    return Status::invalid_argument("ignore_tags has " + std::to_string(o.ignore_tags.size()) + " tags; at most " +
-                                    std::to_string(kMaxIgnoreTags));
-  for (const std::string& tag : o.ignore_tags) TF_RETURN_IF_ERROR(check_text("an ignore_tags entry", tag));
+    return Status::invalid_argument("ignore_tags has " + std::to_string(o.ignore_tags.size()) +
+                                    " tags; at most " + std::to_string(kMaxIgnoreTags));
+  for (const std::string& tag : o.ignore_tags)
+    TF_RETURN_IF_ERROR(check_text("an ignore_tags entry", tag));
   TF_RETURN_IF_ERROR(check_area("drop_under_area", o.drop_under_area));
   TF_RETURN_IF_ERROR(check_area("ignore_under_area", o.ignore_under_area));
   TF_RETURN_IF_ERROR(check_folder("images_dir", o.images_dir));
@@ -117,22 +127,23 @@ namespace {
 
 Status check_batch_size(const std::string& field, int batch_size) {
   if (batch_size < 1 || batch_size > kMaxBatchSize)
-    return Status::invalid_argument(field + " must be in 1.." + std::to_string(kMaxBatchSize) + ", got " +
-                                    std::to_string(batch_size));
+    return Status::invalid_argument(field + " must be in 1.." + std::to_string(kMaxBatchSize) +
+                                    ", got " + std::to_string(batch_size));
   return Status();
 }
 
 Status validate(const ResumePoint& r) {
   if (r.stages.size() > kMaxResumeStages)
-    return Status::invalid_argument("resume has " + std::to_string(r.stages.size()) + " stages; at most " +
-                                    std::to_string(kMaxResumeStages));
+    return Status::invalid_argument("resume has " + std::to_string(r.stages.size()) +
+                                    " stages; at most " + std::to_string(kMaxResumeStages));
   for (size_t i = 0; i < r.stages.size(); ++i) {
     const ResumeStage& st = r.stages[i];
     const std::string what = "resume stage " + std::to_string(i);
     TF_RETURN_IF_ERROR(check_batch_size(what + " batch_size", st.batch_size));
     if (st.world_size < 1 || st.world_size > kMaxWorldSize)
-      return Status::invalid_argument(what + " world_size must be in 1.." + std::to_string(kMaxWorldSize) +
-                                      ", got " + std::to_string(st.world_size));
+      return Status::invalid_argument(what + " world_size must be in 1.." +
+                                      std::to_string(kMaxWorldSize) + ", got " +
+                                      std::to_string(st.world_size));
     if (st.batches.size() != 1 && st.batches.size() != static_cast<size_t>(st.world_size))
       return Status::invalid_argument(what + " gives " + std::to_string(st.batches.size()) +
                                       " batch counts; it needs 1 (every rank) or one per rank (" +
@@ -146,11 +157,12 @@ Status validate(const ResumePoint& r) {
 Status validate(const SamplerOptions& o) {
   TF_RETURN_IF_ERROR(check_batch_size("batch_size", o.batch_size));
   if (o.world_size < 1 || o.world_size > kMaxWorldSize || o.rank < 0 || o.rank >= o.world_size)
-    return Status::invalid_argument("need 0 <= rank < world_size <= " + std::to_string(kMaxWorldSize) + ", got rank " +
-                                    std::to_string(o.rank) + " of " + std::to_string(o.world_size));
+    return Status::invalid_argument(
+        "need 0 <= rank < world_size <= " + std::to_string(kMaxWorldSize) + ", got rank " +
+        std::to_string(o.rank) + " of " + std::to_string(o.world_size));
   if (o.epoch_size > kMaxEpochSize)
-    return Status::invalid_argument("epoch_size " + std::to_string(o.epoch_size) + " is over the limit of " +
-                                    std::to_string(kMaxEpochSize));
+    return Status::invalid_argument("epoch_size " + std::to_string(o.epoch_size) +
+                                    " is over the limit of " + std::to_string(kMaxEpochSize));
   return validate(o.resume);
 }
 
@@ -158,13 +170,15 @@ Status validate_weights(const std::vector<SourceSpec>& sources) {
   size_t weighted = 0;
   for (const SourceSpec& s : sources) {
     if (!(s.weight >= 0 && s.weight <= kMaxWeight))  // NaN fails too
-      return Status::invalid_argument("source '" + s.path + "': weight " + std::to_string(s.weight) +
+      return Status::invalid_argument("source '" + s.path + "': weight " +
+                                      std::to_string(s.weight) +
                                       " must be finite, > 0 and at most 1e9 (or 0: no weight)");
     weighted += s.weight > 0;
   }
   if (weighted != 0 && weighted != sources.size())
-    return Status::invalid_argument("either every source has a weight or none has: " + std::to_string(weighted) +
-                                    " of " + std::to_string(sources.size()) + " have one");
+    return Status::invalid_argument(
+        "either every source has a weight or none has: " + std::to_string(weighted) + " of " +
+        std::to_string(sources.size()) + " have one");
   return Status();
 }
 
@@ -173,8 +187,9 @@ namespace {
 // Epoch_size only with weights.
 Status validate_epoch_size(const PipelineSpec& spec) {
   if (spec.sources.front().weight == 0 && spec.sampler.epoch_size != 0)
-    return Status::invalid_argument("epoch_size applies to weighted sources; without weights an epoch is every "
-                                    "sample once");
+    return Status::invalid_argument(
+        "epoch_size applies to weighted sources; without weights an epoch is every "
+        "sample once");
   return Status();
 }
 
@@ -182,8 +197,8 @@ Status validate_epoch_size(const PipelineSpec& spec) {
 
 Status validate(const PipelineSpec& spec) {
   if (spec.sources.empty() || spec.sources.size() > kMaxSources)
-    return Status::invalid_argument("a pipeline reads 1.." + std::to_string(kMaxSources) + " sources, got " +
-                                    std::to_string(spec.sources.size()));
+    return Status::invalid_argument("a pipeline reads 1.." + std::to_string(kMaxSources) +
+                                    " sources, got " + std::to_string(spec.sources.size()));
   for (const SourceSpec& s : spec.sources) {
     TF_RETURN_IF_ERROR(check_text("a source's path", s.path));
     if (s.path.empty()) return Status::invalid_argument("a source's path is empty");
@@ -193,13 +208,16 @@ Status validate(const PipelineSpec& spec) {
   TF_RETURN_IF_ERROR(validate_epoch_size(spec));
   TF_RETURN_IF_ERROR(augment::validate(spec.augment));
   TF_RETURN_IF_ERROR(validate(spec.sampler));
-  if (spec.mode != Mode::kTrain && spec.mode != Mode::kEval) return Status::invalid_argument("mode holds an unknown value");
+  if (spec.mode != Mode::kTrain && spec.mode != Mode::kEval)
+    return Status::invalid_argument("mode holds an unknown value");
   TF_RETURN_IF_ERROR(validate_on_bad_sample(spec.mode, spec.on_bad_sample));
   if (spec.mode == Mode::kEval) TF_RETURN_IF_ERROR(validate_eval_recipe(spec.augment));
   if (spec.mode == Mode::kEval && spec.sources.front().weight > 0)
-    return Status::invalid_argument("mode=eval reads every sample once, in order: weights apply to training");
+    return Status::invalid_argument(
+        "mode=eval reads every sample once, in order: weights apply to training");
   if (spec.mode == Mode::kEval && !spec.sampler.resume.stages.empty())
-    return Status::invalid_argument("mode=eval has no elastic resume: an evaluation pass restarts whole");
+    return Status::invalid_argument(
+        "mode=eval has no elastic resume: an evaluation pass restarts whole");
   return Status();
 }
 
@@ -208,33 +226,32 @@ Status validate_eval_recipe(const augment::AugmentOptions& o) {
   // each image's size on it, the others resize to it.
   const std::string profile(augment::profile_name(o.profile));
   if (o.image_size == 0)
-    return Status::invalid_argument("mode=eval needs image_size > 0: the side of the square canvas every image is "
-                                    "placed on (profile " + profile + ")");
-  if (o.profile == augment::Profile::kDb && o.image_size % 32 != 0)
-    return Status::invalid_argument("mode=eval with profile db needs image_size a multiple of 32 (PaddleOCR rounds "
-                                    "each side to one), got " + std::to_string(o.image_size));
-  // Eval renders each reference's own inference input (augment/inference.h): db's is BGR. A model
-  // trained on RGB planes would be scored on input it never saw.
-  if (o.profile == augment::Profile::kDb && o.channel_order != augment::ChannelOrder::kBgr)
-    return Status::invalid_argument("mode=eval with profile db renders PaddleOCR's BGR planes; channel_order=rgb "
-                                    "is not available in eval");
-  return Status();
+    return Status::invalid_argument(
+        "mode=eval needs image_size > 0: the side of the square canvas every image is "
+        "placed on (profile " +
+        profile + ")");
+  return augment::validate_eval_profile(o);
 }
 
 Status validate_on_bad_sample(Mode mode, OnBadSample policy) {
-  if (policy != OnBadSample::kSkip && policy != OnBadSample::kFail && policy != OnBadSample::kReport)
+  if (policy != OnBadSample::kSkip && policy != OnBadSample::kFail &&
+      policy != OnBadSample::kReport)
     return Status::invalid_argument("on_bad_sample holds an unknown value");
   if (mode == Mode::kEval && policy == OnBadSample::kSkip)
-    return Status::invalid_argument("mode=eval never replaces an image (a copy of another would change the "
-                                    "metric): on_bad_sample must be 'fail' (stop at an image that cannot be "
-                                    "scored, the default in eval) or 'report' (its row is blank and reported "
-                                    "missing)");
+    return Status::invalid_argument(
+        "mode=eval never replaces an image (a copy of another would change the "
+        "metric): on_bad_sample must be 'fail' (stop at an image that cannot be "
+        "scored, the default in eval) or 'report' (its row is blank and reported "
+        "missing)");
   if (mode == Mode::kTrain && policy == OnBadSample::kReport)
-    return Status::invalid_argument("on_bad_sample='report' is for mode=eval; training takes 'skip' or 'fail'");
+    return Status::invalid_argument(
+        "on_bad_sample='report' is for mode=eval; training takes 'skip' or 'fail'");
   return Status();
 }
 
-OnBadSample default_on_bad_sample(Mode mode) { return mode == Mode::kEval ? OnBadSample::kFail : OnBadSample::kSkip; }
+OnBadSample default_on_bad_sample(Mode mode) {
+  return mode == Mode::kEval ? OnBadSample::kFail : OnBadSample::kSkip;
+}
 
 PipelineSpec effective_spec(const PipelineSpec& spec) {
   PipelineSpec out = spec;
@@ -246,19 +263,27 @@ PipelineSpec effective_spec(const PipelineSpec& spec) {
   return out;
 }
 
-Result<OnBadSample> parse_on_bad_sample(std::string_view name) { return parse_name("on_bad_sample", name, kOnBadSample); }
+Result<OnBadSample> parse_on_bad_sample(std::string_view name) {
+  return parse_name("on_bad_sample", name, kOnBadSample);
+}
 std::string_view on_bad_sample_name(OnBadSample v) { return name_of(v, kOnBadSample); }
 Result<Mode> parse_mode(std::string_view name) { return parse_name("mode", name, kMode); }
 std::string_view mode_name(Mode v) { return name_of(v, kMode); }
-Result<IgnoreText> parse_ignore_text(std::string_view name) { return parse_name("ignore_text", name, kIgnoreText); }
+Result<IgnoreText> parse_ignore_text(std::string_view name) {
+  return parse_name("ignore_text", name, kIgnoreText);
+}
 std::string_view ignore_text_name(IgnoreText v) { return name_of(v, kIgnoreText); }
-Result<PolyPolicy> parse_poly_policy(std::string_view name) { return parse_name("poly_policy", name, kPolyPolicy); }
+Result<PolyPolicy> parse_poly_policy(std::string_view name) {
+  return parse_name("poly_policy", name, kPolyPolicy);
+}
 std::string_view poly_policy_name(PolyPolicy v) { return name_of(v, kPolyPolicy); }
 Result<Illegibility> parse_illegibility(std::string_view name) {
   return parse_name("illegibility", name, kIllegibility);
 }
 std::string_view illegibility_name(Illegibility v) { return name_of(v, kIllegibility); }
-Result<ReaderFormat> parse_reader_format(std::string_view name) { return parse_name("format", name, kReaderFormat); }
+Result<ReaderFormat> parse_reader_format(std::string_view name) {
+  return parse_name("format", name, kReaderFormat);
+}
 std::string_view reader_format_name(ReaderFormat v) { return name_of(v, kReaderFormat); }
 
 std::string describe(const ReaderOptions& o) {
@@ -266,8 +291,9 @@ std::string describe(const ReaderOptions& o) {
   s.precision(17);
   s << "ignore_text=" << ignore_text_name(o.ignore_text) << " ignore_tags=";
   for (size_t i = 0; i < o.ignore_tags.size(); ++i) s << (i ? "," : "") << o.ignore_tags[i];
-  s << " poly_policy=" << poly_policy_name(o.poly_policy) << " drop_under_area=" << o.drop_under_area
-    << " ignore_under_area=" << o.ignore_under_area << " images_dir=" << o.images_dir << " gt_dir=" << o.gt_dir
+  s << " poly_policy=" << poly_policy_name(o.poly_policy)
+    << " drop_under_area=" << o.drop_under_area << " ignore_under_area=" << o.ignore_under_area
+    << " images_dir=" << o.images_dir << " gt_dir=" << o.gt_dir
     << " illegibility=" << illegibility_name(o.illegibility) << " split=" << o.split
     << " format=" << reader_format_name(o.format);
   return s.str();
@@ -278,13 +304,15 @@ std::string describe(const PipelineSpec& spec) {
   for (const SourceSpec& src : spec.sources)
     s << "source=" << src.path << " ignore_text=" << ignore_text_name(src.reader.ignore_text)
       << " poly_policy=" << poly_policy_name(src.reader.poly_policy)
-      << " illegibility=" << illegibility_name(src.reader.illegibility) << " split=" << src.reader.split
-      << " format=" << reader_format_name(src.reader.format)
+      << " illegibility=" << illegibility_name(src.reader.illegibility)
+      << " split=" << src.reader.split << " format=" << reader_format_name(src.reader.format)
       << " weight=" << src.weight << " ";
-  s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed << " batch_size=" << spec.sampler.batch_size
-    << " rank=" << spec.sampler.rank << "/" << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
+  s << augment::describe(spec.augment) << " seed=" << spec.sampler.seed
+    << " batch_size=" << spec.sampler.batch_size << " rank=" << spec.sampler.rank << "/"
+    << spec.sampler.world_size << " shuffle=" << spec.sampler.shuffle
     << " drop_last=" << spec.sampler.drop_last << " epoch_size=" << spec.sampler.epoch_size
-    << " resume_stages=" << spec.sampler.resume.stages.size() << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample)
+    << " resume_stages=" << spec.sampler.resume.stages.size()
+    << " on_bad_sample=" << on_bad_sample_name(spec.on_bad_sample)
     << " mode=" << mode_name(spec.mode) << " return_polygons=" << spec.return_polygons;
   return s.str();
 }

@@ -152,7 +152,8 @@ enum class OnBadSample : unsigned char {
 // Where samples come from: a dataset (folder, UFO json) or a cache file; to a daemon, one of the
 // names it serves. The reader options apply to a dataset (a cache was read with its own).
 // `weight`: 0 for every source of a spec (they concatenate: an epoch is each sample once), or
-// finite and > 0 for every one (each epoch draws samples from each in proportion; loader/sampler.h).
+// finite and > 0 for every one (each epoch draws samples from each in proportion;
+// loader/sampler.h).
 struct SourceSpec {
   std::string path;
   ReaderOptions reader;
@@ -167,6 +168,8 @@ inline constexpr int kMaxBatchSize = 4096;
 inline constexpr int kMaxWorldSize = 1 << 20;
 // Sources in one spec (concatenated, or a weighted mixture).
 inline constexpr size_t kMaxSources = 64;
+// A reader area's largest value, px² (ReaderOptions::drop_under_area, ignore_under_area).
+inline constexpr double kMaxArea = 1e12;
 // A weight's largest value (weights are relative: only their ratios matter).
 inline constexpr double kMaxWeight = 1e9;
 // Draws in one weighted epoch (SamplerOptions::epoch_size). The epoch's order is computed whole
@@ -184,15 +187,15 @@ inline constexpr size_t kMaxIgnoreTags = 256;
 inline constexpr size_t kMaxSplitBytes = 255;
 
 struct PipelineSpec {
-  std::vector<SourceSpec> sources;   // kMaxSources at most, at least one
-  augment::AugmentOptions augment;   // the recipe: profile defaults, changed field by field
+  std::vector<SourceSpec> sources;  // kMaxSources at most, at least one
+  augment::AugmentOptions augment;  // the recipe: profile defaults, changed field by field
   SamplerOptions sampler;
   OnBadSample on_bad_sample = OnBadSample::kSkip;
   Mode mode = Mode::kTrain;
   // Training mode: each batch also carries every sample's polygons after the augmentation, in
   // crop px (BatchInfo). Eval batches always carry the original polygons.
   bool return_polygons = false;
-  DecodeOptions decode;              // local: not part of what a client asks a daemon for
+  DecodeOptions decode;  // local: not part of what a client asks a daemon for
 };
 
 // The spec a pipeline runs: in eval mode the sampler keeps dataset order and neither pads nor
@@ -212,7 +215,8 @@ PipelineSpec default_spec(augment::Profile profile, std::string path = {});
 Status validate(const PipelineSpec& spec);
 Status validate(const ReaderOptions& options);
 Status validate(const SamplerOptions& options);
-// Every weight 0, or every one finite in (0, kMaxWeight]. Errors: kInvalidArgument naming the source.
+// Every weight 0, or every one finite in (0, kMaxWeight]. Errors: kInvalidArgument naming the
+// source.
 Status validate_weights(const std::vector<SourceSpec>& sources);
 // Eval's recipe: image_size > 0 (the canvas side), and for db a multiple of 32 and the BGR
 // channel order its inference renders. Errors: kInvalidArgument.

@@ -3,13 +3,12 @@
 // transcriptions: [u'TEXT']`. NumPy wraps long arrays, so a record may run over several lines: a
 // record starts at a line beginning with "x:" and takes the lines up to the next. The arrays may
 // also read `array([[...]], dtype=int16)` and the text u'..', '..', u"..", "..". "#" = ignored.
-#include "loader/dataset.h"
-
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "loader/dataset.h"
 #include "loader/detail/paired_folder.h"
 #include "loader/detail/text.h"
 #include "loader/detail/words.h"
@@ -18,14 +17,17 @@ namespace textfeed::loader {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
 
 // The numbers of the array after `key` ("x:") in `rec`, from `*pos` on; `*pos` moves past its
 // "]]". Returns why it is bad, or "".
-std::string read_array(std::string_view rec, std::string_view key, size_t* pos, std::vector<double>* out) {
+std::string read_array(std::string_view rec, std::string_view key, size_t* pos,
+                       std::vector<double>* out) {
   const size_t k = rec.find(key, *pos);
   if (k == std::string_view::npos) return std::string("no array ").append(key);
   const size_t open = rec.find("[[", k);
@@ -35,9 +37,13 @@ std::string read_array(std::string_view rec, std::string_view key, size_t* pos, 
   out->clear();
   size_t i = 0;
   while (i < body.size()) {
-    while (i < body.size() && (body[i] == ' ' || body[i] == ',' || body[i] == '\t' || body[i] == '\n')) ++i;
+    while (i < body.size() &&
+           (body[i] == ' ' || body[i] == ',' || body[i] == '\t' || body[i] == '\n'))
+      ++i;
     size_t j = i;
-    while (j < body.size() && body[j] != ' ' && body[j] != ',' && body[j] != '\t' && body[j] != '\n') ++j;
+    while (j < body.size() && body[j] != ' ' && body[j] != ',' && body[j] != '\t' &&
+           body[j] != '\n')
+      ++j;
     if (j == i) break;
     double v = 0;
     const std::string_view field = body.substr(i, j - i);
@@ -64,14 +70,16 @@ std::optional<std::string_view> read_text(std::string_view rec, size_t from) {
   if (i == std::string_view::npos || end == std::string_view::npos || end < i) return std::nullopt;
   std::string_view inner = trim(rec.substr(i + 1, end - i - 1));
   if (!inner.empty() && (inner.front() == 'u' || inner.front() == 'b')) inner.remove_prefix(1);
-  if (inner.size() < 2 || (inner.front() != '\'' && inner.front() != '"') || inner.back() != inner.front())
+  if (inner.size() < 2 || (inner.front() != '\'' && inner.front() != '"') ||
+      inner.back() != inner.front())
     return std::nullopt;
   return inner.substr(1, inner.size() - 2);
 }
 
 // One record (its lines joined with '\n') into `rec`; returns why it is bad, or "".
-std::string parse_record(std::string_view record, int line, const ReaderOptions& o, SampleRecord& rec,
-                         std::vector<double>& xs, std::vector<double>& ys, std::vector<float>& xy) {
+std::string parse_record(std::string_view record, int line, const ReaderOptions& o,
+                         SampleRecord& rec, std::vector<double>& xs, std::vector<double>& ys,
+                         std::vector<float>& xy) {
   if (record.find('\0') != std::string_view::npos) return "record contains a NUL byte";
   size_t pos = 0;
   if (std::string why = read_array(record, "x:", &pos, &xs); !why.empty()) return why;
@@ -82,14 +90,15 @@ std::string parse_record(std::string_view record, int line, const ReaderOptions&
   const std::optional<std::string_view> text = read_text(record, pos);
   if (!text) return "no quoted text in 'transcriptions: [...]'";
   xy.clear();
-  for (size_t i = 0; i < xs.size(); ++i) xy.insert(xy.end(), {static_cast<float>(xs[i]), static_cast<float>(ys[i])});
+  for (size_t i = 0; i < xs.size(); ++i)
+    xy.insert(xy.end(), {static_cast<float>(xs[i]), static_cast<float>(ys[i])});
   const unsigned char label = *text == "#" ? kLabelIgnored : kLabelValid;
   internal::add_polygon_word(rec, xy, label, *text, line, o);
   return {};
 }
 
-Status parse_gt(const std::string& path, const std::string& shown, const ReaderOptions& o, SampleRecord& rec,
-                std::vector<BadRecord>& bad) {
+Status parse_gt(const std::string& path, const std::string& shown, const ReaderOptions& o,
+                SampleRecord& rec, std::vector<BadRecord>& bad) {
   TF_ASSIGN_OR_RETURN(std::string content, internal::read_text_file(path));
   const std::vector<std::string_view> lines = internal::split_lines(internal::strip_bom(content));
   std::vector<double> xs, ys;
@@ -112,7 +121,8 @@ Status parse_gt(const std::string& path, const std::string& shown, const ReaderO
       TF_RETURN_IF_ERROR(flush());
       record_line = static_cast<int>(li) + 1;
     } else if (record_line == 0) {
-      bad.push_back({shown, static_cast<int>(li) + 1, "line does not start a record ('x: [[...]], y: ...')"});
+      bad.push_back(
+          {shown, static_cast<int>(li) + 1, "line does not start a record ('x: [[...]], y: ...')"});
       continue;
     }
     record.append(line).push_back('\n');
@@ -132,7 +142,8 @@ std::optional<std::string> gt_stem(const std::string& name) {
 }  // namespace
 
 Result<Dataset> read_totaltext(const std::string& root, const ReaderOptions& options) {
-  return internal::read_paired_folder(root, options, {DatasetFormat::kTotalText, "Total-Text", gt_stem, parse_gt});
+  return internal::read_paired_folder(root, options,
+                                      {DatasetFormat::kTotalText, "Total-Text", gt_stem, parse_gt});
 }
 
 }  // namespace textfeed::loader

@@ -30,8 +30,8 @@ std::vector<std::string> receipt_folders(const fs::path& root) {
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() > kReceiptSuffix.size() && name.front() != '.' && name.ends_with(kReceiptSuffix) &&
-        fs::is_directory(it->path() / "ufo", ec))
+    if (name.size() > kReceiptSuffix.size() && name.front() != '.' &&
+        name.ends_with(kReceiptSuffix) && fs::is_directory(it->path() / "ufo", ec))
       out.push_back(name);
   }
   std::sort(out.begin(), out.end());
@@ -51,7 +51,8 @@ std::string json_files(const fs::path& dir, const std::string& shown_dir) {
 // kInvalidArgument: `folder`/ufo holds no <split>.json.
 Status missing_split(const fs::path& root, const std::string& folder, const ReaderOptions& o) {
   const std::string ufo = folder.empty() ? "ufo" : folder + "/ufo";
-  return Status::invalid_argument(root.string() + ": no " + ufo + "/" + o.split + ".json for split '" + o.split +
+  return Status::invalid_argument(root.string() + ": no " + ufo + "/" + o.split +
+                                  ".json for split '" + o.split +
                                   "' (found:" + json_files(root / ufo, ufo) +
                                   "); choose the split (split=, --split) or name the .json file");
 }
@@ -67,8 +68,9 @@ Status claim_names(const Dataset& ds, size_t first, const std::string& image_dir
         image_dir.empty() ? rec.image : fs::path(rec.image).lexically_relative(image_dir).string();
     const auto [it, fresh] = owner.try_emplace(name, rec.annotation);
     if (!fresh)
-      return Status::invalid_argument(ds.root + ": image '" + name + "' is in both " + it->second + " and " +
-                                      rec.annotation + "; merged UFO files must not share an image name");
+      return Status::invalid_argument(ds.root + ": image '" + name + "' is in both " + it->second +
+                                      " and " + rec.annotation +
+                                      "; merged UFO files must not share an image name");
   }
   return Status();
 }
@@ -109,8 +111,8 @@ bool resolves_inside(const fs::path& root, const fs::path& path) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-Result<std::string> ufo_image_dir(const fs::path& root, const fs::path& sub, const std::string& stem,
-                                  const ReaderOptions& o) {
+Result<std::string> ufo_image_dir(const fs::path& root, const fs::path& sub,
+                                  const std::string& stem, const ReaderOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(root / sub, ec))
     return Status::not_found((root / sub).string() + ": no such folder");
@@ -123,8 +125,9 @@ Result<std::string> ufo_image_dir(const fs::path& root, const fs::path& sub, con
     const fs::path dir = rel.empty() ? root : root / rel;
     if (!fs::is_directory(dir, ec)) continue;
     if (!resolves_inside(root, dir))
-      return Status::invalid_argument(dir.string() + ": the image folder leads outside the dataset root " +
-                                      root.string() + " (through a symlink); image folders must stay below it");
+      return Status::invalid_argument(
+          dir.string() + ": the image folder leads outside the dataset root " + root.string() +
+          " (through a symlink); image folders must stay below it");
     return rel.string();
   }
   return Status::not_found((root / sub).string() + ": no image folder");  // unreachable: sub is one
@@ -140,8 +143,9 @@ Result<Dataset> open_ufo_folder(const fs::path& root, const ReaderOptions& o) {
   }
   const std::vector<std::string> receipts = receipt_folders(root);
   if (receipts.empty())
-    return Status::invalid_argument(root.string() + ": not a dataset (no " + o.gt_dir +
-                                    "/ folder for ICDAR-2015, no ufo/ or <x>_receipt/ufo/ folder for UFO json)");
+    return Status::invalid_argument(
+        root.string() + ": not a dataset (no " + o.gt_dir +
+        "/ folder for ICDAR-2015, no ufo/ or <x>_receipt/ufo/ folder for UFO json)");
   return read_receipts(root, receipts, o);
 }
 

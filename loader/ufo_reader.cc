@@ -1,24 +1,23 @@
-// UFO json reader (docs/targets.md §1.2, §5 #5 #7): words with an ignore tag become background, words
-// with > 4 points follow PolyPolicy, filter_vertices drops hull areas < drop_under_area and can
-// mark those < ignore_under_area ignored. Parsed with simdjson's DOM: a 100 MB file takes under
+// UFO json reader (docs/targets.md §1.2, §5 #5 #7): words with an ignore tag become background,
+// words with > 4 points follow PolyPolicy, filter_vertices drops hull areas < drop_under_area and
+// can mark those < ignore_under_area ignored. Parsed with simdjson's DOM: a 100 MB file takes under
 // 2 s of CPU (ReaderTest.UfoLargeFileParses); detail/json_syntax.h runs only to locate an error.
-#include "loader/dataset.h"
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <string>
 #include <initializer_list>
+#include <opencv2/imgproc.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
-#include <opencv2/imgproc.hpp>
-#include <simdjson.h>
-
 #include "augment/polygon.h"
 #include "base/file.h"
+#include "loader/dataset.h"
 #include "loader/detail/json_file.h"
 #include "loader/detail/text.h"
 #include "loader/detail/ufo_layout.h"
@@ -66,11 +65,12 @@ std::string read_points(simdjson::dom::object word, std::vector<cv::Point2f>* pt
 // The word's label from its 'illegibility' flag (absent or null: valid). Illegibility::kValid reads
 // no flag at all (nor checks its type), as that baseline does. False, with *why, for a flag that is
 // not a bool.
-bool read_label(simdjson::dom::object word, const ReaderOptions& o, unsigned char* label, std::string* why) {
+bool read_label(simdjson::dom::object word, const ReaderOptions& o, unsigned char* label,
+                std::string* why) {
   bool illegible = false;
   element flag;
-  if (o.illegibility == Illegibility::kIgnore && !word["illegibility"].get(flag) && !flag.is_null() &&
-      flag.get_bool().get(illegible)) {
+  if (o.illegibility == Illegibility::kIgnore && !word["illegibility"].get(flag) &&
+      !flag.is_null() && flag.get_bool().get(illegible)) {
     *why = "'illegibility' is not true or false";
     return false;
   }
@@ -87,6 +87,49 @@ void add_polygon(SampleRecord& rec, const std::vector<cv::Point2f>& pts, unsigne
   rec.poly_labels.push_back(label);
 }
 
+// The word's quad from its points: 4 as they are; more (poly_policy kMinAreaRect or kMaskIgnore)
+// their minimum-area rectangle, kMaskIgnore marking the word ignored.
+Quad word_quad(const std::vector<cv::Point2f>& pts, PolyPolicy policy, unsigned char* label) {
+  Quad q;
+  if (pts.size() > 4) {
+    std::vector<float> xy;
+    for (const cv::Point2f& p : pts) xy.insert(xy.end(), {p.x, p.y});
+    q = internal::min_area_rect_quad(xy);
+    if (policy == PolyPolicy::kMaskIgnore) *label = kLabelIgnored;
+    return q;
+  }
+  for (int i = 0; i < 4; ++i) {
+    q.xy[2 * i] = pts[i].x;
+    q.xy[2 * i + 1] = pts[i].y;
+  }
+  return q;
+}
+
+// The word's geometry and label: kKept with `q` and `label` set; kBackground for more than 4
+// points under kSkip (the polygon still added: eval returns it); kBad for fewer than 4 points or a
+// hull area under drop_under_area. `*why` says which.
+WordOutcome word_shape(const std::vector<cv::Point2f>& pts, const ReaderOptions& o,
+                       SampleRecord& rec, Quad& q, unsigned char* label, std::string* why) {
+  if (pts.size() < 4) {
+    *why = std::to_string(pts.size()) + " points; a word needs at least 4";
+    return WordOutcome::kBad;
+  }
+  if (pts.size() > 4 && o.poly_policy == PolyPolicy::kSkip) {
+    add_polygon(rec, pts, *label);  // eval still returns it
+    *why = std::to_string(pts.size()) + " points (> 4): skipped as background (poly policy skip)";
+    return WordOutcome::kBackground;
+  }
+  q = word_quad(pts, o.poly_policy, label);
+  const double area = augment::quad_hull_area(q);
+  if (area < o.drop_under_area) {
+    *why = "hull area " + std::to_string(area) + " px^2 is below drop_under_area " +
+           std::to_string(o.drop_under_area) + ": dropped";
+    return WordOutcome::kBad;
+  }
+  if (o.ignore_under_area > 0 && area < o.ignore_under_area) *label = kLabelIgnored;
+  return WordOutcome::kKept;
+}
+
 // Reads one word into `rec`. kBackground: skipped as the reference does (ignore tag, or > 4
 // points under kSkip); kBad: unusable or dropped. `*why` explains all but the ignore-tag case.
 // `pts` is scratch space reused across words.
@@ -97,7 +140,8 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
     *why = "is not an object";
     return WordOutcome::kBad;
   }
-  if (const std::string_view key = internal::duplicate_key(word, {"points", "transcription", "illegibility", "tags"});
+  if (const std::string_view key =
+          internal::duplicate_key(word, {"points", "transcription", "illegibility", "tags"});
       !key.empty()) {
     *why = "has the key '" + std::string(key) + "' twice";
     return WordOutcome::kBad;
@@ -107,38 +151,13 @@ WordOutcome read_word(element value, const ReaderOptions& o, int ordinal, Sample
   unsigned char label = kLabelValid;
   if (!read_label(word, o, &label, why)) return WordOutcome::kBad;
   Quad q;
-  if (pts.size() < 4) {
-    *why = std::to_string(pts.size()) + " points; a word needs at least 4";
-    return WordOutcome::kBad;
-  }
-  if (pts.size() > 4) {
-    if (o.poly_policy == PolyPolicy::kSkip) {
-      add_polygon(rec, pts, label);  // eval still returns it
-      *why = std::to_string(pts.size()) + " points (> 4): skipped as background (poly policy skip)";
-      return WordOutcome::kBackground;
-    }
-    {
-      std::vector<float> xy;
-      for (const cv::Point2f& p : pts) xy.insert(xy.end(), {p.x, p.y});
-      q = internal::min_area_rect_quad(xy);
-    }
-    if (o.poly_policy == PolyPolicy::kMaskIgnore) label = kLabelIgnored;
-  } else {
-    for (int i = 0; i < 4; ++i) {
-      q.xy[2 * i] = pts[i].x;
-      q.xy[2 * i + 1] = pts[i].y;
-    }
-  }
-  const double area = augment::quad_hull_area(q);
-  if (area < o.drop_under_area) {
-    *why = "hull area " + std::to_string(area) + " px^2 is below drop_under_area " +
-           std::to_string(o.drop_under_area) + ": dropped";
-    return WordOutcome::kBad;
-  }
-  if (o.ignore_under_area > 0 && area < o.ignore_under_area) label = kLabelIgnored;
+  if (const WordOutcome shape = word_shape(pts, o, rec, q, &label, why);
+      shape != WordOutcome::kKept)
+    return shape;
   std::string_view text;
   if (word["transcription"].get_string().get(text)) text = {};
-  if (text.find('\0') != std::string_view::npos) {  // a \u0000 escape; the cache keeps texts NUL-separated
+  // A \u0000 escape: the cache keeps texts NUL-separated.
+  if (text.find('\0') != std::string_view::npos) {
     *why = "'transcription' contains a NUL character";
     return WordOutcome::kBad;
   }
@@ -163,9 +182,9 @@ struct UfoContext {
   fs::path image_dir;  // below root ("img/train", "images", ...), or empty: the root itself
   std::string shown;   // the json file as messages name it
   Dataset& ds;
-  std::unordered_set<std::string> seen;         // image paths already read
-  std::unordered_set<std::string_view> word_ids;  // of the current image (views into the DOM)
-  std::vector<cv::Point2f> points;              // scratch for read_word
+  std::unordered_set<std::string> seen;                 // image paths already read
+  std::unordered_set<std::string_view> word_ids;        // of the current image (views into the DOM)
+  std::vector<cv::Point2f> points;                      // scratch for read_word
   std::unordered_map<std::string, bool> folder_inside;  // image subfolder -> stays below the root
 };
 
@@ -181,7 +200,8 @@ bool folder_stays_inside(const fs::path& dir, UfoContext& cx) {
 // The path of image `name` below the root (cx.image_dir/name), or nullopt with the reason in
 // cx.ds.bad: a name that leaves the root, names a folder (by its name or on disk), or was read
 // before.
-std::optional<std::string> image_path(const std::string& name, const std::string& what, UfoContext& cx) {
+std::optional<std::string> image_path(const std::string& name, const std::string& what,
+                                      UfoContext& cx) {
   const Result<std::string> path = safe_join((cx.root / cx.image_dir).string(), name);
   if (!path.has_value()) {
     cx.ds.bad.push_back({cx.shown, 0, path.error().message() + "; left out"});
@@ -193,10 +213,12 @@ std::optional<std::string> image_path(const std::string& name, const std::string
     return std::nullopt;
   }
   if (normal.has_parent_path() && !folder_stays_inside(cx.image_dir / normal.parent_path(), cx)) {
-    cx.ds.bad.push_back({cx.shown, 0, what + " lies in a folder that leads outside the dataset root; left out"});
+    cx.ds.bad.push_back(
+        {cx.shown, 0, what + " lies in a folder that leads outside the dataset root; left out"});
     return std::nullopt;
   }
-  if (const std::string why = internal::not_an_image_file(cx.root / cx.image_dir / normal); !why.empty()) {
+  if (const std::string why = internal::not_an_image_file(cx.root / cx.image_dir / normal);
+      !why.empty()) {
     cx.ds.bad.push_back({cx.shown, 0, what + " " + why + "; left out"});
     return std::nullopt;
   }
@@ -209,7 +231,8 @@ std::optional<std::string> image_path(const std::string& name, const std::string
 }
 
 // Reads the `words` of one image into `rec`; each word left out, and why, goes to cx.ds.bad.
-void read_words(simdjson::dom::object words, const std::string& what, SampleRecord& rec, UfoContext& cx) {
+void read_words(simdjson::dom::object words, const std::string& what, SampleRecord& rec,
+                UfoContext& cx) {
   const size_t n = words.size();
   rec.quads.reserve(n);
   rec.labels.reserve(n);
@@ -220,14 +243,15 @@ void read_words(simdjson::dom::object words, const std::string& what, SampleReco
   for (auto [id, word] : words) {
     std::string why;
     if (!cx.word_ids.insert(id).second) {
-      cx.ds.bad.push_back({cx.shown, 0, what + " word '" + std::string(id) + "' appears twice; the second is left out"});
+      cx.ds.bad.push_back(
+          {cx.shown, 0,
+           what + " word '" + std::string(id) + "' appears twice; the second is left out"});
       ++ordinal;
       continue;
     }
     if (read_word(word, cx.options, ordinal, rec, cx.points, &why) != WordOutcome::kKept &&
         !why.empty())
-      cx.ds.bad.push_back(
-          {cx.shown, 0, what + " word '" + std::string(id) + "': " + why});
+      cx.ds.bad.push_back({cx.shown, 0, what + " word '" + std::string(id) + "': " + why});
     ++ordinal;
   }
 }
@@ -245,8 +269,10 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
     cx.ds.bad.push_back({cx.shown, 0, what + " is not an object; left out"});
     return;
   }
-  if (const std::string_view key = internal::duplicate_key(info, {"words", "img_w", "img_h"}); !key.empty()) {
-    cx.ds.bad.push_back({cx.shown, 0, what + " has the key '" + std::string(key) + "' twice; left out"});
+  if (const std::string_view key = internal::duplicate_key(info, {"words", "img_w", "img_h"});
+      !key.empty()) {
+    cx.ds.bad.push_back(
+        {cx.shown, 0, what + " has the key '" + std::string(key) + "' twice; left out"});
     return;
   }
   rec.annotation = cx.shown;
@@ -256,8 +282,9 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
   if (info["words"].get_object().get(words)) {
     cx.ds.bad.push_back({cx.shown, 0, what + " has no 'words' object; kept with no words"});
   } else if (const size_t n = words.size(); n > internal::kMaxWordsPerImage) {
-    cx.ds.bad.push_back({cx.shown, 0, what + " has " + std::to_string(n) + " words, more than the limit of " +
-                                          std::to_string(internal::kMaxWordsPerImage) + "; left out"});
+    cx.ds.bad.push_back({cx.shown, 0,
+                         what + " has " + std::to_string(n) + " words, more than the limit of " +
+                             std::to_string(internal::kMaxWordsPerImage) + "; left out"});
     return;
   } else {
     read_words(words, what, rec, cx);
@@ -269,8 +296,8 @@ void read_image(std::string_view name_view, element value, UfoContext& cx) {
 
 namespace internal {
 
-Status read_ufo_part(const fs::path& root, const std::string& json_path, const std::string& image_dir,
-                     const ReaderOptions& o, Dataset& ds) {
+Status read_ufo_part(const fs::path& root, const std::string& json_path,
+                     const std::string& image_dir, const ReaderOptions& o, Dataset& ds) {
   TF_ASSIGN_OR_RETURN(simdjson::padded_string json, internal::load_json(json_path, "UFO file"));
   const std::string_view body(json.data(), json.size());
   TF_RETURN_IF_ERROR(internal::refuse_utf16_or_32(body, json_path));
@@ -288,7 +315,8 @@ Status read_ufo_part(const fs::path& root, const std::string& json_path, const s
     return Status::corrupt(json_path + ": key 'images' appears twice at the top level");
 
   const size_t before = ds.samples.size();
-  UfoContext cx{o, root, fs::path(image_dir), internal::shown_path(root, json_path), ds, {}, {}, {}, {}};
+  UfoContext cx{o,  root, fs::path(image_dir), internal::shown_path(root, json_path), ds, {}, {},
+                {}, {}};
   for (auto [name, info] : images) read_image(name, info, cx);
   ds.files.push_back({cx.shown, image_dir, ds.samples.size() - before});
   return Status();
@@ -303,8 +331,9 @@ Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_pat
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
   if (!fs::is_directory(root, ec))
     return Status::not_found("UFO dataset root " + root.string() + " is not a folder");
-  TF_ASSIGN_OR_RETURN(const std::string image_dir,
-                      internal::ufo_image_dir(root, fs::path(), fs::path(json_path).stem().string(), o));
+  TF_ASSIGN_OR_RETURN(
+      const std::string image_dir,
+      internal::ufo_image_dir(root, fs::path(), fs::path(json_path).stem().string(), o));
   Dataset ds;
   ds.root = root.string();
   ds.format = DatasetFormat::kUfo;

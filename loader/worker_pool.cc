@@ -1,16 +1,15 @@
 // WorkerPool: a tbb::task_arena behind a pimpl; ProcessThreadSettings: the globals a root sets.
 #include "loader/worker_pool.h"
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 #include <sys/resource.h>
 
 #include <exception>
 #include <new>
-#include <utility>
-
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 #include <opencv2/core/utility.hpp>
+#include <utility>
 
 #include "base/log.h"
 #include "loader/detail/worker_pool_tbb.h"
@@ -35,14 +34,16 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::create(int threads) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
       static_cast<rlim_t>(n) >= limit.rlim_cur)
-    return Status::unavailable("cannot start " + std::to_string(n) + " worker threads: this process may run at most " +
-                               std::to_string(limit.rlim_cur) + " (ulimit -u); ask for fewer threads");
+    return Status::unavailable(
+        "cannot start " + std::to_string(n) + " worker threads: this process may run at most " +
+        std::to_string(limit.rlim_cur) + " (ulimit -u); ask for fewer threads");
   try {
     auto pool = std::make_unique<WorkerPool>(n);
     pool->impl_->arena->initialize();  // oneTBB's own set-up, here where a failure can be reported
     return pool;
   } catch (const std::exception& e) {  // std::bad_alloc, std::runtime_error from oneTBB
-    return Status::unavailable("cannot set up an arena of " + std::to_string(n) + " worker threads: " + e.what());
+    return Status::unavailable("cannot set up an arena of " + std::to_string(n) +
+                               " worker threads: " + e.what());
   }
 }
 
@@ -86,7 +87,8 @@ ProcessThreadSettings::ProcessThreadSettings() : impl_(std::make_unique<Impl>())
   // smallest value, so one is made only where it raises the limit.
   constexpr size_t wanted = static_cast<size_t>(kMaxWorkerThreads) + 1;
   if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) < wanted)
-    impl_->parallelism = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, wanted);
+    impl_->parallelism =
+        std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, wanted);
 }
 
 ProcessThreadSettings::~ProcessThreadSettings() = default;

@@ -36,8 +36,8 @@ inline constexpr int kMaxWorkerThreads = 1024;
 
 // The error every entry point shows for a thread count `got` (as the caller wrote it) out of range.
 inline Status worker_threads_error(std::string_view got) {
-  return Status::invalid_argument("threads must be 0 (one per core) or 1.." + std::to_string(kMaxWorkerThreads) +
-                                  ", got " + std::string(got));
+  return Status::invalid_argument("threads must be 0 (one per core) or 1.." +
+                                  std::to_string(kMaxWorkerThreads) + ", got " + std::string(got));
 }
 
 // OK when `threads` is 0 (one per core, at most kMaxWorkerThreads) or in 1..kMaxWorkerThreads;
@@ -53,8 +53,8 @@ int resolve_worker_threads(int threads);
 
 // A resource type: its threads start on demand and belong to oneTBB; destroy it after everything
 // that put work into it has finished (BatchStream's destructor waits for its fills). All slots are
-// for worker threads: work is enqueued, and a caller of parallel_for() helps only with its own loop.
-// Thread-safety: every method may be called from any thread, including the pool's own.
+// for worker threads: work is enqueued, and a caller of parallel_for() helps only with its own
+// loop. Thread-safety: every method may be called from any thread, including the pool's own.
 class WorkerPool {
  public:
   // A pool of `threads` workers (0: one per core). Errors: kInvalidArgument (threads outside

@@ -6,6 +6,9 @@
    headers: they are white-box tests of that module (STYLE §2.7); tests/api/ may not.
 2. No public header leaks oneTBB: a header (.h) outside every detail/ folder includes no
    <oneapi/tbb/...> (nor <tbb/...>). Sources (.cc) may: oneTBB links PRIVATE.
+3. Detector families are plug-ins (augment/family.h): loader/, transport/ and client/ include no
+   header of a family folder (a folder augment/F/ with a profiles.cc) and name no profile
+   enumerator (Profile::kX): what differs per family is asked of the registry.
 
 Usage: check_includes.py REPO_ROOT. Prints each violation as FILE:LINE: rule, and exits 1 if any
 is not listed in EXEMPT below. EXEMPT is the explicit list of known violations that their owners
@@ -20,7 +23,16 @@ SCAN = MODULES + ("tests", "bench")
 SOURCE_EXT = (".h", ".cc")
 
 # (file, included path) pairs allowed for now, each with why and who clears it. Empty: keep it so.
-EXEMPT = set()
+# The Python replay functions of textfeed.reference (each family's steps one at a time) are bound in
+# client/python until they move into their family folders with the rest of the family.
+EXEMPT = {
+    ("client/python/register_db.cc", "augment/db/crop.h"),
+    ("client/python/register_db.cc", "augment/db/geometry.h"),
+    ("client/python/register_geometry.cc", "augment/east/plan.h"),
+    ("client/python/register_targets.cc", "augment/db/targets.h"),
+    ("client/python/register_targets.cc", "augment/east/shrink.h"),
+    ("client/python/register_targets.cc", "augment/east/targets.h"),
+}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -33,8 +45,34 @@ def module_of(rel):
     return parts[0]
 
 
+FAMILY_BLIND = ("loader", "transport", "client")
+PROFILE_ENUMERATOR = re.compile(r"\bProfile::k[A-Z]\w*")
+
+
+def family_folders(root):
+    """The family folders: augment/F/ holding a profiles.cc."""
+    base = os.path.join(root, "augment")
+    return sorted(d for d in os.listdir(base)
+                  if os.path.isfile(os.path.join(base, d, "profiles.cc")))
+
+
+def family_violations(rel, lines, families):
+    """Rule 3 for one file of a family-blind module."""
+    found = []
+    for lineno, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if m and any(m.group(2).startswith(f"augment/{f}/") for f in families):
+            found.append((rel, lineno, m.group(2),
+                          f"includes the family header {m.group(2)}; ask augment/family.h instead"))
+        code = line.split("//", 1)[0]
+        for e in PROFILE_ENUMERATOR.findall(code):
+            found.append((rel, lineno, e, f"names the profile {e}; a family decides through its registration"))
+    return found
+
+
 def violations(root):
     found = []
+    families = family_folders(root)
     for top in SCAN:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -46,22 +84,25 @@ def violations(root):
                 owner = module_of(rel)
                 in_detail = "/detail/" in rel
                 with open(path, encoding="utf-8", errors="replace") as f:
-                    for lineno, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m:
-                            continue
-                        target = m.group(2)
-                        parts = target.split("/")
-                        if len(parts) > 2 and parts[0] in MODULES and parts[1] == "detail":
-                            target_module = parts[0]
-                            if owner not in (target_module, "tests/" + target_module):
-                                found.append((rel, lineno, target,
-                                              f"includes {target_module}'s private detail/ header {target}"))
-                        if (name.endswith(".h") and not in_detail and
-                                (target.startswith("oneapi/tbb") or target.startswith("tbb/"))):
+                    lines = f.read().splitlines()
+                if top in FAMILY_BLIND:
+                    found.extend(family_violations(rel, lines, families))
+                for lineno, line in enumerate(lines, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = m.group(2)
+                    parts = target.split("/")
+                    if len(parts) > 2 and parts[0] in MODULES and parts[1] == "detail":
+                        target_module = parts[0]
+                        if owner not in (target_module, "tests/" + target_module):
                             found.append((rel, lineno, target,
-                                          f"public header includes oneTBB ({target}); move it behind a pimpl "
-                                          "or into detail/"))
+                                          f"includes {target_module}'s private detail/ header {target}"))
+                    if (name.endswith(".h") and not in_detail and
+                            (target.startswith("oneapi/tbb") or target.startswith("tbb/"))):
+                        found.append((rel, lineno, target,
+                                      f"public header includes oneTBB ({target}); move it behind a pimpl "
+                                      "or into detail/"))
     return found
 
 

@@ -10,24 +10,23 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "client/embedded_feed.h"
-#include "client/remote_feed.h"
-#include "loader/dataset_source.h"
-#include "loader/worker_pool.h"
-#include "loader/cache_builder.h"
 #include "base/log.h"
 #include "base/printable.h"
+#include "client/embedded_feed.h"
+#include "client/remote_feed.h"
+#include "loader/cache_builder.h"
+#include "loader/dataset_source.h"
 #include "loader/pipeline.h"
+#include "loader/worker_pool.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
-#include "tools/spec_flags.h"
 #include "tools/output.h"
+#include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 namespace {
@@ -81,7 +80,8 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     const auto t0 = std::chrono::steady_clock::now();
     size_t done = 0;
     while (done < static_cast<size_t>(a.samples)) done += pull();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rates.push_back(done / wall);
     gbps.push_back(done * row_bytes / wall / 1e9);
     cpu_ms.push_back((cpu_seconds() - c0) * 1e3 / done);
@@ -92,7 +92,7 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
   if (a.json) {
     nlohmann::ordered_json j;
     j["source"] = what;
-    j["transport"] = st.transport;
+    j["transport"] = std::string(client::feed_transport_name(st.transport));
     j["profile"] = a.spec.profile;
     j["batch_size"] = f.layout().batch_size;
     j["samples_per_repeat"] = a.samples;
@@ -104,11 +104,13 @@ void bench_feed(client::Feed& f, const BenchArgs& a, const std::string& what) {
     return;
   }
   std::printf("source        %s via %s\nprofile       %s, batch %d, %d repeats of >= %d samples\n",
-              printable(what).c_str(), printable(st.transport).c_str(), a.spec.profile.c_str(), f.layout().batch_size,
-              a.repeat, a.samples);
-  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(rates), median(rates), mx(rates));
-  std::printf("payload GB/s  min %.2f  median %.2f  max %.2f  (%.1f MB per sample)\n", mn(gbps), median(gbps),
-              mx(gbps), row_bytes / 1e6);
+              printable(what).c_str(),
+              std::string(client::feed_transport_name(st.transport)).c_str(),
+              a.spec.profile.c_str(), f.layout().batch_size, a.repeat, a.samples);
+  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(rates), median(rates),
+              mx(rates));
+  std::printf("payload GB/s  min %.2f  median %.2f  max %.2f  (%.1f MB per sample)\n", mn(gbps),
+              median(gbps), mx(gbps), row_bytes / 1e6);
   std::printf("this process: CPU ms/sample min %.2f  median %.2f\n", mn(cpu_ms), median(cpu_ms));
 }
 
@@ -117,18 +119,19 @@ void run_remote(const BenchArgs& a) {
   client::RemoteOptions o;
   o.endpoint = a.endpoint;
   o.client_name = "textfeed bench";
-  o.request.spec = build_spec("bench", a.spec, a.dataset);
+  o.spec = build_spec("bench", a.spec, a.dataset);
   o.transport = *transport::parse_transport(a.transport);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch > 0 ? a.prefetch : 4);
-  o.connect.curve = curve_client_options("bench", a.curve);
-  auto feed = client::RemoteFeed::open(o);
+  o.curve = curve_client_options("bench", a.curve);
+  auto feed = client::open_remote_feed(o);
   if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
   bench_feed(**feed, a, "'" + a.dataset + "' at " + a.endpoint);
 }
 
 // The source --from asks for: --dataset as it is, or a cache built from it first (not timed) in
 // --cache or in `temp`, a private scratch folder removed on every exit.
-std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, const loader::PipelineSpec& spec,
+std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a,
+                                                         const loader::PipelineSpec& spec,
                                                          loader::WorkerPool& pool,
                                                          std::optional<ScratchFolder>& temp) {
   const loader::ReaderOptions& reader = spec.sources[0].reader;
@@ -140,7 +143,8 @@ std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, con
     fail("bench", a.dataset + " is a cache; --from dataset needs a dataset folder", 2);
   if (a.from != "cache" || dataset == nullptr) return *probe;
   if (a.cache_path.empty()) {
-    auto folder = ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
+    auto folder =
+        ScratchFolder::create(std::filesystem::temp_directory_path().string(), "textfeed-bench-");
     if (!folder.has_value()) fail("bench", folder.error().to_string());
     temp.emplace(std::move(*folder));
   }
@@ -148,9 +152,14 @@ std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, con
   // A file the user named is never replaced (bench has no --force): an existing cache is
   // benched by naming it as --dataset, anything else is not bench's to overwrite.
   std::error_code ec;
-  if (!temp && std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
-    fail("bench", "--cache " + path + " exists; bench builds a new cache there and replaces nothing "
-                  "(remove it, or bench that cache with --dataset " + path + ")", 2);
+  if (!temp &&
+      std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+    fail("bench",
+         "--cache " + path +
+             " exists; bench builds a new cache there and replaces nothing "
+             "(remove it, or bench that cache with --dataset " +
+             path + ")",
+         2);
   loader::CacheBuildOptions co;
   co.out = path;
   co.profile = spec.augment.profile;
@@ -167,19 +176,21 @@ std::shared_ptr<const loader::SampleSource> bench_source(const BenchArgs& a, con
 
 // What the timed repeats of one-fill-at-a-time measured.
 struct FillMeasurements {
-  std::vector<double> rates, cpu_ms;  // per repeat
-  std::vector<double> faults;         // minor page faults per sample, per repeat
+  std::vector<double> rates, cpu_ms;         // per repeat
+  std::vector<double> faults;                // minor page faults per sample, per repeat
   double stage_ms[loader::kNumStages] = {};  // per sample, over every repeat
 };
 
-FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& pool, const BenchArgs& a) {
+FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& pool,
+                               const BenchArgs& a) {
   std::vector<uint8_t> slot(p.layout().slot_bytes);
   loader::BatchInfo info;
   const size_t per_epoch = p.sampler().batches_per_epoch();
   uint64_t epoch = 0;
   size_t batch = 0;
   auto next_batch = [&]() -> size_t {
-    if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok()) fail("bench", s.to_string());
+    if (Status s = p.fill(epoch, batch, slot.data(), info, pool); !s.ok())
+      fail("bench", s.to_string());
     for (const auto& e : info.errors)
       TF_LOG(Warning) << "bench: " << describe(e);  // the command's --log-level governs it
     if (++batch == per_epoch) batch = 0, ++epoch;
@@ -197,21 +208,30 @@ FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& poo
     size_t done = 0;
     while (done < static_cast<size_t>(a.samples)) done += next_batch();
     m.faults.push_back(static_cast<double>(minor_faults() - f0) / static_cast<double>(done));
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.rates.push_back(done / wall);
     m.cpu_ms.push_back((cpu_seconds() - c0) * 1e3 / done);
     timed_samples += done;
   }
   const loader::StageTimes after = p.stage_times();
-  const double after_s[] = {after.read, after.decode, after.plan, after.warp, after.photometric, after.targets};
-  const double before_s[] = {before.read, before.decode, before.plan, before.warp, before.photometric, before.targets};
-  for (int i = 0; i < loader::kNumStages; ++i) m.stage_ms[i] = (after_s[i] - before_s[i]) * 1e3 / timed_samples;
+  const double after_s[] = {after.read, after.decode,      after.plan,
+                            after.warp, after.photometric, after.targets};
+  const double before_s[] = {before.read, before.decode,      before.plan,
+                             before.warp, before.photometric, before.targets};
+  for (int i = 0; i < loader::kNumStages; ++i)
+    m.stage_ms[i] = (after_s[i] - before_s[i]) * 1e3 / timed_samples;
   return m;
 }
 
-void print_fills(const BenchArgs& a, const loader::SampleSource& source, const FillMeasurements& m) {
-  const auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-  const auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+void print_fills(const BenchArgs& a, const loader::SampleSource& source,
+                 const FillMeasurements& m) {
+  const auto mn = [](const std::vector<double>& v) {
+    return *std::min_element(v.begin(), v.end());
+  };
+  const auto mx = [](const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end());
+  };
   if (a.json) {
     nlohmann::ordered_json j;
     j["source"] = source.describe();
@@ -222,22 +242,27 @@ void print_fills(const BenchArgs& a, const loader::SampleSource& source, const F
     j["repeats"] = a.repeat;
     j["samples_per_s"] = {{"min", mn(m.rates)}, {"median", median(m.rates)}, {"max", mx(m.rates)}};
     j["cpu_ms_per_sample"] = {{"min", mn(m.cpu_ms)}, {"median", median(m.cpu_ms)}};
-    j["minor_faults_per_sample"] = {{"first_repeat", m.faults.front()}, {"last_repeat", m.faults.back()}};
+    j["minor_faults_per_sample"] = {{"first_repeat", m.faults.front()},
+                                    {"last_repeat", m.faults.back()}};
     nlohmann::ordered_json s;
-    for (int i = 0; i < loader::kNumStages; ++i) s[std::string(loader::kStageNames[i])] = m.stage_ms[i];
+    for (int i = 0; i < loader::kNumStages; ++i)
+      s[std::string(loader::kStageNames[i])] = m.stage_ms[i];
     j["stage_ms_per_sample"] = s;
     std::cout << json_text(j) << "\n";
     return;
   }
-  std::printf("source        %s\nprofile       %s, batch %d, %d thread(s), %d repeats of >= %d samples\n",
-              printable(source.describe()).c_str(), a.spec.profile.c_str(), a.spec.batch_size, a.threads, a.repeat,
-              a.samples);
-  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(m.rates), median(m.rates), mx(m.rates));
+  std::printf(
+      "source        %s\nprofile       %s, batch %d, %d thread(s), %d repeats of >= %d samples\n",
+      printable(source.describe()).c_str(), a.spec.profile.c_str(), a.spec.batch_size, a.threads,
+      a.repeat, a.samples);
+  std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(m.rates), median(m.rates),
+              mx(m.rates));
   std::printf("CPU ms/sample min %.2f  median %.2f\n", mn(m.cpu_ms), median(m.cpu_ms));
   // Buffers grow to the largest sample seen, and code runs for the first time, early on: the last
   // repeat is the steady state.
-  std::printf("minor faults  per sample (fresh pages touched): first repeat %.1f, last repeat %.1f\n",
-              m.faults.front(), m.faults.back());
+  std::printf(
+      "minor faults  per sample (fresh pages touched): first repeat %.1f, last repeat %.1f\n",
+      m.faults.front(), m.faults.back());
   std::printf("stage ms/sample (wall, summed over threads):");
   for (int i = 0; i < loader::kNumStages; ++i)
     std::printf("  %s %.2f", std::string(loader::kStageNames[i]).c_str(), m.stage_ms[i]);
@@ -260,7 +285,8 @@ void run(const BenchArgs& a) {
     eo.prefetch = static_cast<uint32_t>(a.prefetch);
     auto feed = client::EmbeddedFeed::open(source, eo);
     if (!feed.has_value()) fail("bench", feed.error().to_string(), 2);
-    bench_feed(**feed, a, source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
+    bench_feed(**feed, a,
+               source->describe() + ", " + std::to_string(a.threads) + " thread(s) in process");
     return;
   }
   auto pipeline = loader::BatchPipeline::create(source, spec);
@@ -272,32 +298,40 @@ void run(const BenchArgs& a) {
 
 void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "bench", "Measure the batch pipeline (decode + augment + the profile's targets: EAST or DB): samples/s, CPU-ms per sample and "
-               "a per-stage breakdown, min/median over repeats.");
-  cmd->add_option("--dataset", a->dataset,
-                  "dataset folder, UFO .json, a cache file (.tfc) or a cache manifest (.tfmanifest); with "
-                  "--endpoint, the daemon's dataset NAME")
+  CLI::App* cmd = app.add_subcommand("bench",
+                                     "Measure the batch pipeline (decode + augment + the profile's "
+                                     "targets: EAST or DB): samples/s, CPU-ms per sample and "
+                                     "a per-stage breakdown, min/median over repeats.");
+  cmd->add_option(
+         "--dataset", a->dataset,
+         "dataset folder, UFO .json, a cache file (.tfc) or a cache manifest (.tfmanifest); with "
+         "--endpoint, the daemon's dataset NAME")
       ->required();
-  cmd->add_option("--endpoint", a->endpoint,
-                  "measure batches delivered by a running `textfeed serve` to this process instead");
+  cmd->add_option(
+      "--endpoint", a->endpoint,
+      "measure batches delivered by a running `textfeed serve` to this process instead");
   cmd->add_option("--prefetch", a->prefetch,
-                  "in process: measure the embedded feed with this many batches in flight (as a training loop "
+                  "in process: measure the embedded feed with this many batches in flight (as a "
+                  "training loop "
                   "gets them) instead of one fill at a time; with --endpoint: credits (default 4)")
       ->check(CLI::Range(0, 64));
   cmd->add_option("--transport", a->transport, "with --endpoint: auto | shm | frames")
       ->check(CLI::IsMember({"auto", "shm", "frames"}));
   add_curve_flags(cmd, a->curve);
   add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags | kSamplerFlags);
-  cmd->add_option("--from", a->from, "auto (whatever --dataset is) | dataset | cache (builds a temporary cache "
-                                     "first unless --cache names one)")
+  cmd->add_option("--from", a->from,
+                  "auto (whatever --dataset is) | dataset | cache (builds a temporary cache "
+                  "first unless --cache names one)")
       ->check(CLI::IsMember({"auto", "dataset", "cache"}));
   cmd->add_option("--cache", a->cache_path,
-                  "with --from cache: where to build (and keep) the cache; must not exist (an existing cache is "
+                  "with --from cache: where to build (and keep) the cache; must not exist (an "
+                  "existing cache is "
                   "benched with --dataset)");
   cmd->add_option("--threads", a->threads,
-                  "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 1; 0: one per core)");
-  cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")->check(CLI::Range(1, 10000000));
+                  "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) +
+                      " (default 1; 0: one per core)");
+  cmd->add_option("--samples", a->samples, "samples per repeat (default 64)")
+      ->check(CLI::Range(1, 10000000));
   cmd->add_option("--repeat", a->repeat, "timed repeats (default 3)")->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a] { run(*a); });

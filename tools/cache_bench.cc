@@ -5,6 +5,7 @@
 //   write    the build's serial stage alone (CacheWriter::add per sample): the rate above which
 //            more threads cannot help
 //   read     CacheReader::sample() on a warm cache: first read (checksum + parse) and later reads
+#include <oneapi/tbb/task_arena.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,17 +14,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <oneapi/tbb/task_arena.h>
 
 #include "cache/cache.h"
 #include "loader/cache_builder.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
 #include "tools/output.h"
+#include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 namespace {
@@ -33,7 +33,9 @@ struct BenchArgs {
   int threads = 0;
 };
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 double cpu_s(clockid_t clock) {
   timespec t;
   clock_gettime(clock, &t);
@@ -41,19 +43,20 @@ double cpu_s(clockid_t clock) {
 }
 
 struct Rate {
-  double per_s = 0;      // samples per wall second
-  double cpu_ms = 0;     // CPU milliseconds per sample (thread or process clock)
+  double per_s = 0;   // samples per wall second
+  double cpu_ms = 0;  // CPU milliseconds per sample (thread or process clock)
 };
 
 struct WriteCost {
-  double per_s = 0;          // samples per wall second, finish() included
-  double add_ms = 0;         // wall ms per add()
-  double add_cpu_ms = 0;     // CPU ms per add()
-  double finish_ms = 0;      // wall ms of finish(): meta, index, footer, fsync, rename
+  double per_s = 0;       // samples per wall second, finish() included
+  double add_ms = 0;      // wall ms per add()
+  double add_cpu_ms = 0;  // CPU ms per add()
+  double finish_ms = 0;   // wall ms of finish(): meta, index, footer, fsync, rename
 };
 
 // Decodes every file once, as the build does before resizing.
-Rate decode_rate(const loader::Dataset& ds, const std::vector<std::vector<uint8_t>>& files, int image_size) {
+Rate decode_rate(const loader::Dataset& ds, const std::vector<std::vector<uint8_t>>& files,
+                 int image_size) {
   loader::Decoder decoder;
   Image out;
   const double t0 = now_s(), c0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
@@ -61,10 +64,12 @@ Rate decode_rate(const loader::Dataset& ds, const std::vector<std::vector<uint8_
   for (size_t i = 0; i < files.size(); ++i) {
     auto info = decoder.read_info(files[i], ds.samples[i].image);
     if (!info.has_value()) continue;
-    const loader::ResizePlan rp = image_size > 0 ? loader::reference_resize(info->width, info->height, image_size)
-                                                 : loader::ResizePlan{info->width, info->height, 1.0f};
-    const int eighths = loader::fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
-                                                          static_cast<double>(rp.height) / info->height));
+    const loader::ResizePlan rp =
+        image_size > 0 ? loader::reference_resize(info->width, info->height, image_size)
+                       : loader::ResizePlan{info->width, info->height, 1.0f};
+    const int eighths =
+        loader::fast_dct_eighths(std::max(static_cast<double>(rp.width) / info->width,
+                                          static_cast<double>(rp.height) / info->height));
     if (decoder.decode_eighths(files[i], ds.samples[i].image, eighths, out).ok()) ++done;
   }
   const double wall = now_s() - t0, cpu = cpu_s(CLOCK_THREAD_CPUTIME_ID) - c0;
@@ -82,8 +87,8 @@ WriteCost write_rate(const cache::CacheReader& cache, const std::string& path) {
     if (!v.has_value()) fail("cache bench", v.error().to_string());
     const std::vector<std::string_view> views = v->texts();
     texts.assign(views.begin(), views.end());
-    const cache::SampleData d{v->name, v->orig_width, v->orig_height, v->width, v->height,
-                              v->codec, v->pixels, v->quads, v->labels, texts};
+    const cache::SampleData d{v->name,  v->orig_width, v->orig_height, v->width,  v->height,
+                              v->codec, v->pixels,     v->quads,       v->labels, texts};
     const double t0 = now_s(), c0 = cpu_s(CLOCK_THREAD_CPUTIME_ID);
     if (Status s = (*w)->add(d); !s.ok()) fail("cache bench", s.to_string());
     busy += now_s() - t0;
@@ -118,13 +123,14 @@ struct Figures {
 std::vector<std::vector<uint8_t>> read_files(const loader::Dataset& ds) {
   std::vector<std::vector<uint8_t>> files(ds.samples.size());
   for (size_t i = 0; i < files.size(); ++i)
-    if (Status s = loader::read_file(ds.image_path(i), files[i]); !s.ok()) fail("cache bench", s.to_string());
+    if (Status s = loader::read_file(ds.image_path(i), files[i]); !s.ok())
+      fail("cache bench", s.to_string());
   return files;
 }
 
 // What `cache build` would be given: the cache at `path`, replaced if there.
-loader::CacheBuildOptions build_options(const BenchArgs& a, augment::Profile profile, int image_size,
-                                        const std::string& path) {
+loader::CacheBuildOptions build_options(const BenchArgs& a, augment::Profile profile,
+                                        int image_size, const std::string& path) {
   loader::CacheBuildOptions o;
   o.out = path;
   o.profile = profile;
@@ -135,12 +141,13 @@ loader::CacheBuildOptions build_options(const BenchArgs& a, augment::Profile pro
 }
 
 // Builds the cache of `ds` as `o` says, on `pool`.
-BuildCost build_rate(const loader::Dataset& ds, const loader::CacheBuildOptions& o, loader::WorkerPool& pool) {
+BuildCost build_rate(const loader::Dataset& ds, const loader::CacheBuildOptions& o,
+                     loader::WorkerPool& pool) {
   const double c0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
   auto report = loader::build_cache(ds, o, pool, nullptr);
   if (!report.has_value()) fail("cache bench", report.error().to_string());
-  const Rate build{report->samples / report->seconds,
-                   (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 / std::max<size_t>(report->samples, 1)};
+  const Rate build{report->samples / report->seconds, (cpu_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3 /
+                                                          std::max<size_t>(report->samples, 1)};
   return {build, static_cast<double>(report->bytes) / std::max<size_t>(report->samples, 1)};
 }
 
@@ -169,12 +176,16 @@ void print_figures(const BenchArgs& a, const loader::Dataset& ds, int threads, c
   j["codec"] = a.codec;
   j["threads"] = threads;
   j["decode_1_thread"] = {{"samples_per_s", decode.per_s}, {"cpu_ms_per_sample", decode.cpu_ms}};
-  j["build"] = {{"samples_per_s", build.per_s}, {"cpu_ms_per_sample", build.cpu_ms},
+  j["build"] = {{"samples_per_s", build.per_s},
+                {"cpu_ms_per_sample", build.cpu_ms},
                 {"bytes_per_sample", f.build.bytes_per_sample}};
   j["build_vs_decode_x_threads"] = build.per_s / ideal;
   j["build_cpu_vs_decode_cpu"] = decode.cpu_ms / build.cpu_ms;
-  j["serial_write"] = {{"samples_per_s", write.per_s}, {"add_ms", write.add_ms}, {"add_cpu_ms", write.add_cpu_ms},
-                       {"finish_ms", write.finish_ms}, {"threads_it_can_feed", write.per_s / decode.per_s}};
+  j["serial_write"] = {{"samples_per_s", write.per_s},
+                       {"add_ms", write.add_ms},
+                       {"add_cpu_ms", write.add_cpu_ms},
+                       {"finish_ms", write.finish_ms},
+                       {"threads_it_can_feed", write.per_s / decode.per_s}};
   j["read_us_per_sample"] = {{"first_with_checksum", f.read.first_us}, {"later", f.read.later_us}};
   std::printf("%s\n", json_text(j).c_str());
 }
@@ -194,8 +205,9 @@ void run(const BenchArgs& a) {
 
   // A private folder for the temporary caches: nothing planted in a shared /tmp stands in for them,
   // and they go with it on every exit.
-  auto scratch = ScratchFolder::create(a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir,
-                                       "textfeed-cache-bench-");
+  auto scratch =
+      ScratchFolder::create(a.dir.empty() ? std::filesystem::temp_directory_path().string() : a.dir,
+                            "textfeed-cache-bench-");
   if (!scratch.has_value()) fail("cache bench", scratch.error().to_string(), 2);
   const std::string path = scratch->path() + "/bench.tfc";
   loader::WorkerPool pool(threads);
@@ -214,13 +226,16 @@ void run(const BenchArgs& a) {
 void add_cache_bench_command(CLI::App& cache_cmd) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* cmd = cache_cmd.add_subcommand(
-      "bench", "Measure pure decode rate, build rate (vs decode rate x threads), the serial write stage "
-               "and warm reads, on one dataset; prints JSON.");
+      "bench",
+      "Measure pure decode rate, build rate (vs decode rate x threads), the serial write stage "
+      "and warm reads, on one dataset; prints JSON.");
   cmd->add_option("--dataset", a->dataset, "dataset folder or UFO .json")->required();
-  cmd->add_option("--profile", a->profile, "upstage | sakura | bc7 | db")->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
+  cmd->add_option("--profile", a->profile, profile_help())->check(CLI::IsMember(profile_names()));
   cmd->add_option("--codec", a->codec, "raw | jpeg")->check(CLI::IsMember({"raw", "jpeg"}));
-  cmd->add_option("--threads", a->threads, "build threads (default: all cores)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--dir", a->dir, "folder for the temporary cache (default: the system temp folder)");
+  cmd->add_option("--threads", a->threads, "build threads (default: all cores)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--dir", a->dir,
+                  "folder for the temporary cache (default: the system temp folder)");
   cmd->callback([a] { run(*a); });
 }
 

@@ -7,26 +7,26 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <string>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/printable.h"
 #include "cache/cache.h"
 #include "cache/manifest.h"
-#include "loader/worker_pool.h"
 #include "loader/cache_builder.h"
+#include "loader/worker_pool.h"
 #include "tools/commands.h"
-#include "tools/spec_flags.h"
 #include "tools/output.h"
+#include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 
@@ -100,14 +100,16 @@ class ProgressPrinter {
     if (tty_) {
       const int width = 30, filled = p.total ? static_cast<int>(width * p.done / p.total) : width;
       std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.1f img/s  ETA %.0fs  %s  quarantined %zu ",
-                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), p.done,
-                   p.total, rate, eta, human_bytes(static_cast<double>(p.bytes)).c_str(), p.quarantined);
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                   p.done, p.total, rate, eta, human_bytes(static_cast<double>(p.bytes)).c_str(),
+                   p.quarantined);
       if (p.done == p.total) std::fprintf(stderr, "\n");
       return;
     }
     const size_t decile = p.total ? 10 * p.done / p.total : 10;
     if (decile != last_decile_ || p.seconds - last_print_ >= 10 || p.done == p.total) {
-      std::fprintf(stderr, "cache build: %zu/%zu samples, %.1f img/s, ETA %.0f s, %s, %zu quarantined\n",
+      std::fprintf(stderr,
+                   "cache build: %zu/%zu samples, %.1f img/s, ETA %.0f s, %s, %zu quarantined\n",
                    p.done, p.total, rate, eta, human_bytes(static_cast<double>(p.bytes)).c_str(),
                    p.quarantined);
       last_decile_ = decile;
@@ -128,21 +130,24 @@ std::string exact(double v) {
   return buf;
 }
 
-// --dask: hands the build to textfeed.dask (`python3 -m textfeed.dask build`, the same options),
-// which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
-// manifest. Runs the interpreter in $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH;
-// from a build tree, its python/ folder goes first on PYTHONPATH. Does not return.
-[[noreturn]] void run_dask_build(const BuildArgs& a, bool shard_given) {
-  if (shard_given) fail("cache build", "--dask builds every shard: give --shards N, not --shard", 2);
-  if (a.shards < 1 || static_cast<uint32_t>(a.shards) > loader::kMaxShardCount)
-    fail("cache build", "--dask needs --shards N, 1.." + std::to_string(loader::kMaxShardCount), 2);
-  std::vector<std::string> args = {"-m", "textfeed.dask", "build", "--scheduler", a.dask, "--shards",
-                                   std::to_string(a.shards), "--dataset", a.dataset, "--out", a.out,
-                                   "--profile", a.profile, "--codec", a.codec, "--max-bad",
-                                   exact(a.max_bad), "--ignore-text", a.reader.ignore_text,
-                                   "--poly-policy", a.reader.poly_policy, "--ignore-under-area",
-                                   exact(a.reader.ignore_under_area), "--images-dir",
-                                   a.reader.images_dir, "--split", a.reader.split, "--format", a.reader.format};
+// `python3 -m textfeed.dask build` with the options of `a`.
+std::vector<std::string> dask_module_args(const BuildArgs& a) {
+  std::vector<std::string> args = {"-m", "textfeed.dask", "build"};
+  const std::pair<const char*, std::string> always[] = {
+      {"--scheduler", a.dask},
+      {"--shards", std::to_string(a.shards)},
+      {"--dataset", a.dataset},
+      {"--out", a.out},
+      {"--profile", a.profile},
+      {"--codec", a.codec},
+      {"--max-bad", exact(a.max_bad)},
+      {"--ignore-text", a.reader.ignore_text},
+      {"--poly-policy", a.reader.poly_policy},
+      {"--ignore-under-area", exact(a.reader.ignore_under_area)},
+      {"--images-dir", a.reader.images_dir},
+      {"--split", a.reader.split},
+      {"--format", a.reader.format}};
+  for (const auto& [flag, value] : always) args.insert(args.end(), {flag, value});
   if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
   if (a.image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
   if (a.threads != 0) args.insert(args.end(), {"--threads", std::to_string(a.threads)});
@@ -150,30 +155,62 @@ std::string exact(double v) {
   if (a.reader.illegibility) args.insert(args.end(), {"--illegibility", *a.reader.illegibility});
   if (a.restart_rows) args.push_back("--restart-rows");
   if (a.force) args.push_back("--force");
+  return args;
+}
+
+// Run from a build tree (its python/ folder holds textfeed/dask.py), that folder goes first on
+// PYTHONPATH.
+void prefer_build_tree_python() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::filesystem::path tree = exe.parent_path().parent_path() / "python";
-    if (std::filesystem::exists(tree / "textfeed" / "dask.py", ec)) {
-      const char* old = std::getenv("PYTHONPATH");
-      const std::string path = tree.string() + (old && *old ? ":" + std::string(old) : "");
-      ::setenv("PYTHONPATH", path.c_str(), 1);
-    }
-  }
+  if (ec) return;
+  const std::filesystem::path tree = exe.parent_path().parent_path() / "python";
+  if (!std::filesystem::exists(tree / "textfeed" / "dask.py", ec)) return;
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = tree.string() + (old && *old ? ":" + std::string(old) : "");
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+}
+
+// $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH.
+std::string python_interpreter() {
   const char* env = std::getenv("TEXTFEED_PYTHON");
-  const std::string python = env && *env ? env : (::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+  if (env && *env) return env;
+  return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
+
+// --dask: hands the build to textfeed.dask (`python3 -m textfeed.dask build`, the same options),
+// which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
+// manifest. Runs python_interpreter(), with prefer_build_tree_python(). Does not return.
+[[noreturn]] void run_dask_build(const BuildArgs& a, bool shard_given) {
+  if (shard_given)
+    fail("cache build", "--dask builds every shard: give --shards N, not --shard", 2);
+  if (a.shards < 1 || static_cast<uint32_t>(a.shards) > loader::kMaxShardCount)
+    fail("cache build", "--dask needs --shards N, 1.." + std::to_string(loader::kMaxShardCount), 2);
+  std::vector<std::string> args = dask_module_args(a);
+  prefer_build_tree_python();
+  const std::string python = python_interpreter();
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(python.c_str()));
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   std::fflush(stdout);
   ::execvp(python.c_str(), argv.data());
-  fail("cache build", "--dask: cannot run " + python + " -m textfeed.dask (" + std::string(strerror(errno)) +
-                          "); set TEXTFEED_PYTHON to an interpreter with textfeed and python3-distributed", 2);
+  fail("cache build",
+       "--dask: cannot run " + python + " -m textfeed.dask (" + std::string(strerror(errno)) +
+           "); set TEXTFEED_PYTHON to an interpreter with textfeed and python3-distributed",
+       2);
 }
 
-void run_build(const BuildArgs& a) {
-  if (Status s = loader::check_worker_threads(a.threads); !s.ok()) fail("cache build", s.message(), 2);
+// The longer side of stored pixels that --image-size allows besides 0 (augment::validate's bounds
+// of image_size).
+constexpr int kMinStoredSide = 32;
+constexpr int kMaxStoredSide = 32768;
+
+// The build's options from the command line, checked before the dataset is read (which may take
+// minutes; build_cache checks them again). Exits with status 2 naming a bad one.
+loader::CacheBuildOptions build_options(const BuildArgs& a) {
+  if (Status s = loader::check_worker_threads(a.threads); !s.ok())
+    fail("cache build", s.message(), 2);
   auto profile = augment::parse_profile(a.profile);
   if (!profile.has_value()) fail("cache build", profile.error().message(), 2);
   loader::CacheBuildOptions o;
@@ -189,27 +226,41 @@ void run_build(const BuildArgs& a) {
   auto shard = loader::parse_shard(a.shard);
   if (!shard.has_value()) fail("cache build", shard.error().message(), 2);
   o.shard = *shard;
-  // Checked before the dataset is read (which may take minutes); build_cache checks them again.
   if (!(a.max_bad >= 0 && a.max_bad <= 1)) fail("cache build", "--max-bad must be in [0, 1]", 2);
-  if (o.image_size != 0 && (o.image_size < 32 || o.image_size > 32768))
-    fail("cache build", "--image-size must be 0 (keep the source size) or in [32, 32768], got " +
-                            std::to_string(o.image_size), 2);
+  if (o.image_size != 0 && (o.image_size < kMinStoredSide || o.image_size > kMaxStoredSide))
+    fail("cache build",
+         "--image-size must be 0 (keep the source size) or in [" + std::to_string(kMinStoredSide) +
+             ", " + std::to_string(kMaxStoredSide) + "], got " + std::to_string(o.image_size),
+         2);
   o.reader = reader_options("cache build", a.reader);
-  auto ds = loader::open_dataset(a.dataset, o.reader);
-  if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
-  for (const loader::BadRecord& b : ds->bad)
+  return o;
+}
+
+// What the build is about to do: the annotation problems the reader found, the images, and the
+// shard's part of them.
+void print_build_plan(const loader::Dataset& ds, const loader::CacheBuildOptions& o,
+                      const BuildArgs& a, int threads) {
+  for (const loader::BadRecord& b : ds.bad)
     std::fprintf(stderr, "cache build: annotation problem: %s%s: %s\n", printable(b.file).c_str(),
                  b.line ? (":" + std::to_string(b.line)).c_str() : "", printable(b.reason).c_str());
-  const int threads = loader::resolve_worker_threads(a.threads);
-  loader::WorkerPool pool(threads);
-  std::fprintf(stderr, "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
-               ds->samples.size(), printable(ds->root).c_str(), a.profile.c_str(), o.image_size, a.codec.c_str(),
-               threads);
+  std::fprintf(stderr,
+               "cache build: %zu images from %s, profile %s, image_size %d, codec %s, %d threads\n",
+               ds.samples.size(), printable(ds.root).c_str(), a.profile.c_str(), o.image_size,
+               a.codec.c_str(), threads);
   if (o.shard.count > 1) {
-    const auto [first, count] = loader::shard_inputs(ds->samples.size(), o.shard);
-    std::fprintf(stderr, "cache build: shard %u/%u: images %zu up to %zu of %zu\n", o.shard.index, o.shard.count,
-                 first, first + count, ds->samples.size());
+    const auto [first, count] = loader::shard_inputs(ds.samples.size(), o.shard);
+    std::fprintf(stderr, "cache build: shard %u/%u: images %zu up to %zu of %zu\n", o.shard.index,
+                 o.shard.count, first, first + count, ds.samples.size());
   }
+}
+
+void run_build(const BuildArgs& a) {
+  const loader::CacheBuildOptions o = build_options(a);
+  auto ds = loader::open_dataset(a.dataset, o.reader);
+  if (!ds.has_value()) fail("cache build", ds.error().to_string(), 2);
+  const int threads = loader::resolve_worker_threads(a.threads);
+  print_build_plan(*ds, o, a, threads);
+  loader::WorkerPool pool(threads);
   ProgressPrinter printer;
   auto report = [&] {
     StopSignals stop;
@@ -220,10 +271,12 @@ void run_build(const BuildArgs& a) {
          128 + g_stop_signal);
   if (!report.has_value()) fail("cache build", report.error().to_string());
   for (const cache::QuarantineEntry& q : report->quarantine)
-    std::fprintf(stderr, "cache build: quarantined %s: %s\n", printable(q.file).c_str(), printable(q.reason).c_str());
-  std::printf("wrote %s: %zu samples, %zu quarantined, %s in %.1f s (%.1f img/s)\n", printable(a.out).c_str(),
-              report->samples, report->quarantined, human_bytes(static_cast<double>(report->bytes)).c_str(),
-              report->seconds, report->seconds > 0 ? report->samples / report->seconds : 0.0);
+    std::fprintf(stderr, "cache build: quarantined %s: %s\n", printable(q.file).c_str(),
+                 printable(q.reason).c_str());
+  std::printf("wrote %s: %zu samples, %zu quarantined, %s in %.1f s (%.1f img/s)\n",
+              printable(a.out).c_str(), report->samples, report->quarantined,
+              human_bytes(static_cast<double>(report->bytes)).c_str(), report->seconds,
+              report->seconds > 0 ? report->samples / report->seconds : 0.0);
 }
 
 // What inspect shows: one cache file, or the shards of a manifest merged.
@@ -273,12 +326,14 @@ void print_inspect_json(const std::string& path, const Inspected& in) {
   j["build_unix_seconds"] = m.build_unix_seconds;
   j["build_seconds"] = m.build_seconds;
   j["quarantine"] = nlohmann::json::array();
-  for (const auto& q : m.quarantine) j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
+  for (const auto& q : m.quarantine)
+    j["quarantine"].push_back({{"file", q.file}, {"reason", q.reason}});
   // A shard file says which part it is; a manifest is every part (shard_count of them, below).
   if (in.set) {
     j["shards"] = nlohmann::json::array();
     for (const cache::ManifestShard& s : in.set->manifest.shards)
-      j["shards"].push_back({{"path", s.path}, {"first", s.first}, {"samples", s.samples}, {"bytes", s.file_bytes}});
+      j["shards"].push_back(
+          {{"path", s.path}, {"first", s.first}, {"samples", s.samples}, {"bytes", s.file_bytes}});
   } else {
     j["shard"] = std::to_string(m.shard_index) + "/" + std::to_string(m.shard_count);
   }
@@ -292,31 +347,37 @@ void run_inspect(const std::string& path, bool json) {
   char when[64] = "?";
   const time_t t = static_cast<time_t>(m.build_unix_seconds);
   std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
-  std::printf("%s %s\nsamples       %zu\nfile size     %s (%s per sample)\npixels        %s, codec %s",
-              in.set ? "manifest     " : "cache        ", printable(path).c_str(), in.samples,
-              human_bytes(static_cast<double>(in.file_bytes)).c_str(),
-              human_bytes(in.samples ? static_cast<double>(in.file_bytes) / in.samples : 0).c_str(),
-              human_bytes(static_cast<double>(m.pixel_bytes)).c_str(), std::string(cache::codec_name(m.codec)).c_str());
+  std::printf(
+      "%s %s\nsamples       %zu\nfile size     %s (%s per sample)\npixels        %s, codec %s",
+      in.set ? "manifest     " : "cache        ", printable(path).c_str(), in.samples,
+      human_bytes(static_cast<double>(in.file_bytes)).c_str(),
+      human_bytes(in.samples ? static_cast<double>(in.file_bytes) / in.samples : 0).c_str(),
+      human_bytes(static_cast<double>(m.pixel_bytes)).c_str(),
+      std::string(cache::codec_name(m.codec)).c_str());
   if (m.codec == cache::PixelCodec::kJpeg) {
     std::printf(" (quality %d)", m.jpeg_quality);
     if (m.raw_pixel_bytes > 0 && m.pixel_bytes > 0)
-      std::printf("; raw would be %s (%.1fx)", human_bytes(static_cast<double>(m.raw_pixel_bytes)).c_str(),
+      std::printf("; raw would be %s (%.1fx)",
+                  human_bytes(static_cast<double>(m.raw_pixel_bytes)).c_str(),
                   static_cast<double>(m.raw_pixel_bytes) / static_cast<double>(m.pixel_bytes));
   }
-  std::printf("\nprofile       %s, image_size %d\nwords         %llu (%llu ignored)\ndataset       %s (%s)\n"
-              "built         %s in %.1f s\n",
-              printable(m.profile).c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
-              static_cast<unsigned long long>(m.num_ignored), printable(m.dataset_root).c_str(),
-              printable(m.dataset_format).c_str(), when, m.build_seconds);
+  std::printf(
+      "\nprofile       %s, image_size %d\nwords         %llu (%llu ignored)\ndataset       %s "
+      "(%s)\n"
+      "built         %s in %.1f s\n",
+      printable(m.profile).c_str(), m.image_size, static_cast<unsigned long long>(m.num_words),
+      static_cast<unsigned long long>(m.num_ignored), printable(m.dataset_root).c_str(),
+      printable(m.dataset_format).c_str(), when, m.build_seconds);
   if (in.set) {
     std::printf("shards        %zu\n", in.set->manifest.shards.size());
     for (const cache::ManifestShard& s : in.set->manifest.shards)
       std::printf("  %u: %s, samples %llu from %llu, %s\n", s.index, printable(s.path).c_str(),
-                  static_cast<unsigned long long>(s.samples), static_cast<unsigned long long>(s.first),
+                  static_cast<unsigned long long>(s.samples),
+                  static_cast<unsigned long long>(s.first),
                   human_bytes(static_cast<double>(s.file_bytes)).c_str());
   } else if (m.shard_count > 1) {
-    std::printf("shard         %u/%u: dataset images %llu up to %llu of %llu\n", m.shard_index, m.shard_count,
-                static_cast<unsigned long long>(m.first_input),
+    std::printf("shard         %u/%u: dataset images %llu up to %llu of %llu\n", m.shard_index,
+                m.shard_count, static_cast<unsigned long long>(m.first_input),
                 static_cast<unsigned long long>(m.first_input + m.num_inputs),
                 static_cast<unsigned long long>(m.dataset_samples));
   }
@@ -346,27 +407,31 @@ void run_verify_manifest(const std::string& path) {
   size_t bad_shards = 0;
   for (size_t k = 0; k < m->shards.size(); ++k) {
     const std::string file = cache::shard_file_path(path, m->shards[k]);
-    const std::string name = "shard " + std::to_string(k) + "/" + std::to_string(m->shards.size()) + " " + file;
+    const std::string name =
+        "shard " + std::to_string(k) + "/" + std::to_string(m->shards.size()) + " " + file;
     auto r = cache::CacheReader::open(file);
     Status s = r.has_value() ? cache::check_shard(*m, path, k, **r) : r.error();
     if (!s.ok()) {
-      std::fprintf(stderr, "cache verify: %s: %s\n", printable(name).c_str(), printable(s.message()).c_str());
+      std::fprintf(stderr, "cache verify: %s: %s\n", printable(name).c_str(),
+                   printable(s.message()).c_str());
       ++bad_shards;
       continue;
     }
     if (const size_t bad = verify_samples(**r); bad > 0) {
-      std::fprintf(stderr, "cache verify: %s: %zu of %zu samples are corrupt\n", printable(name).c_str(), bad,
-                   (*r)->size());
+      std::fprintf(stderr, "cache verify: %s: %zu of %zu samples are corrupt\n",
+                   printable(name).c_str(), bad, (*r)->size());
       ++bad_shards;
       continue;
     }
     std::printf("%s: intact (%zu samples)\n", printable(name).c_str(), (*r)->size());
   }
   if (bad_shards)
-    fail("cache verify", std::to_string(bad_shards) + " of " + std::to_string(m->shards.size()) + " shards of " +
-                             path + " are missing, differ from the manifest or are corrupt", 1);
-  std::printf("%s: all %zu shards and %llu samples are intact\n", printable(path).c_str(), m->shards.size(),
-              static_cast<unsigned long long>(m->samples));
+    fail("cache verify",
+         std::to_string(bad_shards) + " of " + std::to_string(m->shards.size()) + " shards of " +
+             path + " are missing, differ from the manifest or are corrupt",
+         1);
+  std::printf("%s: all %zu shards and %llu samples are intact\n", printable(path).c_str(),
+              m->shards.size(), static_cast<unsigned long long>(m->samples));
 }
 
 void run_verify(const std::string& path) {
@@ -375,8 +440,10 @@ void run_verify(const std::string& path) {
   if (!opened.has_value()) fail("cache verify", opened.error().to_string(), 2);
   const cache::CacheReader& r = **opened;
   if (size_t bad = verify_samples(r); bad)
-    fail("cache verify", std::to_string(bad) + " of " + std::to_string(r.size()) + " samples are corrupt", 1);
-  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n", printable(path).c_str(), r.size());
+    fail("cache verify",
+         std::to_string(bad) + " of " + std::to_string(r.size()) + " samples are corrupt", 1);
+  std::printf("%s: header, footer, index, meta and all %zu samples are intact\n",
+              printable(path).c_str(), r.size());
 }
 
 struct MergeArgs {
@@ -397,7 +464,8 @@ std::vector<std::string> shard_files(const std::vector<std::string>& inputs) {
     }
     std::vector<std::string> found;
     for (fs::directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().extension() == ".tfc" && it->is_regular_file(ec)) found.push_back(it->path().string());
+      if (it->path().extension() == ".tfc" && it->is_regular_file(ec))
+        found.push_back(it->path().string());
     if (ec) fail("cache merge", in + ": " + ec.message(), 2);
     if (found.empty()) fail("cache merge", in + " is a folder without .tfc files", 2);
     std::sort(found.begin(), found.end());
@@ -416,29 +484,47 @@ void run_merge(const MergeArgs& a) {
   }
   auto m = cache::merge_shards(shards, files, a.out);
   if (!m.has_value()) fail("cache merge", m.error().message(), 2);
-  if (Status s = cache::write_manifest(*m, a.out, a.force); !s.ok()) fail("cache merge", s.to_string(), 2);
-  std::printf("wrote %s: %zu shards, %llu samples of %llu images\n", printable(a.out).c_str(), m->shards.size(),
-              static_cast<unsigned long long>(m->samples), static_cast<unsigned long long>(m->build.dataset_samples));
+  if (Status s = cache::write_manifest(*m, a.out, a.force); !s.ok())
+    fail("cache merge", s.to_string(), 2);
+  std::printf("wrote %s: %zu shards, %llu samples of %llu images\n", printable(a.out).c_str(),
+              m->shards.size(), static_cast<unsigned long long>(m->samples),
+              static_cast<unsigned long long>(m->build.dataset_samples));
 }
 
-void add_build_command(CLI::App& cmd) {
-  auto b = std::make_shared<BuildArgs>();
-  CLI::App* build = cmd.add_subcommand(
-      "build", "Decode and resize every image of a dataset (or, with --shard K/N, of its K-th part) once, into "
-               "one cache file. Random augmentation "
-               "stays online: every epoch still sees fresh crops. Unreadable images are quarantined (listed) up to "
-               "--max-bad. Interrupted by SIGINT, SIGTERM or SIGHUP, the build stops, removes its temporary file "
-               "and exits with 128 + the signal number.");
-  build->add_option("--dataset", b->dataset, "ICDAR-2015 folder, folder with ufo/*.json, or a UFO .json")->required();
-  build->add_option("--out", b->out, "cache file to write (appears only when complete)")->required();
-  build->add_option("--profile", b->profile, "upstage or bc7 (resize longer side to 2048) | sakura (no resize)")
+// `cache build --help`'s description.
+constexpr const char* kBuildHelp =
+    "Decode and resize every image of a dataset (or, with --shard K/N, of its K-th part) "
+    "once, into one cache file. Random augmentation stays online: every epoch still sees "
+    "fresh crops. Unreadable images are quarantined (listed) up to --max-bad. Interrupted by "
+    "SIGINT, SIGTERM or SIGHUP, the build stops, removes its temporary file and exits with "
+    "128 + the signal number.";
+
+// --dataset, --out, --profile and --image-size; returns --image-size (given or the profile's).
+CLI::Option* add_build_input_options(CLI::App* build, BuildArgs* b) {
+  build
+      ->add_option("--dataset", b->dataset,
+                   "ICDAR-2015 folder, folder with ufo/*.json, or a UFO .json")
+      ->required();
+  build->add_option("--out", b->out, "cache file to write (appears only when complete)")
+      ->required();
+  build
+      ->add_option("--profile", b->profile,
+                   "upstage or bc7 (resize longer side to 2048) | sakura (no resize)")
       ->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
-  CLI::Option* image_size = build->add_option("--image-size", b->image_size,
-                                              "longer side of the stored pixels, 32..32768; 0 = keep source size "
-                                              "(default: the profile's)");
+  return build->add_option("--image-size", b->image_size,
+                           "longer side of the stored pixels, 32..32768; 0 = keep source size "
+                           "(default: the profile's)");
+}
+
+// --codec, --quality and --restart-rows: how the pixels are stored.
+void add_build_codec_options(CLI::App* build, BuildArgs* b) {
   build->add_option("--codec", b->codec, "raw (fastest to read) | jpeg (several times smaller)")
       ->check(CLI::IsMember({"raw", "jpeg"}));
-  build->add_option("--quality", b->quality, "JPEG quality for --codec jpeg (default 90: against 95 a third faster to decode and 40% smaller, ~1 dB lower PSNR)")->check(CLI::Range(1, 100));
+  build
+      ->add_option("--quality", b->quality,
+                   "JPEG quality for --codec jpeg (default 90: against 95 a third faster to decode "
+                   "and 40% smaller, ~1 dB lower PSNR)")
+      ->check(CLI::Range(1, 100));
   build->add_flag(
       "--restart-rows", b->restart_rows,
       "--codec jpeg: restart markers inside every 16-pixel row (every 2-16 MCUs, 32-256 pixels, as "
@@ -446,31 +532,57 @@ void add_build_command(CLI::App& cmd) {
       "entropy-decodes only the part of the JPEG under that window; the same pixels, 2-5% larger, "
       "and a whole-image decode ~25% slower (libjpeg-turbo's fast Huffman path is off with "
       "markers)");
+}
+
+// --threads, --max-bad and --force.
+void add_build_run_options(CLI::App* build, BuildArgs* b) {
   build->add_option("--threads", b->threads,
-                    "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) + " (default 0: all cores)");
-  build->add_option("--max-bad", b->max_bad,
-                    "largest share of the dataset's images that may be unreadable (quarantined); past it the "
-                    "build fails with exit status 1 and writes nothing (default 0.05; 1 = no limit)")
+                    "worker threads, at most " + std::to_string(loader::kMaxWorkerThreads) +
+                        " (default 0: all cores)");
+  build
+      ->add_option(
+          "--max-bad", b->max_bad,
+          "largest share of the dataset's images that may be unreadable (quarantined); past it the "
+          "build fails with exit status 1 and writes nothing (default 0.05; 1 = no limit)")
       ->check(finite_in(0.0, 1.0));
-  build->add_flag("--force", b->force, "replace an existing cache (or empty file) at --out: never another "
-                                       "file, a symlink, a device or a FIFO");
-  CLI::Option* shard = build->add_option("--shard", b->shard,
-                    "K/N: build only the K-th of N parts of the dataset (K = 0..N-1), the images "
-                    "floor(K*n/N) up to floor((K+1)*n/N) of the reader's order, into --out; the same parts on "
-                    "every run. Build every K (on as many machines as you like), then `textfeed cache merge` the "
-                    "files into a manifest that opens as one cache, sample for sample the whole build's. --max-bad "
-                    "stays a share of the whole dataset (default 0/1: everything)");
-  build->add_option("--dask", b->dask,
-                    "ADDRESS of a Dask scheduler (tcp://host:8786): build every shard there, one task each "
-                    "(textfeed.dask; a task whose worker dies runs again), then the manifest --out "
-                    "(NAME.tfmanifest, shards beside it); the paths must be the same on every worker");
+  build->add_flag("--force", b->force,
+                  "replace an existing cache (or empty file) at --out: never another "
+                  "file, a symlink, a device or a FIFO");
+}
+
+// --shard, --dask and --shards: one part here, or every part on a Dask cluster. Returns --shard.
+CLI::Option* add_build_shard_options(CLI::App* build, BuildArgs* b) {
+  CLI::Option* shard = build->add_option(
+      "--shard", b->shard,
+      "K/N: build only the K-th of N parts of the dataset (K = 0..N-1), the images "
+      "floor(K*n/N) up to floor((K+1)*n/N) of the reader's order, into --out; the same parts on "
+      "every run. Build every K (on as many machines as you like), then `textfeed cache merge` the "
+      "files into a manifest that opens as one cache, sample for sample the whole build's. "
+      "--max-bad "
+      "stays a share of the whole dataset (default 0/1: everything)");
+  build->add_option(
+      "--dask", b->dask,
+      "ADDRESS of a Dask scheduler (tcp://host:8786): build every shard there, one task each "
+      "(textfeed.dask; a task whose worker dies runs again), then the manifest --out "
+      "(NAME.tfmanifest, shards beside it); the paths must be the same on every worker");
   build->add_option("--shards", b->shards,
                     "with --dask: how many shards, 1.." + std::to_string(loader::kMaxShardCount));
+  return shard;
+}
+
+void add_build_command(CLI::App& cmd) {
+  auto b = std::make_shared<BuildArgs>();
+  CLI::App* build = cmd.add_subcommand("build", kBuildHelp);
+  CLI::Option* image_size = add_build_input_options(build, b.get());
+  add_build_codec_options(build, b.get());
+  add_build_run_options(build, b.get());
+  CLI::Option* shard = add_build_shard_options(build, b.get());
   add_spec_flags(build, b->reader, kReaderFlags);
   build->callback([b, image_size, shard] {
     b->image_size_given = image_size->count() > 0;
     if (!b->dask.empty()) run_dask_build(*b, shard->count() > 0);
-    if (b->shards != 0) fail("cache build", "--shards N goes with --dask (for one part here: --shard K/N)", 2);
+    if (b->shards != 0)
+      fail("cache build", "--shards N goes with --dask (for one part here: --shard K/N)", 2);
     run_build(*b);
   });
 }
@@ -479,15 +591,18 @@ void add_inspect_and_verify_commands(CLI::App& cmd) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* inspect = cmd.add_subcommand(
-      "inspect", "Show what a cache or a manifest's shards hold: counts, sizes, profile, build, quarantine.");
+      "inspect",
+      "Show what a cache or a manifest's shards hold: counts, sizes, profile, build, quarantine.");
   inspect->add_option("file", *path, "cache file or manifest")->required();
   inspect->add_flag("--json", *json, "print one JSON object");
   inspect->callback([path, json] { run_inspect(*path, *json); });
 
   auto vpath = std::make_shared<std::string>();
   CLI::App* verify = cmd.add_subcommand(
-      "verify", "Check every checksum and record; exit 1 naming each corrupt sample. Of a manifest: every shard, "
-                "reported one by one, each also checked against what the manifest recorded of it.");
+      "verify",
+      "Check every checksum and record; exit 1 naming each corrupt sample. Of a manifest: every "
+      "shard, "
+      "reported one by one, each also checked against what the manifest recorded of it.");
   verify->add_option("file", *vpath, "cache file or manifest")->required();
   verify->callback([vpath] { run_verify(*vpath); });
 }
@@ -495,19 +610,29 @@ void add_inspect_and_verify_commands(CLI::App& cmd) {
 void add_merge_command(CLI::App& cmd) {
   auto ma = std::make_shared<MergeArgs>();
   CLI::App* merge = cmd.add_subcommand(
-      "merge", "Write a manifest of the shard files of one `cache build --shard K/N` set: a small JSON file "
-               "(docs/cache_format.md) naming every shard by its path relative to the manifest's folder, with its "
-               "sample count and checksums, and the build's and reader's options. It opens as one cache wherever "
-               "a cache does (Loader, serve, bench, show, cache inspect and verify), with the samples, order and "
-               "batches of a whole build of the dataset. Refused unless the files are every K of 0..N-1 once, "
-               "of one dataset read and built the same way, in or below the manifest's folder.");
-  merge->add_option("--out", ma->out, "manifest to write, e.g. train.tfmanifest (appears only when complete)")
+      "merge",
+      "Write a manifest of the shard files of one `cache build --shard K/N` set: a small JSON file "
+      "(docs/cache_format.md) naming every shard by its path relative to the manifest's folder, "
+      "with its "
+      "sample count and checksums, and the build's and reader's options. It opens as one cache "
+      "wherever "
+      "a cache does (Loader, serve, bench, show, cache inspect and verify), with the samples, "
+      "order and "
+      "batches of a whole build of the dataset. Refused unless the files are every K of 0..N-1 "
+      "once, "
+      "of one dataset read and built the same way, in or below the manifest's folder.");
+  merge
+      ->add_option("--out", ma->out,
+                   "manifest to write, e.g. train.tfmanifest (appears only when complete)")
       ->required();
-  merge->add_option("shards", ma->inputs,
-                    "the shard files (any order; a shell glob such as shards/*.tfc does), or folders whose .tfc "
-                    "files are all shards")
+  merge
+      ->add_option("shards", ma->inputs,
+                   "the shard files (any order; a shell glob such as shards/*.tfc does), or "
+                   "folders whose .tfc "
+                   "files are all shards")
       ->required();
-  merge->add_flag("--force", ma->force, "replace an existing manifest at --out (never any other file)");
+  merge->add_flag("--force", ma->force,
+                  "replace an existing manifest at --out (never any other file)");
   merge->callback([ma] { run_merge(*ma); });
 }
 
@@ -515,8 +640,9 @@ void add_merge_command(CLI::App& cmd) {
 
 void add_cache_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "cache", "Build, merge, inspect and verify memory-mapped sample caches (decoded, resized pixels + "
-               "annotations), whole or in shards.");
+      "cache",
+      "Build, merge, inspect and verify memory-mapped sample caches (decoded, resized pixels + "
+      "annotations), whole or in shards.");
   cmd->require_subcommand(1);
   add_build_command(*cmd);
   add_inspect_and_verify_commands(*cmd);

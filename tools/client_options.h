@@ -2,10 +2,9 @@
 // --endpoint): CURVE keys. (The spec's flags, --set among them, are tools/spec_flags.h.)
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "transport/curve.h"
 #include "transport/wire.h"
@@ -20,6 +19,7 @@ struct CurveFlags {
 // Adds --server-key and --client-key to `cmd`.
 void add_curve_flags(CLI::App* cmd, CurveFlags& flags);
 // The CURVE options the flags name (disabled when neither is given). Fails the command on bad keys.
-transport::CurveClientOptions curve_client_options(const std::string& command, const CurveFlags& flags);
+transport::CurveClientOptions curve_client_options(const std::string& command,
+                                                   const CurveFlags& flags);
 
 }  // namespace textfeed::tools

@@ -5,19 +5,18 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgproc.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include "base/printable.h"
 #include "loader/dataset.h"
 #include "tools/commands.h"
-#include "tools/spec_flags.h"
 #include "tools/output.h"
+#include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 namespace {
@@ -130,7 +129,8 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   j["root"] = ds.root;
   j["ignore_text"] = a.reader.ignore_text;
   j["poly_policy"] = a.reader.poly_policy;
-  j["illegibility"] = std::string(loader::illegibility_name(reader_options("inspect", a.reader).illegibility));
+  j["illegibility"] =
+      std::string(loader::illegibility_name(reader_options("inspect", a.reader).illegibility));
   j["split"] = a.reader.split;
   j["reader_format"] = a.reader.format;
   j["files"] = nlohmann::ordered_json::array();
@@ -159,7 +159,8 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
 }
 
 void print_text(const loader::Dataset& ds, const Summary& s) {
-  std::printf("format                %s\n", std::string(loader::dataset_format_name(ds.format)).c_str());
+  std::printf("format                %s\n",
+              std::string(loader::dataset_format_name(ds.format)).c_str());
   std::printf("root                  %s\n", printable(ds.root).c_str());
   if (!ds.files.empty()) std::printf("annotation files      %zu\n", ds.files.size());
   for (const loader::AnnotationFile& f : ds.files)
@@ -173,8 +174,8 @@ void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("label files           %zu\n", s.label_files);
   std::printf("word short side (px)  ");
   for (int b = 0; b < kBins; ++b) std::printf("%s%s: %zu", b ? ", " : "", kBinNames[b], s.hist[b]);
-  std::printf("\npolygons              %zu (%zu ignored), at most %zu points\n", s.polygons, ignored_polygons(ds),
-              s.max_points);
+  std::printf("\npolygons              %zu (%zu ignored), at most %zu points\n", s.polygons,
+              ignored_polygons(ds), s.max_points);
   std::printf("points per word       ");
   bool first = true;
   for (size_t k = 0; k < s.points.size(); ++k)
@@ -211,11 +212,13 @@ void add_inspect_command(CLI::App& app) {
       "Read a dataset's annotations (no pixels) and report images, words, ignored words, a "
       "histogram of word sizes, and every bad record with its file, line and reason. Exits 0 when "
       "the dataset reads (bad records included), 2 when it cannot be read.");
-  cmd->add_option("path", args->path,
-                  "Dataset: an ICDAR-2015, Total-Text or CTW1500 folder (images/ + gt/), a folder with "
-                  "ufo/<split>.json or <x>_receipt/ufo/<split>.json folders (merged), a UFO .json file (root "
-                  "= the folder above ufo/), an mmocr .json or a PaddleOCR label file (root = its folder); "
-                  "docs/dataset_layouts.md")
+  cmd->add_option(
+         "path", args->path,
+         "Dataset: an ICDAR-2015, Total-Text or CTW1500 folder (images/ + gt/), a folder with "
+         "ufo/<split>.json or <x>_receipt/ufo/<split>.json folders (merged), a UFO .json file "
+         "(root "
+         "= the folder above ufo/), an mmocr .json or a PaddleOCR label file (root = its folder); "
+         "docs/dataset_layouts.md")
       ->required();
   cmd->add_option("--ufo", args->ufo,
                   "UFO .json file to read; its image names are relative to the first folder of "

@@ -1,6 +1,7 @@
 // textfeed: the command-line entry point. Subcommands live one per file (tools/*_command.cc).
 #include <malloc.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -13,8 +14,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "base/log.h"
 #include "base/printable.h"
@@ -37,9 +36,9 @@ std::string number(double v) {
 // after the subcommand (textfeed serve ... --quiet). Call before adding the subcommands.
 void add_log_flags(CLI::App& app) {
   app.fallthrough();
-  CLI::Option* quiet =
-      app.add_flag_callback("--quiet,-q", [] { set_log_level(LogLevel::kWarning); },
-                            "Only warnings and errors on stderr (as --log-level warning)");
+  CLI::Option* quiet = app.add_flag_callback(
+      "--quiet,-q", [] { set_log_level(LogLevel::kWarning); },
+      "Only warnings and errors on stderr (as --log-level warning)");
   app.add_option_function<std::string>(
          "--log-level",
          [](const std::string& name) {
@@ -121,7 +120,8 @@ CLI::Validator finite_in(double lo, double hi) {
         const auto [stop, ec] = std::from_chars(text.data(), end, v);
         if (text.empty() || ec != std::errc() || stop != end || !std::isfinite(v))
           return "expected a finite number, got '" + printable(text) + "'";
-        if (v < lo || v > hi) return "'" + printable(text) + "' is not in " + number(lo) + ".." + number(hi);
+        if (v < lo || v > hi)
+          return "'" + printable(text) + "' is not in " + number(lo) + ".." + number(hi);
         return std::string();
       },
       "FLOAT in [" + number(lo) + ", " + number(hi) + "]");
@@ -134,7 +134,8 @@ CLI::Validator unsigned_64() {
         const char* end = text.data() + text.size();
         const auto [stop, ec] = std::from_chars(text.data(), end, v);
         if (text.empty() || ec != std::errc() || stop != end)
-          return "expected an integer in 0.." + std::to_string(UINT64_MAX) + ", got '" + printable(text) + "'";
+          return "expected an integer in 0.." + std::to_string(UINT64_MAX) + ", got '" +
+                 printable(text) + "'";
         return std::string();
       },
       "UINT64");
@@ -172,7 +173,8 @@ int main(int argc, char** argv) {
     // Help, version and the commands' own failures (already printed) go as CLI11 prints them.
     // A flag that does not parse or check is a usage error, status 2 as for every other refusal
     // of what was asked; its message quotes what was typed, so it is escaped line by line.
-    if (e.get_exit_code() == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr) return app.exit(e);
+    if (e.get_exit_code() == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr)
+      return app.exit(e);
     std::ostringstream err;
     app.exit(e, std::cout, err);
     std::istringstream lines(err.str());
@@ -181,16 +183,18 @@ int main(int argc, char** argv) {
     textfeed::tools::suggest_flags(app);  // unknown flags, also when another error came first
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr,
-                 "textfeed: out of memory: a batch, its slots or an image did not fit (lower --batch-size, "
-                 "--prefetch or crop_size)\n");
+    std::fprintf(
+        stderr,
+        "textfeed: out of memory: a batch, its slots or an image did not fit (lower --batch-size, "
+        "--prefetch or crop_size)\n");
     return 2;
   }
   // Output that could not be written (a full disk, a closed pipe) is a failure, not a success.
   errno = 0;
   std::cout.flush();
   if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
-    std::fprintf(stderr, "textfeed: writing the output failed: %s\n", std::strerror(errno != 0 ? errno : EIO));
+    std::fprintf(stderr, "textfeed: writing the output failed: %s\n",
+                 std::strerror(errno != 0 ? errno : EIO));
     return 1;
   }
   return 0;

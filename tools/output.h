@@ -4,10 +4,9 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 
@@ -22,8 +21,8 @@ std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 // through a symlink; replaces only a regular file, and only when `overwrite`. `durable`: the file
 // and the rename are fsync'd (a key file; not the thousands of images of a synthetic dataset).
 // Errors: kInvalidArgument (exists and !overwrite, or not a regular file), kIo.
-Status write_file_atomically(const std::string& path, std::string_view bytes, mode_t mode, bool overwrite,
-                             bool durable);
+Status write_file_atomically(const std::string& path, std::string_view bytes, mode_t mode,
+                             bool overwrite, bool durable);
 
 // A fresh folder of an unguessable name (mode 0700) under `parent`, removed with everything in it
 // when destroyed: a command's temporary files cannot be stood in for by something planted in a

@@ -7,7 +7,6 @@
 
 #include "base/printable.h"
 #include "client/multi_feed.h"
-#include "client/remote_feed.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
 #include "tools/spec_flags.h"
@@ -25,29 +24,15 @@ struct PullArgs {
   CurveFlags curve;
 };
 
-// One daemon: a RemoteFeed. Several (or the compact payload): a MultiFeed that hands each batch to
-// whichever daemon has room.
-std::unique_ptr<client::Feed> open_feed(const PullArgs& a, const std::vector<std::string>& endpoints) {
-  const loader::PipelineSpec spec = build_spec("pull", a.spec, a.dataset);
-  const std::string name = "textfeed pull (rank " + std::to_string(a.spec.rank) + ")";
-  const transport::Transport how = *transport::parse_transport(a.transport);  // CLI has checked the name
+// A MultiFeed of the daemons (one or several): each batch is made by whichever has room.
+std::unique_ptr<client::Feed> open_feed(const PullArgs& a,
+                                        const std::vector<std::string>& endpoints) {
+  const transport::Transport how =
+      *transport::parse_transport(a.transport);  // CLI has checked the name
   const transport::CurveClientOptions curve = curve_client_options("pull", a.curve);
-  if (endpoints.size() == 1 && a.payload == "full") {
-    client::RemoteOptions o;
-    o.endpoint = endpoints[0];
-    o.client_name = name;
-    o.request.spec = spec;
-    o.request.start = {a.epoch, a.start};
-    o.transport = how;
-    o.prefetch = static_cast<uint32_t>(a.prefetch);
-    o.connect.curve = curve;
-    auto feed = client::RemoteFeed::open(o);
-    if (!feed.has_value()) fail("pull", feed.error().to_string(), 2);
-    return std::move(*feed);
-  }
   client::MultiOptions o;
-  o.client_name = name;
-  o.spec = spec;
+  o.client_name = "textfeed pull (rank " + std::to_string(a.spec.rank) + ")";
+  o.spec = build_spec("pull", a.spec, a.dataset);
   o.payload = *transport::parse_payload(a.payload);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch);
   o.held_slots = 1;
@@ -57,7 +42,8 @@ std::unique_ptr<client::Feed> open_feed(const PullArgs& a, const std::vector<std
     client::DaemonProducer d;
     d.endpoint = e;
     d.transport = how;
-    if (e.rfind("tcp://", 0) == 0) d.connect.curve = curve;  // one key pair for the tcp daemons
+    // One key pair for the tcp daemons; a single daemon takes it whatever its endpoint.
+    if (endpoints.size() == 1 || e.rfind("tcp://", 0) == 0) d.curve = curve;
     o.daemons.push_back(std::move(d));
   }
   auto feed = client::MultiFeed::open(o);
@@ -90,14 +76,22 @@ void run(const PullArgs& a) {
   const client::FeedStats s = f.stats();
   std::string from = printable(endpoints[0]);
   for (size_t i = 1; i < endpoints.size(); ++i) from += ", " + printable(endpoints[i]);
-  const std::string over = s.transport == "shm" ? "shared memory" : s.transport == "multi" ? a.payload + " payloads" : s.transport;
-  std::printf("pulled %d batches (%zu samples, %.1f MB) from '%s' at %s over %s: %.1f samples/s, %.1f MB/s\n",
-              a.batches, samples, bytes / 1e6, printable(a.dataset).c_str(), from.c_str(), over.c_str(),
-              samples / secs, bytes / 1e6 / secs);
+  const std::string over = s.transport == client::FeedTransport::kSharedMemory ? "shared memory"
+                           : s.transport == client::FeedTransport::kMulti
+                               ? a.payload + " payloads"
+                               : std::string(feed_transport_name(s.transport));
+  std::printf(
+      "pulled %d batches (%zu samples, %.1f MB) from '%s' at %s over %s: %.1f samples/s, %.1f "
+      "MB/s\n",
+      a.batches, samples, bytes / 1e6, printable(a.dataset).c_str(), from.c_str(), over.c_str(),
+      samples / secs, bytes / 1e6 / secs);
   for (const client::ProducerStats& p : s.producers)
-    std::printf("  %s (%s, %s): %llu batches delivered, %llu reissued, %llu reconnects%s%s\n", printable(p.name).c_str(),
-                p.state.c_str(), p.transport.c_str(), static_cast<unsigned long long>(p.delivered),
-                static_cast<unsigned long long>(p.reissued), static_cast<unsigned long long>(p.reconnects),
+    std::printf("  %s (%s, %s): %llu batches delivered, %llu reissued, %llu reconnects%s%s\n",
+                printable(p.name).c_str(), std::string(producer_state_name(p.state)).c_str(),
+                std::string(feed_transport_name(p.transport)).c_str(),
+                static_cast<unsigned long long>(p.delivered),
+                static_cast<unsigned long long>(p.reissued),
+                static_cast<unsigned long long>(p.reconnects),
                 p.last_error.empty() ? "" : "; last error: ", printable(p.last_error).c_str());
 }
 
@@ -105,24 +99,32 @@ void run(const PullArgs& a) {
 
 void add_pull_command(CLI::App& app) {
   auto a = std::make_shared<PullArgs>();
-  CLI::App* cmd = app.add_subcommand("pull", "Pull batches from a running `textfeed serve` and report throughput.");
+  CLI::App* cmd = app.add_subcommand(
+      "pull", "Pull batches from a running `textfeed serve` and report throughput.");
   cmd->add_option("--endpoint", a->endpoints,
-                  "daemon endpoint (default ipc:///tmp/textfeed.sock); repeat it to pull from several daemons at "
-                  "once, each batch made by whichever has room (a daemon lost meanwhile has its batches made by "
+                  "daemon endpoint (default ipc:///tmp/textfeed.sock); repeat it to pull from "
+                  "several daemons at "
+                  "once, each batch made by whichever has room (a daemon lost meanwhile has its "
+                  "batches made by "
                   "the others)");
-  cmd->add_option("--dataset", a->dataset, "dataset NAME as given to serve --dataset NAME=PATH")->required();
-  cmd->add_option("--batches", a->batches, "batches to pull (default 8)")->check(CLI::Range(1, 100000000));
-  cmd->add_option("--prefetch", a->prefetch, "batches in flight (default 4)")->check(CLI::Range(1, 64));
+  cmd->add_option("--dataset", a->dataset, "dataset NAME as given to serve --dataset NAME=PATH")
+      ->required();
+  cmd->add_option("--batches", a->batches, "batches to pull (default 8)")
+      ->check(CLI::Range(1, 100000000));
+  cmd->add_option("--prefetch", a->prefetch, "batches in flight (default 4)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--transport", a->transport, "auto (shared memory on this host) | shm | frames")
       ->check(CLI::IsMember({"auto", "shm", "frames"}));
   cmd->add_option("--payload", a->payload,
-                  "full | compact: the daemons send the warped crops, colour draws and words, and this process "
+                  "full | compact: the daemons send the warped crops, colour draws and words, and "
+                  "this process "
                   "finishes the batches (EAST profiles, training; frames)")
       ->check(CLI::IsMember({"full", "compact"}));
   cmd->add_option("--epoch", a->epoch, "epoch to start in (default 0)")->check(unsigned_64());
   cmd->add_option("--start-batch", a->start, "batch to start at (default 0)")->check(unsigned_64());
   add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags | kSamplerFlags);
-  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for one batch (default 120)")->check(finite_in(0.1, 86400.0));
+  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for one batch (default 120)")
+      ->check(finite_in(0.1, 86400.0));
   add_curve_flags(cmd, a->curve);
   cmd->callback([a] { run(*a); });
 }

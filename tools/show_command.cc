@@ -7,19 +7,20 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
-
+#include "augment/db/chain.h"
+#include "augment/east/chain.h"
 #include "augment/polygon.h"
 #include "base/printable.h"
 #include "base/quad.h"
 #include "loader/pipeline.h"
 #include "tools/commands.h"
-#include "tools/spec_flags.h"
 #include "tools/output.h"
+#include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 namespace {
@@ -32,9 +33,11 @@ struct ShowArgs {
 };
 
 // One sample's outputs as the producer writes them, reused from sample to sample: the normalized
-// image (3 planes of c x c) and EAST's maps (score, 5 geometry channels, mask; m x m each), float32.
+// image (3 planes of c x c) and EAST's maps (score, 5 geometry channels, mask; m x m each),
+// float32.
 struct Planes {
-  Planes(int crop, int map) : c(crop), m(map), image(3 * c * c), score(m * m), geo(5 * m * m), mask(m * m) {}
+  Planes(int crop, int map)
+      : c(crop), m(map), image(3 * c * c), score(m * m), geo(5 * m * m), mask(m * m) {}
   Planes(const Planes&) = delete;  // `maps` points into the vectors
   Planes& operator=(const Planes&) = delete;
 
@@ -42,11 +45,13 @@ struct Planes {
 
   const int c, m;
   std::vector<float> image, score, geo, mask;
-  const MutableImageView maps[3] = {view(score, m, m), view(geo, 5 * m, m), view(mask, m, m)};  // EAST's
+  const MutableImageView maps[3] = {view(score, m, m), view(geo, 5 * m, m),
+                                    view(mask, m, m)};  // EAST's
 
  private:
   static MutableImageView view(std::vector<float>& b, int h, int w) {
-    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h, w, 1, static_cast<ptrdiff_t>(w) * 4, DType::kF32};
+    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h,          w, 1,
+                            static_cast<ptrdiff_t>(w) * 4,        DType::kF32};
   }
 };
 
@@ -66,7 +71,8 @@ cv::Mat to_bgr(const std::vector<float>& image, int c, const augment::AugmentOpt
 // mask), c x c float32 each.
 struct DbPlanes {
   explicit DbPlanes(int crop) : c(crop), image(3 * c * c) {
-    for (int k = 0; k < 4; ++k) maps[k].resize(static_cast<size_t>(c) * c), views[k] = view(maps[k], c, c);
+    for (int k = 0; k < 4; ++k)
+      maps[k].resize(static_cast<size_t>(c) * c), views[k] = view(maps[k], c, c);
   }
   loader::SampleOutputs outputs() { return {view(image, 3 * c, c), views}; }
 
@@ -77,7 +83,8 @@ struct DbPlanes {
 
  private:
   static MutableImageView view(std::vector<float>& b, int h, int w) {
-    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h, w, 1, static_cast<ptrdiff_t>(w) * 4, DType::kF32};
+    return MutableImageView{reinterpret_cast<uint8_t*>(b.data()), h,          w, 1,
+                            static_cast<ptrdiff_t>(w) * 4,        DType::kF32};
   }
 };
 
@@ -85,7 +92,8 @@ struct DbPlanes {
 cv::Mat grey_panel(const std::vector<float>& map, int c, float lo, float hi) {
   cv::Mat grey(c, c, CV_8UC1);
   for (int i = 0; i < c * c; ++i)
-    grey.data[i] = cv::saturate_cast<uint8_t>((map[static_cast<size_t>(i)] - lo) / (hi - lo) * 255.f);
+    grey.data[i] =
+        cv::saturate_cast<uint8_t>((map[static_cast<size_t>(i)] - lo) / (hi - lo) * 255.f);
   cv::Mat panel;
   cv::cvtColor(grey, panel, cv::COLOR_GRAY2BGR);
   return panel;
@@ -229,7 +237,8 @@ cv::Mat db_picture(const DbPlanes& p, const augment::AugmentOptions& o, const au
   for (size_t w = 0; w < crop.ends.size(); ++w) {
     std::vector<cv::Point> poly;
     for (int32_t k = first; k < crop.ends[w]; ++k)
-      poly.emplace_back(static_cast<int>(std::lround(crop.xy[2 * k])), static_cast<int>(std::lround(crop.xy[2 * k + 1])));
+      poly.emplace_back(static_cast<int>(std::lround(crop.xy[2 * k])),
+                        static_cast<int>(std::lround(crop.xy[2 * k + 1])));
     first = crop.ends[w];
     cv::polylines(image, poly, true, crop.ignore[w] ? kRed : kBlue, 2, cv::LINE_AA);
   }
@@ -259,7 +268,8 @@ void shade_maps(cv::Mat& bgr, const Planes& p, int g, const augment::AugmentOpti
   for (int y = 0; y < c; ++y)
     for (int x = 0; x < c; ++x) {
       const int my = std::min(m - 1, y / g), mx = std::min(m - 1, x / g);
-      const float ignore = o.mask == augment::MaskKind::kRoi ? 1.f - p.mask[my * m + mx] : p.mask[my * m + mx];
+      const float ignore =
+          o.mask == augment::MaskKind::kRoi ? 1.f - p.mask[my * m + mx] : p.mask[my * m + mx];
       cv::Vec3b& px = overlay.at<cv::Vec3b>(y, x);
       if (p.score[my * m + mx] > 0) px = cv::Vec3b(0, 255, 0);
       if (ignore > 0) px = cv::Vec3b(0, 0, static_cast<uint8_t>(255 * std::min(1.f, ignore)));
@@ -331,7 +341,8 @@ void write_png(const cv::Mat& bgr, const std::string& file) {
   std::vector<uint8_t> png;
   if (!cv::imencode(".png", bgr, png)) fail("show", "cannot encode " + file);
   const Status written = write_file_atomically(
-      file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true, /*durable=*/false);
+      file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true,
+      /*durable=*/false);
   if (!written.ok()) fail("show", written.to_string());
 }
 
@@ -341,16 +352,17 @@ std::string sample_file(const ShowArgs& a, int i) {
 }
 
 void run_db(const ShowArgs& a, const augment::AugmentOptions& o, const loader::SampleSource& source,
-            loader::SampleProducer& producer, int n) {
+            loader::SampleProducer& producer, const augment::DbChain& chain, int n) {
   DbPlanes planes(o.crop_size);
   int failed = 0;
   for (int i = 0; i < n; ++i) {
-    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, planes.outputs()); !s.ok()) {
+    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, planes.outputs());
+        !s.ok()) {
       std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
       ++failed;
       continue;
     }
-    const augment::DbGeometryPlan& plan = producer.last_db_plan();
+    const augment::DbGeometryPlan& plan = chain.last_plan();
     const std::string file = sample_file(a, i);
     // db_crop keeps the polygons not wholly outside the crop; `kept` has one flag per image word.
     const int in_crop = static_cast<int>(plan.crop.ends.size());
@@ -367,7 +379,9 @@ void run_db(const ShowArgs& a, const augment::AugmentOptions& o, const loader::S
         plan.crop.fallback ? " (whole image)" : "",
         bad.invalid() ? (", " + std::to_string(bad.invalid()) + " invalid polygons").c_str() : "");
   }
-  if (failed) fail("show", std::to_string(failed) + " of " + std::to_string(n) + " samples could not be drawn (see above)");
+  if (failed)
+    fail("show", std::to_string(failed) + " of " + std::to_string(n) +
+                     " samples could not be drawn (see above)");
 }
 
 void run(const ShowArgs& a) {
@@ -375,7 +389,8 @@ void run(const ShowArgs& a) {
   const augment::AugmentOptions& o = spec.augment;
   if (a.out.empty()) fail("show", "--out is empty; name the folder to write into", 2);
   // show draws over the normalized float32 crop (it un-normalizes it to colours).
-  if (o.dtype != DType::kF32) fail("show", "show draws float32 crops; --dtype (or --set dtype=) uint8 is not for it", 2);
+  if (o.dtype != DType::kF32)
+    fail("show", "show draws float32 crops; --dtype (or --set dtype=) uint8 is not for it", 2);
   auto source = loader::SampleSource::open(a.dataset, spec.sources[0].reader);
   if (!source.has_value()) fail("show", source.error().to_string(), 2);
   std::error_code ec;
@@ -383,12 +398,21 @@ void run(const ShowArgs& a) {
   if (ec) fail("show", "cannot create " + a.out + ": " + ec.message());
   loader::SampleProducer producer(*source, o);
   const int n = std::min<int>(a.count, static_cast<int>((*source)->size()));
-  if (o.profile == augment::Profile::kDb) return run_db(a, o, **source, producer, n);
+  // Each family's plan is drawn its own way.
+  if (const auto* db = dynamic_cast<const augment::DbChain*>(&producer.chain()))
+    return run_db(a, o, **source, producer, *db, n);
+  const auto* east = dynamic_cast<const augment::EastChain*>(&producer.chain());
+  if (east == nullptr)
+    fail("show",
+         "show draws the EAST and DB families, not profile " +
+             std::string(augment::profile_name(o.profile)),
+         2);
   Planes planes(o.crop_size, o.map_size());
   const int g = static_cast<int>(std::lround(1 / o.map_scale));
   int failed = 0;
   for (int i = 0; i < n; ++i) {
-    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, planes.outputs()); !s.ok()) {
+    if (Status s = producer.produce(static_cast<uint32_t>(i), a.seed, a.epoch, planes.outputs());
+        !s.ok()) {
       std::fprintf(stderr, "show: sample %d: %s\n", i, printable(s.to_string()).c_str());
       ++failed;
       continue;
@@ -396,7 +420,7 @@ void run(const ShowArgs& a) {
     cv::Mat bgr = to_bgr(planes.image, planes.c, o);
     shade_maps(bgr, planes, g, o);
     draw_geometry_boxes(bgr, planes, g);
-    const augment::GeometryPlan& plan = producer.last_plan();
+    const augment::GeometryPlan& plan = east->last_plan();
     draw_word_quads(bgr, plan);
     const std::string file = sample_file(a, i);
     int legible = 0;
@@ -408,7 +432,9 @@ void run(const ShowArgs& a) {
                 plan.tries, plan.fallback ? " (fallback)" : "");
   }
   // The others were drawn; the exit status still says that not every sample asked for was.
-  if (failed) fail("show", std::to_string(failed) + " of " + std::to_string(n) + " samples could not be drawn (see above)");
+  if (failed)
+    fail("show", std::to_string(failed) + " of " + std::to_string(n) +
+                     " samples could not be drawn (see above)");
 }
 
 }  // namespace
@@ -423,7 +449,9 @@ void add_show_command(CLI::App& app) {
       "ignored regions (red) over it, and the threshold map, threshold mask, shrink map and "
       "shrink mask in grey. Each panel has a title and each PNG ends in a legend of the colours; "
       "each line printed counts the words in the crop (those the targets see) and in the image.");
-  cmd->add_option("--dataset", a->dataset, "dataset folder, UFO .json, cache file or cache manifest")->required();
+  cmd->add_option("--dataset", a->dataset,
+                  "dataset folder, UFO .json, cache file or cache manifest")
+      ->required();
   add_spec_flags(cmd, a->spec, kReaderFlags | kRecipeFlags);
   cmd->add_option("--count", a->count, "samples to draw (default 4)")->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", a->seed, "augmentation seed (default 0)")->check(unsigned_64());

@@ -4,12 +4,11 @@
 // text becomes the typed spec, checked by the same validate() as the Python keywords and the wire.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "loader/spec.h"
 
@@ -40,25 +39,33 @@ struct SpecFlags {
 };
 
 enum SpecFlagGroup : unsigned {
-  kReaderFlags = 1,   // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
-                      // --illegibility --split --format
-  kRecipeFlags = 2,   // --profile --set --dtype
-  kSamplerFlags = 4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
-                      // --mode --return-polygons
+  kReaderFlags = 1,  // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
+                     // --illegibility --split --format
+  kRecipeFlags = 2,  // --profile --set --dtype
+  kSamplerFlags =
+      4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
+          // --mode --return-polygons
 };
 
 // Adds the flags of `groups` (SpecFlagGroup bits) to `cmd`, stored in `flags`.
 void add_spec_flags(CLI::App* cmd, SpecFlags& flags, unsigned groups);
+
+// The registered profiles (augment/profile.h profile_entries()): their names, for a --profile's
+// check, and "name (what it reproduces) | ..." for its help.
+std::vector<std::string> profile_names();
+std::string profile_help();
 // The reader options the flags name. Fails `command` (exit 2) on a bad value.
 loader::ReaderOptions reader_options(const std::string& command, const SpecFlags& flags);
 // The spec of one source `source` (a path, or a daemon's dataset name) with every flag applied,
 // validated. Fails `command` (exit 2) naming the flag and the bound.
-loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& flags, const std::string& source);
+loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& flags,
+                                const std::string& source);
 
 // "PATH[@WEIGHT][,PATH[@WEIGHT]...]": the sources of one dataset, each read with `reader`. A
 // weight is a number after the last '@' of an item (an '@' followed by anything else belongs to the
 // path); either every item has one or none has. Errors: kInvalidArgument (an empty item, a weight
 // out of (0, 1e9], weights on some items only, more than kMaxSources items).
-Result<std::vector<loader::SourceSpec>> parse_source_list(const std::string& text, const loader::ReaderOptions& reader);
+Result<std::vector<loader::SourceSpec>> parse_source_list(const std::string& text,
+                                                          const loader::ReaderOptions& reader);
 
 }  // namespace textfeed::tools

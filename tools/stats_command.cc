@@ -3,9 +3,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/printable.h"
 #include "tools/client_options.h"
@@ -26,10 +25,14 @@ std::string column(const std::string& text, size_t width) {
   while (cut < shown.size()) {
     const unsigned char c = static_cast<unsigned char>(shown[cut]);
     size_t unit = 1;
-    if (c == '\\') unit = cut + 1 < shown.size() && shown[cut + 1] == 'x' ? 4 : 2;
-    else if (c >= 0xF0) unit = 4;
-    else if (c >= 0xE0) unit = 3;
-    else if (c >= 0xC0) unit = 2;
+    if (c == '\\')
+      unit = cut + 1 < shown.size() && shown[cut + 1] == 'x' ? 4 : 2;
+    else if (c >= 0xF0)
+      unit = 4;
+    else if (c >= 0xE0)
+      unit = 3;
+    else if (c >= 0xC0)
+      unit = 2;
     if (cut + unit > width - 1) break;
     cut += unit;
   }
@@ -44,7 +47,8 @@ struct StatsArgs {
 };
 
 // {"read": ms, "decode": ms, ...}
-nlohmann::ordered_json stages_json(const std::vector<std::string>& names, const std::vector<double>& ms) {
+nlohmann::ordered_json stages_json(const std::vector<std::string>& names,
+                                   const std::vector<double>& ms) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (size_t i = 0; i < names.size() && i < ms.size(); ++i) j[names[i]] = ms[i];
   return j;
@@ -96,10 +100,12 @@ void run(const StatsArgs& a) {
     std::cout << json_text(to_json(*s, a.endpoint)) << "\n";
     return;
   }
-  std::printf("textfeed serve at %s: up %.1f s, %u worker threads, %u client(s), %u fill(s) running\n",
-              printable(a.endpoint).c_str(), s->uptime_seconds, s->threads, s->clients, s->queue_depth);
-  std::printf("total: %.1f samples/s now, %llu samples delivered, %llu skipped\n", s->samples_per_second,
-              static_cast<unsigned long long>(s->samples), static_cast<unsigned long long>(s->skipped_samples));
+  std::printf(
+      "textfeed serve at %s: up %.1f s, %u worker threads, %u client(s), %u fill(s) running\n",
+      printable(a.endpoint).c_str(), s->uptime_seconds, s->threads, s->clients, s->queue_depth);
+  std::printf("total: %.1f samples/s now, %llu samples delivered, %llu skipped\n",
+              s->samples_per_second, static_cast<unsigned long long>(s->samples),
+              static_cast<unsigned long long>(s->skipped_samples));
   std::printf("stage ms/sample (summed over threads):");
   for (size_t i = 0; i < s->stage_names.size() && i < s->stage_ms.size(); ++i)
     std::printf("  %s %.2f", printable(s->stage_names[i]).c_str(), s->stage_ms[i]);
@@ -108,17 +114,19 @@ void run(const StatsArgs& a) {
     std::printf("no open streams\n");
     return;
   }
-  std::printf("%-16s %-22s %-10s %-9s %-7s %-11s %8s %9s %10s %9s %7s %7s\n", "stream", "client", "dataset", "rank",
-              "via", "epoch:batch", "batches", "samples", "samples/s", "in-flight", "credits", "skipped");
+  std::printf("%-16s %-22s %-10s %-9s %-7s %-11s %8s %9s %10s %9s %7s %7s\n", "stream", "client",
+              "dataset", "rank", "via", "epoch:batch", "batches", "samples", "samples/s",
+              "in-flight", "credits", "skipped");
   for (const transport::StreamStats& t : s->streams) {
     const std::string rank = std::to_string(t.rank) + "/" + std::to_string(t.world_size);
     const std::string pos = std::to_string(t.epoch) + ":" + std::to_string(t.next_batch);
     std::printf("%-16llu %-22s %-10s %-9s %-7s %-11s %8llu %9llu %10.1f %9u %7u %7llu\n",
-                static_cast<unsigned long long>(t.stream_id), column(t.client, 22).c_str(), column(t.dataset, 10).c_str(),
-                rank.c_str(), std::string(transport::transport_name(t.transport)).c_str(), pos.c_str(),
-                static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.samples),
-                t.samples_per_second, t.in_flight, t.credits_outstanding,
-                static_cast<unsigned long long>(t.skipped_samples));
+                static_cast<unsigned long long>(t.stream_id), column(t.client, 22).c_str(),
+                column(t.dataset, 10).c_str(), rank.c_str(),
+                std::string(transport::transport_name(t.transport)).c_str(), pos.c_str(),
+                static_cast<unsigned long long>(t.batches),
+                static_cast<unsigned long long>(t.samples), t.samples_per_second, t.in_flight,
+                t.credits_outstanding, static_cast<unsigned long long>(t.skipped_samples));
   }
 }
 
@@ -126,10 +134,12 @@ void run(const StatsArgs& a) {
 
 void add_stats_command(CLI::App& app) {
   auto a = std::make_shared<StatsArgs>();
-  CLI::App* cmd = app.add_subcommand("stats",
-                                     "Show what a running `textfeed serve` is doing: samples/s per stream and in total, "
-                                     "per-stage times, fills in flight, credits, skipped samples.");
-  cmd->add_option("endpoint", a->endpoint, "the daemon's endpoint, e.g. ipc:///tmp/textfeed.sock")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "stats",
+      "Show what a running `textfeed serve` is doing: samples/s per stream and in total, "
+      "per-stage times, fills in flight, credits, skipped samples.");
+  cmd->add_option("endpoint", a->endpoint, "the daemon's endpoint, e.g. ipc:///tmp/textfeed.sock")
+      ->required();
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->add_option("--timeout", a->timeout_s, "seconds to wait for the daemon (default 10)")
       ->check(finite_in(0.1, 3600.0));

@@ -44,8 +44,9 @@ struct Written {
 // Writes `bytes` to `path` as a fresh file (with --force into a used folder, a symlink planted at
 // the name is refused, never written through); an empty string on success, else the reason.
 std::string write_file(const fs::path& path, const void* bytes, size_t size) {
-  const Status s = write_file_atomically(path.string(), std::string_view(static_cast<const char*>(bytes), size),
-                                         0644, /*overwrite=*/true, /*durable=*/false);
+  const Status s =
+      write_file_atomically(path.string(), std::string_view(static_cast<const char*>(bytes), size),
+                            0644, /*overwrite=*/true, /*durable=*/false);
   return s.ok() ? std::string() : s.message();
 }
 
@@ -160,9 +161,11 @@ void run(const SynthArgs& a) {
   if (!err.empty()) fail("synth", err);
   // What the decoder will face: JPEG bits per pixel (phone photos of receipts: 1.3-2.7).
   double bytes = 0, pixels = 0;
-  for (const Written& w : images) bytes += static_cast<double>(w.jpeg_bytes), pixels += double(w.width) * w.height;
-  std::printf("wrote %d %s images to %s (images/, gt/, ufo/train.json), %.2f bits per pixel\n", a.count,
-              a.profile.c_str(), printable(a.out).c_str(), pixels > 0 ? 8 * bytes / pixels : 0.0);
+  for (const Written& w : images)
+    bytes += static_cast<double>(w.jpeg_bytes), pixels += double(w.width) * w.height;
+  std::printf("wrote %d %s images to %s (images/, gt/, ufo/train.json), %.2f bits per pixel\n",
+              a.count, a.profile.c_str(), printable(a.out).c_str(),
+              pixels > 0 ? 8 * bytes / pixels : 0.0);
 }
 
 }  // namespace
@@ -195,7 +198,8 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--quality", a->quality, "JPEG quality, 1-100 (default 90; photo: 95)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--threads", a->threads,
-                  "images rendered in parallel, at most " + std::to_string(loader::kMaxWorkerThreads) +
+                  "images rendered in parallel, at most " +
+                      std::to_string(loader::kMaxWorkerThreads) +
                       "; 0 means one per core (default 0)");
   cmd->add_flag("--force", a->force,
                 "write into a non-empty --out, overwriting files of the same names (others "

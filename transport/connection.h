@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/wakeup.h"
 #include "transport/curve.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
@@ -18,7 +19,7 @@
 namespace textfeed::transport {
 
 struct ConnectOptions {
-  std::chrono::milliseconds timeout{10000};           // for the Hello reply
+  std::chrono::milliseconds timeout{10000};            // for the Hello reply
   std::chrono::milliseconds heartbeat_interval{1000};  // sent while waiting, after this much quiet
   CurveClientOptions curve;                            // required by a tcp daemon with CURVE keys
   uint64_t session = 0;  // Hello.session: the same for every connection of one client (0 = none)
@@ -32,7 +33,8 @@ class Connection {
 
   // Connects and says Hello. Errors: kUnavailable (no answer within options.timeout),
   // kUnimplemented (protocol version mismatch), others from the daemon's Error reply.
-  static Result<std::unique_ptr<Connection>> connect(const std::string& endpoint, const std::string& client_name,
+  static Result<std::unique_ptr<Connection>> connect(const std::string& endpoint,
+                                                     const std::string& client_name,
                                                      const ConnectOptions& options = {});
   ~Connection();
   Connection(const Connection&) = delete;
@@ -41,7 +43,8 @@ class Connection {
   const HelloReply& hello() const;
   const std::string& endpoint() const;
   // Opens a stream. Errors: the daemon's Error (kNotFound for an unknown dataset, ...).
-  Result<StreamOpened> open(const OpenStream& request, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  Result<StreamOpened> open(const OpenStream& request,
+                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // Lends a shared-memory stream its slots: hands the sealed memory file `memory_fd` (slot i at
   // i * slot_stride; see ShmRegion::create) to the daemon's memory socket with the stream's token
   // (StreamOpened.memory_token), then sends AttachMemory and waits for MemoryAttached. The
@@ -56,12 +59,14 @@ class Connection {
   // Any Credit as it is: an assigned stream's names its batches (slots or a count, one each).
   Status credit(const Credit& credit);
   // The next message of any kind except Heartbeat (answered by staying alive), or nullopt when
-  // `timeout` passes or `wake_fd` (if >= 0) becomes readable first: the wait of a thread that also
-  // serves a queue signalled through an eventfd. A frames Batch has its payload copied into
-  // payload_for(header) at the tensors' offsets (an empty span drops it). An Error from the daemon
-  // comes back as an ErrorReply message, not as a Status. Errors: kCorrupt (a malformed message,
-  // payload frames that do not match the header or the buffer), kUnavailable (socket failure).
-  Result<std::optional<Message>> poll(std::chrono::milliseconds timeout, const PayloadFor& payload_for, int wake_fd);
+  // `timeout` passes or `wake` (if not null) is signalled first: the wait of a thread that also
+  // serves a queue signalled through a Wakeup (which the caller drains). A frames Batch has its
+  // payload copied into payload_for(header) at the tensors' offsets (an empty span drops it). An
+  // Error from the daemon comes back as an ErrorReply message, not as a Status. Errors: kCorrupt (a
+  // malformed message, payload frames that do not match the header or the buffer), kUnavailable
+  // (socket failure).
+  Result<std::optional<Message>> poll(std::chrono::milliseconds timeout,
+                                      const PayloadFor& payload_for, const Wakeup* wake);
   // The next Batch, skipping EndOfEpoch, Closed and MemoryAttached; an Error becomes its Status.
   // Frames payloads are copied into `slot`.
   Result<BatchHeader> receive(std::span<uint8_t> slot, std::chrono::milliseconds timeout);
@@ -73,7 +78,8 @@ class Connection {
   // When the last message of any kind (heartbeats too) arrived from the daemon.
   std::chrono::steady_clock::time_point last_heard() const;
   // Sends a raw frame (for tests of the daemon's handling of garbage) and returns its reply.
-  Result<Message> send_raw_for_testing(std::span<const uint8_t> frame, std::chrono::milliseconds timeout);
+  Result<Message> send_raw_for_testing(std::span<const uint8_t> frame,
+                                       std::chrono::milliseconds timeout);
   // Sends a raw frame and reads nothing. Errors: kUnavailable (this side's queue is full).
   Status send_only_for_testing(std::span<const uint8_t> frame);
 

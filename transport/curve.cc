@@ -4,12 +4,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include <cerrno>
 #include <cstring>
 #include <sstream>
-
-#include <zmq.h>
 
 #include "base/file.h"
 
@@ -30,7 +29,8 @@ Status write_file(const std::string& path, const std::string& text, mode_t mode,
   Status closed = temp.fd.close();
   if (n != static_cast<ssize_t>(text.size()) || !closed.ok()) {
     ::unlink(temp.path.c_str());
-    return n != static_cast<ssize_t>(text.size()) ? Status::from_errno("cannot write " + path, e) : closed;
+    return n != static_cast<ssize_t>(text.size()) ? Status::from_errno("cannot write " + path, e)
+                                                  : closed;
   }
   Status renamed = rename_into_place(temp.path, path, overwrite);
   if (!renamed.ok()) ::unlink(temp.path.c_str());
@@ -39,7 +39,8 @@ Status write_file(const std::string& path, const std::string& text, mode_t mode,
 
 // The value of "<field> = <key>" in a key file, or a bare key on a line of its own.
 Result<std::string> find_key(const std::string& path, const std::string& field) {
-  std::string text;  // a key file is a few lines: anything larger, or not a regular file, is not one
+  std::string
+      text;  // a key file is a few lines: anything larger, or not a regular file, is not one
   TF_RETURN_IF_ERROR(read_regular_file(path, text, 64 << 10));
   std::istringstream in(text);
   std::string line;
@@ -70,7 +71,8 @@ bool is_z85_key(const std::string& key) {
 Result<CurveKeyPair> generate_curve_keypair() {
   char pub[41] = {}, sec[41] = {};
   if (zmq_curve_keypair(pub, sec) != 0)
-    return Status::unimplemented(std::string("libzmq cannot make CURVE keys: ") + zmq_strerror(zmq_errno()));
+    return Status::unimplemented(std::string("libzmq cannot make CURVE keys: ") +
+                                 zmq_strerror(zmq_errno()));
   return CurveKeyPair{pub, sec};
 }
 
@@ -79,8 +81,8 @@ Status write_curve_key_files(const std::string& base, const CurveKeyPair& keys, 
     return Status::invalid_argument("not a CURVE key pair");
   const std::string header = "# textfeed CurveZMQ key (ZeroMQ Z85 text)\n";
   TF_RETURN_IF_ERROR(write_file(base + ".key",
-                                header + "# SECRET: give it to nobody\npublic = " + keys.public_key +
-                                    "\nsecret = " + keys.secret_key + "\n",
+                                header + "# SECRET: give it to nobody\npublic = " +
+                                    keys.public_key + "\nsecret = " + keys.secret_key + "\n",
                                 0600, overwrite));
   return write_file(base + ".pub", header + "public = " + keys.public_key + "\n", 0644, overwrite);
 }
@@ -96,6 +98,22 @@ Result<CurveKeyPair> read_curve_secret_file(const std::string& path) {
   return CurveKeyPair{derived, secret};
 }
 
-Result<std::string> read_curve_public_file(const std::string& path) { return find_key(path, "public"); }
+Result<std::string> read_curve_public_file(const std::string& path) {
+  return find_key(path, "public");
+}
+
+Result<CurveClientOptions> load_curve_client_keys(const std::string& server_public_file,
+                                                  const std::string& client_key_file,
+                                                  std::string_view server_name,
+                                                  std::string_view client_name) {
+  CurveClientOptions o;
+  if (server_public_file.empty() && client_key_file.empty()) return o;
+  if (server_public_file.empty() || client_key_file.empty())
+    return Status::invalid_argument("CURVE needs both " + std::string(server_name) + " and " +
+                                    std::string(client_name));
+  TF_ASSIGN_OR_RETURN(o.server_public_key, read_curve_public_file(server_public_file));
+  TF_ASSIGN_OR_RETURN(o.client, read_curve_secret_file(client_key_file));
+  return o;
+}
 
 }  // namespace textfeed::transport

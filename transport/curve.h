@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -40,6 +41,15 @@ Status write_curve_key_files(const std::string& base, const CurveKeyPair& keys, 
 Result<CurveKeyPair> read_curve_secret_file(const std::string& path);
 // Reads the public key from a ".pub" or ".key" file. Errors as read_curve_secret_file.
 Result<std::string> read_curve_public_file(const std::string& path);
+// A client's CURVE options from its two key files: the daemon's public key (its ".pub", or a
+// ".key") and this client's own ".key". `server_name` and `client_name` are what the caller calls
+// the two (flags, keywords), for the message. Neither file named: CURVE off (a default
+// CurveClientOptions). Errors: kInvalidArgument (one named without the other, naming both), and
+// read_curve_public_file's and read_curve_secret_file's.
+Result<CurveClientOptions> load_curve_client_keys(const std::string& server_public_file,
+                                                  const std::string& client_key_file,
+                                                  std::string_view server_name,
+                                                  std::string_view client_name);
 // Whether `key` is 40 characters of the Z85 alphabet.
 bool is_z85_key(const std::string& key);
 

@@ -22,7 +22,8 @@ Status check_endpoint(std::string_view endpoint, EndpointUse use) {
     const std::string_view path = endpoint.substr(6);
     if (path.empty()) return bad(endpoint, "no socket path after ipc://");
     if (path.size() >= sizeof(sockaddr_un{}.sun_path))
-      return bad(endpoint, "a socket path is at most " + std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
+      return bad(endpoint, "a socket path is at most " +
+                               std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
                                " bytes, this one has " + std::to_string(path.size()));
     return Status();
   }
@@ -36,10 +37,12 @@ Status check_endpoint(std::string_view endpoint, EndpointUse use) {
     unsigned value = 0;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (port.empty() || ec != std::errc() || end != port.data() + port.size())
-      return bad(endpoint, "the port '" + printable(port) + "' is not a number (nothing may follow it)");
+      return bad(endpoint,
+                 "the port '" + printable(port) + "' is not a number (nothing may follow it)");
     const unsigned lowest = use == EndpointUse::kBind ? 0 : 1;
     if (value < lowest || value > 65535)
-      return bad(endpoint, "the port " + std::to_string(value) + " is not in " + std::to_string(lowest) + "..65535");
+      return bad(endpoint, "the port " + std::to_string(value) + " is not in " +
+                               std::to_string(lowest) + "..65535");
     return Status();
   }
   const size_t scheme = endpoint.find("://");

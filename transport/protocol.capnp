@@ -23,9 +23,10 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("textfeed::transport::wire");
 
-const protocolVersion :UInt32 = 4;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec;
+const protocolVersion :UInt32 = 5;  # 2: shared memory is handed over by descriptor; 3: OpenStream.spec;
                                     # 4: several sources, weights, elastic resume (a daemon of 3 would drop
-                                    #    them); Recipe's colour jitter as ranges (@28..@36), the old scalars obsolete
+                                    #    them); Recipe's colour jitter as ranges (@28..@36), the old scalars obsolete;
+                                    # 5: Recipe.profile by name (@48), the enum obsolete
 const maxPayloadFrameBytes :UInt64 = 1048576;  # largest payload frame (1 MiB); receivers accept 2 MiB
 
 enum DType {
@@ -295,6 +296,7 @@ struct Heartbeat {
 # The pipeline spec (loader/spec.h): every field typed, each with the meaning, default and bound
 # written there and in augment/profile.h. Enumerants mirror the C++ enums value for value.
 enum Profile {
+  # Retired in protocol 5 (Recipe.profile is the profile's name); kept for Recipe.obsoleteProfile.
   upstage @0;
   sakura @1;
   bc7 @2;
@@ -392,8 +394,9 @@ struct Source {
 }
 
 struct Recipe {
-  # augment::AugmentOptions, field for field.
-  profile @0 :Profile;
+  # augment::AugmentOptions, field for field: one field per row of augment::recipe_fields()
+  # (tests/transport/recipe_schema_test.cc), read and written by that table.
+  obsoleteProfile @0 :Profile;  # retired in protocol 5: the profile travels by name (`profile`)
   imageSize @1 :Int32;
   cropSize @2 :Int32;
   heightJitter @3 :Float64;
@@ -442,6 +445,8 @@ struct Recipe {
   minTextSize @45 :Int32 = 8;
   totalEpochs @46 :Int32;
   invalidPolygon @47 :InvalidPolygon;
+  profile @48 :Text;            # a registered profile's name (augment/profile.h profile_entries()),
+                                # so that a new detector family needs no change here; empty: upstage
 }
 
 struct Sampler {

@@ -38,10 +38,12 @@ Result<sockaddr_un> unix_address(const std::string& path) {
 // moves the file offset, which the client shares; it maps the file and never reads it by offset.
 Status check_no_hole(int fd, size_t bytes) {
   const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
-  if (hole < 0) return Status::from_errno("looking for holes in the client's memory (SEEK_HOLE)", errno);
+  if (hole < 0)
+    return Status::from_errno("looking for holes in the client's memory (SEEK_HOLE)", errno);
   if (static_cast<uint64_t>(hole) >= bytes) return Status();
-  return Status::invalid_argument("the client's memory has a hole at byte " + std::to_string(hole) + " of the " +
-                                  std::to_string(bytes) + " bytes it lends (a sparse file: touch every page "
+  return Status::invalid_argument("the client's memory has a hole at byte " + std::to_string(hole) +
+                                  " of the " + std::to_string(bytes) +
+                                  " bytes it lends (a sparse file: touch every page "
                                   "before handing it over)");
 }
 
@@ -68,7 +70,9 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::create(size_t bytes) {
   if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     return Status::from_errno("sealing shared memory", errno);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
-  if (p == MAP_FAILED) return Status::from_errno("mapping " + std::to_string(bytes >> 20) + " MiB of shared memory", errno);
+  if (p == MAP_FAILED)
+    return Status::from_errno("mapping " + std::to_string(bytes >> 20) + " MiB of shared memory",
+                              errno);
   return std::unique_ptr<ShmRegion>(new ShmRegion(static_cast<uint8_t*>(p), bytes, std::move(fd)));
 }
 
@@ -78,10 +82,12 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(FileDescriptor fd, si
   if (::fstat(fd.get(), &st) != 0) return Status::from_errno("fstat of the client's memory", errno);
   struct statfs fs {};
   if (!S_ISREG(st.st_mode) || ::fstatfs(fd.get(), &fs) != 0 || fs.f_type != TMPFS_MAGIC)
-    return Status::invalid_argument("the descriptor handed over is not a memory file (memfd_create)");
+    return Status::invalid_argument(
+        "the descriptor handed over is not a memory file (memfd_create)");
   const int seals = ::fcntl(fd.get(), F_GET_SEALS);
   if (seals < 0 || !(seals & F_SEAL_SHRINK))
-    return Status::invalid_argument("the client's memory is not sealed against shrinking (F_SEAL_SHRINK)");
+    return Status::invalid_argument(
+        "the client's memory is not sealed against shrinking (F_SEAL_SHRINK)");
   if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
     return Status::invalid_argument("the client's memory is sealed against writing");
   const auto size = static_cast<uint64_t>(st.st_size);
@@ -92,14 +98,17 @@ Result<std::unique_ptr<ShmRegion>> ShmRegion::map_received(FileDescriptor fd, si
   // mapping it populated would make the daemon allocate (and wait for) all of it.
   const auto backed = static_cast<uint64_t>(st.st_blocks) * 512;
   if (backed < min_bytes)
-    return Status::invalid_argument("the client's memory holds only " + std::to_string(backed) + " of the " +
-                                    std::to_string(min_bytes) + " bytes it lends (a sparse file: touch every page "
+    return Status::invalid_argument("the client's memory holds only " + std::to_string(backed) +
+                                    " of the " + std::to_string(min_bytes) +
+                                    " bytes it lends (a sparse file: touch every page "
                                     "before handing it over)");
   TF_RETURN_IF_ERROR(check_no_hole(fd.get(), min_bytes));
   // Only what was asked for: a larger file does not make us map (and populate) more.
-  void* p = ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
+  void* p =
+      ::mmap(nullptr, min_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (p == MAP_FAILED) return Status::from_errno("mapping the client's memory", errno);
-  return std::unique_ptr<ShmRegion>(new ShmRegion(static_cast<uint8_t*>(p), min_bytes, FileDescriptor()));
+  return std::unique_ptr<ShmRegion>(
+      new ShmRegion(static_cast<uint8_t*>(p), min_bytes, FileDescriptor()));
 }
 
 ShmRegion::~ShmRegion() { ::munmap(data_, size_); }
@@ -109,7 +118,8 @@ Result<std::unique_ptr<MemoryInbox>> MemoryInbox::bind(const std::string& path) 
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode) || st.st_uid != ::geteuid())
-      return Status::invalid_argument(path + " exists and is not a socket of this user: refusing to replace it");
+      return Status::invalid_argument(
+          path + " exists and is not a socket of this user: refusing to replace it");
     ::unlink(path.c_str());  // a dead daemon's: the caller holds the endpoint's lock
   }
   FileDescriptor s(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -131,7 +141,8 @@ Result<std::unique_ptr<MemoryInbox>> MemoryInbox::bind(const std::string& path) 
 
 MemoryInbox::~MemoryInbox() {
   struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode_) ::unlink(path_.c_str());
+  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == inode_)
+    ::unlink(path_.c_str());
 }
 
 std::vector<MemoryInbox::Delivery> MemoryInbox::receive(size_t max, size_t* refused) {
@@ -167,7 +178,8 @@ std::vector<MemoryInbox::Delivery> MemoryInbox::receive(size_t max, size_t* refu
         from_self = cred.uid == self;
       }
     }
-    const bool whole = got == static_cast<ssize_t>(kMemoryTokenBytes) && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+    const bool whole = got == static_cast<ssize_t>(kMemoryTokenBytes) &&
+                       !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
     if (!whole || !from_self || fds.size() != 1) {
       if (refused) ++*refused;
       continue;  // `fds` closes whatever came
@@ -186,7 +198,8 @@ Status send_memory(const std::string& path, const MemoryToken& token, int fd, in
   // Connected, so that poll() tells when the daemon's queue has room again.
   if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
     const int e = errno;
-    return Status::unavailable("cannot reach the daemon's memory socket " + path + ": " + std::strerror(e));
+    return Status::unavailable("cannot reach the daemon's memory socket " + path + ": " +
+                               std::strerror(e));
   }
   iovec iov{const_cast<uint8_t*>(token.data()), token.size()};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
@@ -205,10 +218,13 @@ Status send_memory(const std::string& path, const MemoryToken& token, int fd, in
     if (::sendmsg(s.get(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return Status();
     const int e = errno;
     if (e != EAGAIN && e != EINTR)
-      return e == ECONNREFUSED ? Status::unavailable("the daemon's memory socket " + path + " is gone")
-                               : Status::from_errno("handing shared memory to the daemon", e);
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return Status::unavailable("the daemon's memory socket " + path + " stayed full");
+      return e == ECONNREFUSED
+                 ? Status::unavailable("the daemon's memory socket " + path + " is gone")
+                 : Status::from_errno("handing shared memory to the daemon", e);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return Status::unavailable("the daemon's memory socket " + path + " stayed full");
     pollfd p{s.get(), POLLOUT, 0};
     ::poll(&p, 1, static_cast<int>(left.count()));
   }

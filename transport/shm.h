@@ -56,7 +56,8 @@ class ShmRegion {
   int fd() const { return fd_.get(); }
 
  private:
-  ShmRegion(uint8_t* data, size_t size, FileDescriptor fd) : data_(data), size_(size), fd_(std::move(fd)) {}
+  ShmRegion(uint8_t* data, size_t size, FileDescriptor fd)
+      : data_(data), size_(size), fd_(std::move(fd)) {}
   uint8_t* data_;
   size_t size_;
   FileDescriptor fd_;
@@ -99,6 +100,7 @@ class MemoryInbox {
 // The client's end: sends `fd` with `token` to the inbox at `path`, waiting at most `timeout_ms`
 // for room in it. Errors: kInvalidArgument (path too long), kUnavailable (no inbox there, or it
 // stayed full), kIo.
-Status send_memory(const std::string& path, const MemoryToken& token, int fd, int timeout_ms = 5000);
+Status send_memory(const std::string& path, const MemoryToken& token, int fd,
+                   int timeout_ms = 5000);
 
 }  // namespace textfeed::transport

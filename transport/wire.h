@@ -16,7 +16,7 @@
 
 namespace textfeed::transport {
 
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 // Largest Envelope frame accepted (payload frames are separate); also the traversal limit.
 inline constexpr size_t kMaxEnvelopeBytes = 1 << 20;
 // Payload frames are at most this large (protocol.capnp maxPayloadFrameBytes); receivers set
@@ -25,7 +25,7 @@ inline constexpr size_t kMaxPayloadFrameBytes = size_t{1} << 20;
 inline constexpr size_t kMaxReceiveFrameBytes = size_t{2} << 20;
 // Texts a client sends that the daemon repeats in its log, its Error replies and Stats: longer ones
 // are refused (protocol.capnp), so that every reply about them fits in one envelope.
-inline constexpr size_t kMaxClientNameBytes = 256;    // Hello.clientName
+inline constexpr size_t kMaxClientNameBytes = 256;  // Hello.clientName
 // Words one compact batch may carry (protocol.capnp Batch.compactQuads): 512 KiB of coordinates.
 inline constexpr size_t kMaxCompactWords = size_t{1} << 13;
 
@@ -60,7 +60,7 @@ struct OpenStream {
   loader::PipelineSpec spec;  // spec.sources[0].path names one of HelloReply.datasets
   Position start;             // the first batch to deliver
   Transport transport = Transport::kFrames;
-  bool assigned = false;      // the client names each batch in its Credits (protocol.capnp)
+  bool assigned = false;  // the client names each batch in its Credits (protocol.capnp)
   Payload payload = Payload::kFull;
 };
 struct AttachMemory {
@@ -139,8 +139,9 @@ struct Stats {
   uint32_t threads = 0, clients = 0;
 };
 
-using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit, BatchHeader, EndOfEpoch,
-                             ErrorReply, Close, Heartbeat, AttachMemory, MemoryAttached, Closed, StatsRequest, Stats>;
+using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit, BatchHeader,
+                             EndOfEpoch, ErrorReply, Close, Heartbeat, AttachMemory, MemoryAttached,
+                             Closed, StatsRequest, Stats>;
 
 // One Envelope frame (flat-array Cap'n Proto). Errors: kInvalidArgument (a field out of range).
 Result<std::vector<uint8_t>> encode(const Message& message);

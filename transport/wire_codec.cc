@@ -7,15 +7,18 @@
 // word each: bounding the lengths keeps what a frame decodes to proportional to the frame, and
 // what decodes also re-encodes within the limits). The values' own bounds (a batch size, a crop
 // size) are the receiver's to check, with the same validate() as every other edge.
-#include <algorithm>
-#include <cstring>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-
+#include <capnp/dynamic.h>
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/exception.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "transport/protocol.capnp.h"
 #include "transport/wire.h"
@@ -37,41 +40,60 @@ std::string text(capnp::Text::Reader t) { return std::string(t.begin(), t.size()
 // And the other way: all of the string's bytes (KJ's implicit conversion would stop at a NUL).
 capnp::Text::Reader text(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
 
-constexpr size_t kMaxTensors = 16, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536, kMaxStages = 64;
+constexpr size_t kMaxTensors = 16, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536,
+                 kMaxStages = 64;
 
 // ---- enumerants: C++ and schema ordinals are equal (asserted per enum below) ----
 
 template <class W>
 constexpr W kLast = W{};  // the last enumerant this build knows, per schema enum
-template <> constexpr w::DType kLast<w::DType> = w::DType::UINT8;
-template <> constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
-template <> constexpr w::Payload kLast<w::Payload> = w::Payload::COMPACT;
-template <> constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::REPORT;
-template <> constexpr w::Profile kLast<w::Profile> = w::Profile::DB;
-template <> constexpr w::ChannelOrder kLast<w::ChannelOrder> = w::ChannelOrder::BGR;
-template <> constexpr w::InvalidPolygon kLast<w::InvalidPolygon> = w::InvalidPolygon::IGNORE;
-template <> constexpr w::ColorMath kLast<w::ColorMath> = w::ColorMath::ALBUMENTATIONS1412;
-template <> constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
-template <> constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
-template <> constexpr w::Illegibility kLast<w::Illegibility> = w::Illegibility::VALID;
-template <> constexpr w::ReaderFormat kLast<w::ReaderFormat> = w::ReaderFormat::MMOCR;
-template <> constexpr w::CropFallback kLast<w::CropFallback> = w::CropFallback::IGNORE_CUT;
-template <> constexpr w::MaskKind kLast<w::MaskKind> = w::MaskKind::IGNORED;
-template <> constexpr w::AngleError kLast<w::AngleError> = w::AngleError::UP;
-template <> constexpr w::FillRule kLast<w::FillRule> = w::FillRule::UNION;
-template <> constexpr w::Overlap kLast<w::Overlap> = w::Overlap::IGNORE;
-template <> constexpr w::IgnoredTargets kLast<w::IgnoredTargets> = w::IgnoredTargets::NONE;
-template <> constexpr w::RoiResize kLast<w::RoiResize> = w::RoiResize::RASTERIZE_AT_MAP;
-template <> constexpr w::Mode kLast<w::Mode> = w::Mode::EVAL;
+template <>
+constexpr w::DType kLast<w::DType> = w::DType::UINT8;
+template <>
+constexpr w::Transport kLast<w::Transport> = w::Transport::SHARED_MEMORY;
+template <>
+constexpr w::Payload kLast<w::Payload> = w::Payload::COMPACT;
+template <>
+constexpr w::OnBadSample kLast<w::OnBadSample> = w::OnBadSample::REPORT;
+template <>
+constexpr w::ChannelOrder kLast<w::ChannelOrder> = w::ChannelOrder::BGR;
+template <>
+constexpr w::InvalidPolygon kLast<w::InvalidPolygon> = w::InvalidPolygon::IGNORE;
+template <>
+constexpr w::ColorMath kLast<w::ColorMath> = w::ColorMath::ALBUMENTATIONS1412;
+template <>
+constexpr w::IgnoreText kLast<w::IgnoreText> = w::IgnoreText::EXACT;
+template <>
+constexpr w::PolyPolicy kLast<w::PolyPolicy> = w::PolyPolicy::MASK_IGNORE;
+template <>
+constexpr w::Illegibility kLast<w::Illegibility> = w::Illegibility::VALID;
+template <>
+constexpr w::ReaderFormat kLast<w::ReaderFormat> = w::ReaderFormat::MMOCR;
+template <>
+constexpr w::CropFallback kLast<w::CropFallback> = w::CropFallback::IGNORE_CUT;
+template <>
+constexpr w::MaskKind kLast<w::MaskKind> = w::MaskKind::IGNORED;
+template <>
+constexpr w::AngleError kLast<w::AngleError> = w::AngleError::UP;
+template <>
+constexpr w::FillRule kLast<w::FillRule> = w::FillRule::UNION;
+template <>
+constexpr w::Overlap kLast<w::Overlap> = w::Overlap::IGNORE;
+template <>
+constexpr w::IgnoredTargets kLast<w::IgnoredTargets> = w::IgnoredTargets::NONE;
+template <>
+constexpr w::RoiResize kLast<w::RoiResize> = w::RoiResize::RASTERIZE_AT_MAP;
+template <>
+constexpr w::Mode kLast<w::Mode> = w::Mode::EVAL;
 
 template <class W, class C>
 constexpr bool same_last(C last) {
   return static_cast<unsigned>(kLast<W>) == static_cast<unsigned>(last);
 }
 static_assert(same_last<w::DType>(DType::kU8) && static_cast<unsigned>(DType::kF32) == 0);
-static_assert(same_last<w::Transport>(Transport::kSharedMemory) && static_cast<unsigned>(Transport::kFrames) == 0);
+static_assert(same_last<w::Transport>(Transport::kSharedMemory) &&
+              static_cast<unsigned>(Transport::kFrames) == 0);
 static_assert(same_last<w::OnBadSample>(loader::OnBadSample::kReport));
-static_assert(same_last<w::Profile>(augment::Profile::kDb));
 static_assert(same_last<w::ChannelOrder>(augment::ChannelOrder::kBgr));
 static_assert(same_last<w::InvalidPolygon>(augment::InvalidPolygon::kIgnore));
 static_assert(same_last<w::ColorMath>(augment::ColorMath::kAlbumentations1412));
@@ -88,7 +110,8 @@ static_assert(same_last<w::FillRule>(augment::FillRule::kUnion));
 static_assert(same_last<w::Overlap>(augment::Overlap::kIgnore));
 static_assert(same_last<w::IgnoredTargets>(augment::IgnoredTargets::kNone));
 static_assert(same_last<w::RoiResize>(augment::RoiResize::kRasterizeAtMap));
-static_assert(same_last<w::Mode>(loader::Mode::kEval) && static_cast<unsigned>(loader::Mode::kTrain) == 0);
+static_assert(same_last<w::Mode>(loader::Mode::kEval) &&
+              static_cast<unsigned>(loader::Mode::kTrain) == 0);
 
 template <class W, class C>
 W to_wire(C v) {
@@ -100,7 +123,8 @@ W to_wire(C v) {
 template <class W, class C>
 Status from_wire(W v, const char* field, C& out) {
   if (static_cast<uint16_t>(v) > static_cast<uint16_t>(kLast<W>))
-    return Status::invalid_argument(std::string(field) + " = " + std::to_string(static_cast<uint16_t>(v)) +
+    return Status::invalid_argument(std::string(field) + " = " +
+                                    std::to_string(static_cast<uint16_t>(v)) +
                                     " is not a value this daemon or client knows");
   out = static_cast<C>(static_cast<uint16_t>(v));
   return Status();
@@ -119,8 +143,8 @@ Code from_wire_code(w::ErrorCode c) {
 template <class List>
 Status bounded(List list, size_t max, const char* field, Code code = Code::kCorrupt) {
   if (list.size() <= max) return Status();
-  return Status(code, std::string(field) + " has " + std::to_string(list.size()) + " entries, at most " +
-                          std::to_string(max) + " are allowed");
+  return Status(code, std::string(field) + " has " + std::to_string(list.size()) +
+                          " entries, at most " + std::to_string(max) + " are allowed");
 }
 
 // A list of an OpenStream's spec past the bound loader::validate() gives it: a well-formed request
@@ -154,7 +178,8 @@ void put(w::TensorDesc::Builder b, const TensorDesc& t) {
   b.setName(text(t.name));
   b.setDtype(to_wire<w::DType>(t.dtype));
   auto shape = b.initShape(static_cast<unsigned>(t.shape.size()));
-  for (size_t k = 0; k < t.shape.size(); ++k) shape.set(static_cast<unsigned>(k), static_cast<uint64_t>(t.shape[k]));
+  for (size_t k = 0; k < t.shape.size(); ++k)
+    shape.set(static_cast<unsigned>(k), static_cast<uint64_t>(t.shape[k]));
   b.setOffset(t.offset_bytes);
   b.setSize(t.size_bytes);
 }
@@ -165,7 +190,8 @@ Status get(w::TensorDesc::Reader r, TensorDesc& t) {
   TF_RETURN_IF_ERROR(bounded(shape, t.shape.size(), "TensorDesc.shape"));
   t.shape = {};
   for (unsigned k = 0; k < shape.size(); ++k) {
-    if (shape[k] > static_cast<uint64_t>(INT64_MAX)) return Status::corrupt("TensorDesc.shape holds a negative size");
+    if (shape[k] > static_cast<uint64_t>(INT64_MAX))
+      return Status::corrupt("TensorDesc.shape holds a negative size");
     t.shape[k] = static_cast<int64_t>(shape[k]);
   }
   t.offset_bytes = r.getOffset();
@@ -178,7 +204,8 @@ template <class B>
 void put_tensors(B list, const std::vector<TensorDesc>& ts) {
   for (size_t i = 0; i < ts.size(); ++i) put(list[static_cast<unsigned>(i)], ts[i]);
 }
-Status get_tensors(capnp::List<w::TensorDesc>::Reader list, const char* field, std::vector<TensorDesc>& out) {
+Status get_tensors(capnp::List<w::TensorDesc>::Reader list, const char* field,
+                   std::vector<TensorDesc>& out) {
   TF_RETURN_IF_ERROR(bounded(list, kMaxTensors, field));
   out.resize(list.size());
   for (unsigned i = 0; i < list.size(); ++i) TF_RETURN_IF_ERROR(get(list[i], out[i]));
@@ -201,7 +228,8 @@ Status get(w::SampleError::Reader r, SampleError& e) {
 void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
   b.setIgnoreText(to_wire<w::IgnoreText>(o.ignore_text));
   auto tags = b.initIgnoreTags(static_cast<unsigned>(o.ignore_tags.size()));
-  for (size_t i = 0; i < o.ignore_tags.size(); ++i) tags.set(static_cast<unsigned>(i), text(o.ignore_tags[i]));
+  for (size_t i = 0; i < o.ignore_tags.size(); ++i)
+    tags.set(static_cast<unsigned>(i), text(o.ignore_tags[i]));
   b.setPolyPolicy(to_wire<w::PolyPolicy>(o.poly_policy));
   b.setDropUnderArea(o.drop_under_area);
   b.setIgnoreUnderArea(o.ignore_under_area);
@@ -213,8 +241,10 @@ void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
-  TF_RETURN_IF_ERROR(bounded_spec(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags"));
-  TF_RETURN_IF_ERROR(get_list(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags", o.ignore_tags));
+  TF_RETURN_IF_ERROR(
+      bounded_spec(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags"));
+  TF_RETURN_IF_ERROR(get_list(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags",
+                              o.ignore_tags));
   TF_RETURN_IF_ERROR(from_wire(r.getPolyPolicy(), "ReaderOptions.polyPolicy", o.poly_policy));
   o.drop_under_area = r.getDropUnderArea();
   o.ignore_under_area = r.getIgnoreUnderArea();
@@ -226,104 +256,114 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   return Status();
 }
 
+// The recipe travels field by field as augment::recipe_fields() lists them: each row is the
+// Recipe field of its name in camelCase (a range: NameLo and NameHi; a triple: a list of 3), set
+// and read through Cap'n Proto's reflection, so that a new row needs only its field in
+// protocol.capnp (tests/transport/wire_test.cc checks the schema against the table).
+std::string camel_case(std::string_view snake) {
+  std::string out;
+  bool upper = false;
+  for (char c : snake) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+void put_field(capnp::DynamicStruct::Builder d, const augment::AugmentOptions& o,
+               const augment::RecipeField& f) {
+  const std::string n = camel_case(f.name);
+  switch (f.kind) {
+    case FieldKind::kInt:
+      return d.set(n, o.*f.i);
+    case FieldKind::kDouble:
+      return d.set(n, o.*f.d);
+    case FieldKind::kBool:
+      return d.set(n, o.*f.b);
+    case FieldKind::kEnum: {
+      const capnp::EnumSchema e = d.getSchema().getFieldByName(n).getType().asEnum();
+      return d.set(n, capnp::DynamicEnum(e, static_cast<uint16_t>(f.get_enum(o))));
+    }
+    case FieldKind::kFactor:
+    case FieldKind::kShift:
+      d.set(n + "Lo", (o.*f.r).lo);
+      return d.set(n + "Hi", (o.*f.r).hi);
+    case FieldKind::kTriple: {
+      auto list = d.init(n, 3).as<capnp::DynamicList>();
+      for (unsigned c = 0; c < 3; ++c) list.set(c, (o.*f.t)[c]);
+      return;
+    }
+  }
+}
+
+Status get_field(capnp::DynamicStruct::Reader d, augment::AugmentOptions& o,
+                 const augment::RecipeField& f) {
+  const std::string n = camel_case(f.name);
+  switch (f.kind) {
+    case FieldKind::kInt:
+      o.*f.i = d.get(n).as<int32_t>();
+      return Status();
+    case FieldKind::kDouble:
+      o.*f.d = d.get(n).as<double>();
+      return Status();
+    case FieldKind::kBool:
+      o.*f.b = d.get(n).as<bool>();
+      return Status();
+    case FieldKind::kEnum: {
+      const uint16_t v = d.get(n).as<capnp::DynamicEnum>().getRaw();
+      if (field_detail::enum_text(f.names, v) == "?")
+        return Status::invalid_argument("Recipe." + n + " = " + std::to_string(v) +
+                                        " is not a value this daemon or client knows");
+      f.set_enum(o, v);
+      return Status();
+    }
+    case FieldKind::kFactor:
+    case FieldKind::kShift:
+      o.*f.r = {d.get(n + "Lo").as<double>(), d.get(n + "Hi").as<double>()};
+      return Status();
+    case FieldKind::kTriple: {
+      const auto list = d.get(n).as<capnp::DynamicList>();
+      if (list.size() != 3)
+        return Status::corrupt("Recipe." + n + " has " + std::to_string(list.size()) +
+                               " values, 3 are expected");
+      for (unsigned c = 0; c < 3; ++c) (o.*f.t)[c] = list[c].as<float>();
+      return Status();
+    }
+  }
+  return Status::internal("Recipe." + n + ": unknown field kind");
+}
+
 void put(w::Recipe::Builder b, const augment::AugmentOptions& o) {
-  b.setProfile(to_wire<w::Profile>(o.profile));
-  b.setImageSize(o.image_size);
-  b.setCropSize(o.crop_size);
-  b.setHeightJitter(o.height_jitter);
-  b.setRotateDeg(o.rotate_deg);
-  b.setCropMaxTries(o.crop_max_tries);
-  b.setCutLow(o.cut_low);
-  b.setCutHigh(o.cut_high);
-  b.setVerticesF32(o.vertices_f32);
-  b.setIntVertices(o.int_vertices);
-  b.setCropFallback(to_wire<w::CropFallback>(o.crop_fallback));
-  b.setColorJitterP(o.color_jitter_p);
-  b.setBrightnessLo(o.brightness.lo);
-  b.setBrightnessHi(o.brightness.hi);
-  b.setContrastLo(o.contrast.lo);
-  b.setContrastHi(o.contrast.hi);
-  b.setSaturationLo(o.saturation.lo);
-  b.setSaturationHi(o.saturation.hi);
-  b.setHueLo(o.hue.lo);
-  b.setHueHi(o.hue.hi);
-  b.setColorMath(to_wire<w::ColorMath>(o.color_math));
-  put_list(b.initMean(3), o.mean);
-  put_list(b.initStd(3), o.std);
-  b.setDtype(to_wire<w::DType>(o.dtype));
-  b.setMapScale(o.map_scale);
-  b.setMask(to_wire<w::MaskKind>(o.mask));
-  b.setAngleError(to_wire<w::AngleError>(o.angle_error));
-  b.setFillRule(to_wire<w::FillRule>(o.fill_rule));
-  b.setOverlap(to_wire<w::Overlap>(o.overlap));
-  b.setIgnoredTargets(to_wire<w::IgnoredTargets>(o.ignored_targets));
-  b.setRoiResize(to_wire<w::RoiResize>(o.roi_resize));
-  b.setFixOrientation(o.fix_orientation);
-  b.setClampGeo(o.clamp_geo);
-  b.setChannelOrder(to_wire<w::ChannelOrder>(o.channel_order));
-  b.setFlipP(o.flip_p);
-  b.setResizeLo(o.resize.lo);
-  b.setResizeHi(o.resize.hi);
-  b.setMinCropSide(o.min_crop_side);
-  b.setShrinkRatio(o.shrink_ratio);
-  b.setThreshMin(o.thresh_min);
-  b.setThreshMax(o.thresh_max);
-  b.setMinTextSize(o.min_text_size);
-  b.setTotalEpochs(o.total_epochs);
-  b.setInvalidPolygon(to_wire<w::InvalidPolygon>(o.invalid_polygon));
+  b.setProfile(std::string(augment::profile_name(o.profile)));
+  const capnp::DynamicStruct::Builder d = capnp::toDynamic(b);
+  for (const augment::RecipeField& f : augment::recipe_fields()) put_field(d, o, f);
 }
-Status get_triple(capnp::List<float>::Reader list, const char* field, float (&out)[3]) {
-  if (list.size() != 3) return Status::corrupt(std::string(field) + " has " + std::to_string(list.size()) + " values, 3 are expected");
-  for (unsigned c = 0; c < 3; ++c) out[c] = list[c];
-  return Status();
-}
+
 Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
-  TF_RETURN_IF_ERROR(from_wire(r.getProfile(), "Recipe.profile", o.profile));
-  o.image_size = r.getImageSize();
-  o.crop_size = r.getCropSize();
-  o.height_jitter = r.getHeightJitter();
-  o.rotate_deg = r.getRotateDeg();
-  o.crop_max_tries = r.getCropMaxTries();
-  o.cut_low = r.getCutLow();
-  o.cut_high = r.getCutHigh();
-  o.vertices_f32 = r.getVerticesF32();
-  o.int_vertices = r.getIntVertices();
-  TF_RETURN_IF_ERROR(from_wire(r.getCropFallback(), "Recipe.cropFallback", o.crop_fallback));
-  o.color_jitter_p = r.getColorJitterP();
-  o.brightness = {r.getBrightnessLo(), r.getBrightnessHi()};
-  o.contrast = {r.getContrastLo(), r.getContrastHi()};
-  o.saturation = {r.getSaturationLo(), r.getSaturationHi()};
-  o.hue = {r.getHueLo(), r.getHueHi()};
-  TF_RETURN_IF_ERROR(from_wire(r.getColorMath(), "Recipe.colorMath", o.color_math));
-  TF_RETURN_IF_ERROR(get_triple(r.getMean(), "Recipe.mean", o.mean));
-  TF_RETURN_IF_ERROR(get_triple(r.getStd(), "Recipe.std", o.std));
-  TF_RETURN_IF_ERROR(from_wire(r.getDtype(), "Recipe.dtype", o.dtype));
-  o.map_scale = r.getMapScale();
-  TF_RETURN_IF_ERROR(from_wire(r.getMask(), "Recipe.mask", o.mask));
-  TF_RETURN_IF_ERROR(from_wire(r.getAngleError(), "Recipe.angleError", o.angle_error));
-  TF_RETURN_IF_ERROR(from_wire(r.getFillRule(), "Recipe.fillRule", o.fill_rule));
-  TF_RETURN_IF_ERROR(from_wire(r.getOverlap(), "Recipe.overlap", o.overlap));
-  TF_RETURN_IF_ERROR(from_wire(r.getIgnoredTargets(), "Recipe.ignoredTargets", o.ignored_targets));
-  TF_RETURN_IF_ERROR(from_wire(r.getRoiResize(), "Recipe.roiResize", o.roi_resize));
-  o.fix_orientation = r.getFixOrientation();
-  o.clamp_geo = r.getClampGeo();
-  TF_RETURN_IF_ERROR(from_wire(r.getChannelOrder(), "Recipe.channelOrder", o.channel_order));
-  o.flip_p = r.getFlipP();
-  o.resize = {r.getResizeLo(), r.getResizeHi()};
-  o.min_crop_side = r.getMinCropSide();
-  o.shrink_ratio = r.getShrinkRatio();
-  o.thresh_min = r.getThreshMin();
-  o.thresh_max = r.getThreshMax();
-  o.min_text_size = r.getMinTextSize();
-  o.total_epochs = r.getTotalEpochs();
-  TF_RETURN_IF_ERROR(from_wire(r.getInvalidPolygon(), "Recipe.invalidPolygon", o.invalid_polygon));
+  // Empty: AugmentOptions' default profile, as the enum's zero meant before.
+  if (r.getProfile().size() == 0) {
+    o.profile = augment::AugmentOptions{}.profile;
+  } else {
+    Result<augment::Profile> profile = augment::parse_profile(text(r.getProfile()));
+    if (!profile.has_value()) return profile.error().with_context("Recipe.profile");
+    o.profile = *profile;
+  }
+  const capnp::DynamicStruct::Reader d = capnp::toDynamic(r);
+  for (const augment::RecipeField& f : augment::recipe_fields())
+    TF_RETURN_IF_ERROR(get_field(d, o, f));
   return Status();
 }
 
 // The wire's UInt32s become the sampler's ints: a value past INT32_MAX is refused here (the
 // bounds proper are validate()'s).
 Status to_int(uint32_t v, const char* field, int& out) {
-  if (v > static_cast<uint32_t>(INT32_MAX)) return Status::invalid_argument(std::string(field) + " = " + std::to_string(v) + " is out of range");
+  if (v > static_cast<uint32_t>(INT32_MAX))
+    return Status::invalid_argument(std::string(field) + " = " + std::to_string(v) +
+                                    " is out of range");
   out = static_cast<int>(v);
   return Status();
 }
@@ -344,7 +384,8 @@ void put(w::Sampler::Builder b, const loader::SamplerOptions& o) {
     sb.setWorldSize(static_cast<uint32_t>(st.world_size));
     sb.setBatchSize(static_cast<uint32_t>(st.batch_size));
     auto batches = sb.initBatches(static_cast<unsigned>(st.batches.size()));
-    for (size_t k = 0; k < st.batches.size(); ++k) batches.set(static_cast<unsigned>(k), st.batches[k]);
+    for (size_t k = 0; k < st.batches.size(); ++k)
+      batches.set(static_cast<unsigned>(k), st.batches[k]);
   }
 }
 
@@ -358,7 +399,8 @@ Status get_resume(w::Sampler::Reader r, loader::ResumePoint& resume) {
     TF_RETURN_IF_ERROR(to_int(stages[i].getWorldSize(), "ResumeStage.worldSize", st.world_size));
     TF_RETURN_IF_ERROR(to_int(stages[i].getBatchSize(), "ResumeStage.batchSize", st.batch_size));
     const auto batches = stages[i].getBatches();
-    TF_RETURN_IF_ERROR(bounded_spec(batches, static_cast<size_t>(loader::kMaxWorldSize), "ResumeStage.batches"));
+    TF_RETURN_IF_ERROR(
+        bounded_spec(batches, static_cast<size_t>(loader::kMaxWorldSize), "ResumeStage.batches"));
     st.batches.clear();
     for (uint64_t k : batches) st.batches.push_back(k);
   }
@@ -420,7 +462,8 @@ void put(w::HelloReply::Builder b, const HelloReply& m) {
   b.setProtocolVersion(m.protocol_version);
   b.setServerName(text(m.server_name));
   auto d = b.initDatasets(static_cast<unsigned>(m.datasets.size()));
-  for (size_t i = 0; i < m.datasets.size(); ++i) d.set(static_cast<unsigned>(i), text(m.datasets[i]));
+  for (size_t i = 0; i < m.datasets.size(); ++i)
+    d.set(static_cast<unsigned>(i), text(m.datasets[i]));
   b.setMemorySocket(text(m.memory_socket));
   b.setHeartbeatMillis(m.heartbeat_millis);
   b.setServerHeartbeatMillis(m.server_heartbeat_millis);
@@ -444,7 +487,8 @@ void put(w::OpenStream::Builder b, const OpenStream& m) {
   b.setPayload(to_wire<w::Payload>(m.payload));
 }
 Status get(w::OpenStream::Reader r, OpenStream& m) {
-  if (!r.hasSpec()) return Status::invalid_argument("OpenStream has no spec (a client older than protocol 3?)");
+  if (!r.hasSpec())
+    return Status::invalid_argument("OpenStream has no spec (a client older than protocol 3?)");
   TF_RETURN_IF_ERROR(get(r.getSpec(), m.spec));
   m.start = {r.getEpoch(), r.getStartBatch()};
   m.assigned = r.getAssigned();
@@ -475,11 +519,13 @@ void put(w::StreamOpened::Builder b, const StreamOpened& m) {
   b.setSlotBytes(m.slot_bytes);
   put_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
   b.setMaxCredits(m.max_credits);
-  b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()), m.memory_token.size()));
+  b.setMemoryToken(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.memory_token.data()),
+                                m.memory_token.size()));
   b.setDatasetFingerprint(m.dataset_fingerprint);
   b.setResumedBatches(m.resumed_batches);
   auto sizes = b.initSourceSizes(static_cast<unsigned>(m.source_sizes.size()));
-  for (size_t i = 0; i < m.source_sizes.size(); ++i) sizes.set(static_cast<unsigned>(i), m.source_sizes[i]);
+  for (size_t i = 0; i < m.source_sizes.size(); ++i)
+    sizes.set(static_cast<unsigned>(i), m.source_sizes[i]);
   b.setAssigned(m.assigned);
   b.setCompactBytes(m.compact_bytes);
 }
@@ -522,8 +568,8 @@ Status get(w::Credit::Reader r, Credit& m) {
   const auto batches = r.getBatches();
   TF_RETURN_IF_ERROR(bounded(epochs, kMaxRows, "Credit.epochs"));
   if (batches.size() != epochs.size())
-    return Status::corrupt("Credit.batches lists " + std::to_string(batches.size()) + " batches for " +
-                           std::to_string(epochs.size()) + " epochs");
+    return Status::corrupt("Credit.batches lists " + std::to_string(batches.size()) +
+                           " batches for " + std::to_string(epochs.size()) + " epochs");
   m.batches.clear();
   for (unsigned i = 0; i < epochs.size(); ++i) m.batches.push_back({epochs[i], batches[i]});
   return Status();
@@ -565,7 +611,8 @@ void put_samples(w::Batch::Builder b, const std::vector<SampleMeta>& samples) {
 // agreement with each other, then the values (check_sample_meta).
 Status get_samples(w::Batch::Reader r, size_t rows, std::vector<SampleMeta>& out) {
   const auto ids = r.getImageIds();
-  const auto sizes = r.getOriginalSizes(), word_counts = r.getWordCounts(), point_counts = r.getPointCounts();
+  const auto sizes = r.getOriginalSizes(), word_counts = r.getWordCounts(),
+             point_counts = r.getPointCounts();
   const auto scales = r.getScales();
   const auto xy = r.getXy();
   const auto ignore = r.getIgnore();
@@ -575,26 +622,29 @@ Status get_samples(w::Batch::Reader r, size_t rows, std::vector<SampleMeta>& out
     return Status();
   TF_RETURN_IF_ERROR(bounded(point_counts, kMaxBatchWords, "Batch.pointCounts"));
   TF_RETURN_IF_ERROR(bounded(xy, 2 * kMaxBatchPoints, "Batch.xy"));
-  if (ids.size() != rows || sizes.size() != 2 * rows || scales.size() != 2 * rows || word_counts.size() != rows ||
-      ignore.size() != point_counts.size())
-    return Status::corrupt("Batch: the per-sample lists do not have one entry per row (" + std::to_string(rows) +
-                           " rows) and one per word");
+  if (ids.size() != rows || sizes.size() != 2 * rows || scales.size() != 2 * rows ||
+      word_counts.size() != rows || ignore.size() != point_counts.size())
+    return Status::corrupt("Batch: the per-sample lists do not have one entry per row (" +
+                           std::to_string(rows) + " rows) and one per word");
   out.resize(rows);
   unsigned word = 0, point = 0;
   for (unsigned i = 0; i < rows; ++i) {
     SampleMeta& m = out[i];
     m.image_id = text(ids[i]);
     if (sizes[2 * i] > INT32_MAX || sizes[2 * i + 1] > INT32_MAX)
-      return Status::corrupt("Batch.originalSizes: row " + std::to_string(i) + " is larger than 2^31 px");
+      return Status::corrupt("Batch.originalSizes: row " + std::to_string(i) +
+                             " is larger than 2^31 px");
     m.height = static_cast<int32_t>(sizes[2 * i]);
     m.width = static_cast<int32_t>(sizes[2 * i + 1]);
     m.scale_x = scales[2 * i];
     m.scale_y = scales[2 * i + 1];
     const uint32_t nw = word_counts[i];
-    if (nw > point_counts.size() - word) return Status::corrupt("Batch.wordCounts names more words than pointCounts has");
+    if (nw > point_counts.size() - word)
+      return Status::corrupt("Batch.wordCounts names more words than pointCounts has");
     for (uint32_t k = 0; k < nw; ++k, ++word) {
       const uint32_t np = point_counts[word];
-      if (np > (xy.size() - point) / 2) return Status::corrupt("Batch.pointCounts names more points than xy has");
+      if (np > (xy.size() - point) / 2)
+        return Status::corrupt("Batch.pointCounts names more points than xy has");
       m.points.push_back(np);
       m.ignore.push_back(ignore[word] ? 1 : 0);
       for (uint32_t c = 0; c < 2 * np; ++c) m.xy.push_back(xy[point++]);
@@ -620,7 +670,8 @@ void put_compact(w::Batch::Builder b, const std::vector<loader::CompactRow>& row
   unsigned w = 0;
   for (unsigned i = 0; i < n; ++i) {
     const loader::CompactRow& row = rows[i];
-    const double f[4] = {row.color.brightness, row.color.contrast, row.color.saturation, row.color.hue};
+    const double f[4] = {row.color.brightness, row.color.contrast, row.color.saturation,
+                         row.color.hue};
     for (unsigned k = 0; k < 4; ++k) {
       factors.set(4 * i + k, f[k]);
       orders.set(4 * i + k, static_cast<uint8_t>(row.color.order[k]));
@@ -643,18 +694,21 @@ Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactR
   const auto counts = r.getCompactWords();
   const auto quads = r.getCompactQuads();
   const auto labels = r.getCompactLabels();
-  if (counts.size() == 0 && factors.size() == 0 && quads.size() == 0 && labels.size() == 0 && applied.size() == 0 &&
-      orders.size() == 0)
+  if (counts.size() == 0 && factors.size() == 0 && quads.size() == 0 && labels.size() == 0 &&
+      applied.size() == 0 && orders.size() == 0)
     return Status();
-  if (counts.size() != rows || applied.size() != rows || factors.size() != 4 * rows || orders.size() != 4 * rows)
-    return Status::corrupt("Batch.compact* lists do not have one entry (4 for factors and orders) per row of " +
-                           std::to_string(rows));
+  if (counts.size() != rows || applied.size() != rows || factors.size() != 4 * rows ||
+      orders.size() != 4 * rows)
+    return Status::corrupt(
+        "Batch.compact* lists do not have one entry (4 for factors and orders) per row of " +
+        std::to_string(rows));
   TF_RETURN_IF_ERROR(bounded(labels, kMaxCompactWords, "Batch.compactLabels"));
   uint64_t words = 0;
   for (uint32_t c : counts) words += c;
   if (words != labels.size() || quads.size() != 8 * labels.size())
-    return Status::corrupt("Batch.compactWords sum to " + std::to_string(words) + " words; compactLabels has " +
-                           std::to_string(labels.size()) + " and compactQuads " + std::to_string(quads.size()) +
+    return Status::corrupt("Batch.compactWords sum to " + std::to_string(words) +
+                           " words; compactLabels has " + std::to_string(labels.size()) +
+                           " and compactQuads " + std::to_string(quads.size()) +
                            " coordinates (8 per word)");
   out.resize(rows);
   unsigned w = 0;
@@ -666,7 +720,9 @@ Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactR
     row.color.hue = factors[4 * i + 3];
     for (unsigned k = 0; k < 4; ++k) {
       const uint8_t op = orders[4 * i + k];
-      if (op > 3) return Status::corrupt("Batch.compactOrders holds " + std::to_string(op) + ", not a colour op");
+      if (op > 3)
+        return Status::corrupt("Batch.compactOrders holds " + std::to_string(op) +
+                               ", not a colour op");
       row.color.order[k] = static_cast<augment::ColorOp>(op);
     }
     row.color.applied = applied[i];
@@ -692,7 +748,8 @@ void put(w::Batch::Builder b, const BatchHeader& m) {
   if (!m.samples.empty()) put_samples(b, m.samples);
   if (m.polygons != PolygonCounts{}) {
     const PolygonCounts& p = m.polygons;
-    const uint32_t counts[6] = {p.non_finite, p.degenerate, p.out_of_image, p.self_intersecting, p.repaired, p.ignored};
+    const uint32_t counts[6] = {p.non_finite,        p.degenerate, p.out_of_image,
+                                p.self_intersecting, p.repaired,   p.ignored};
     put_list(b.initPolygonCounts(6), counts);
   }
   if (!m.compact.empty()) put_compact(b, m.compact);
@@ -710,7 +767,8 @@ Status get(w::Batch::Reader r, BatchHeader& m) {
   for (unsigned i = 0; i < errors.size(); ++i) TF_RETURN_IF_ERROR(get(errors[i], m.errors[i]));
   const auto counts = r.getPolygonCounts();
   if (counts.size() != 0 && counts.size() != 6)
-    return Status::corrupt("Batch.polygonCounts has " + std::to_string(counts.size()) + " values; 0 or 6 are expected");
+    return Status::corrupt("Batch.polygonCounts has " + std::to_string(counts.size()) +
+                           " values; 0 or 6 are expected");
   if (counts.size() == 6)
     m.polygons = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
   TF_RETURN_IF_ERROR(get_compact(r, m.indices.size(), m.compact));
@@ -797,12 +855,14 @@ Status get(w::StreamStats::Reader x, StreamStats& s) {
 
 void put(w::Stats::Builder b, const Stats& m) {
   auto streams = b.initStreams(static_cast<unsigned>(m.streams.size()));
-  for (size_t i = 0; i < m.streams.size(); ++i) put(streams[static_cast<unsigned>(i)], m.streams[i]);
+  for (size_t i = 0; i < m.streams.size(); ++i)
+    put(streams[static_cast<unsigned>(i)], m.streams[i]);
   b.setSamplesPerSecond(m.samples_per_second);
   put_list(b.initStageMs(static_cast<unsigned>(m.stage_ms.size())), m.stage_ms);
   b.setQueueDepth(m.queue_depth);
   auto names = b.initStageNames(static_cast<unsigned>(m.stage_names.size()));
-  for (size_t i = 0; i < m.stage_names.size(); ++i) names.set(static_cast<unsigned>(i), text(m.stage_names[i]));
+  for (size_t i = 0; i < m.stage_names.size(); ++i)
+    names.set(static_cast<unsigned>(i), text(m.stage_names[i]));
   b.setSamples(m.samples);
   b.setSkippedSamples(m.skipped_samples);
   b.setUptimeSeconds(m.uptime_seconds);
@@ -830,12 +890,12 @@ Status get(w::Stats::Reader r, Stats& m) {
 
 template <class T>
 struct Member;
-#define TEXTFEED_MEMBER(Type, Tag, Name)                                             \
-  template <>                                                                          \
-  struct Member<Type> {                                                                \
-    static constexpr w::Envelope::Which kWhich = w::Envelope::Tag;                     \
-    static auto init(w::Envelope::Builder e) { return e.init##Name(); }                \
-    static auto read(w::Envelope::Reader e) { return e.get##Name(); }                  \
+#define TEXTFEED_MEMBER(Type, Tag, Name)                                \
+  template <>                                                           \
+  struct Member<Type> {                                                 \
+    static constexpr w::Envelope::Which kWhich = w::Envelope::Tag;      \
+    static auto init(w::Envelope::Builder e) { return e.init##Name(); } \
+    static auto read(w::Envelope::Reader e) { return e.get##Name(); }   \
   }
 TEXTFEED_MEMBER(Hello, HELLO, Hello);
 TEXTFEED_MEMBER(HelloReply, HELLO_REPLY, HelloReply);
@@ -858,8 +918,9 @@ TEXTFEED_MEMBER(Stats, STATS, Stats);
 // handle (a newer peer's).
 template <size_t... I>
 Result<Message> get_envelope(w::Envelope::Reader e, std::index_sequence<I...>) {
-  Result<Message> out = Status::unimplemented("envelope member " + std::to_string(static_cast<int>(e.which())) +
-                                              " is not handled by this build");
+  Result<Message> out =
+      Status::unimplemented("envelope member " + std::to_string(static_cast<int>(e.which())) +
+                            " is not handled by this build");
   const auto try_one = [&]<size_t K>() {
     using T = std::variant_alternative_t<K, Message>;
     if (e.which() != Member<T>::kWhich) return false;
@@ -891,26 +952,32 @@ std::string_view payload_name(Payload p) { return p == Payload::kCompact ? "comp
 Result<Payload> parse_payload(std::string_view name) {
   for (Payload p : {Payload::kFull, Payload::kCompact})
     if (name == payload_name(p)) return p;
-  return Status::invalid_argument("payload must be 'full' or 'compact', got '" + std::string(name) + "'");
+  return Status::invalid_argument("payload must be 'full' or 'compact', got '" + std::string(name) +
+                                  "'");
 }
 
 Result<Transport> parse_transport(std::string_view name) {
   for (Transport t : {Transport::kAuto, Transport::kSharedMemory, Transport::kFrames})
     if (name == transport_name(t)) return t;
-  return Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" + std::string(name) + "'");
+  return Status::invalid_argument("transport must be 'auto', 'shm' or 'frames', got '" +
+                                  std::string(name) + "'");
 }
 
 Result<std::vector<uint8_t>> encode(const Message& message) {
-  if (const auto* open = std::get_if<OpenStream>(&message); open && open->transport == Transport::kAuto)
-    return Status::invalid_argument("OpenStream.transport is 'auto': a client resolves it before it asks");
+  if (const auto* open = std::get_if<OpenStream>(&message);
+      open && open->transport == Transport::kAuto)
+    return Status::invalid_argument(
+        "OpenStream.transport is 'auto': a client resolves it before it asks");
   try {
     capnp::MallocMessageBuilder builder;
     auto envelope = builder.initRoot<w::Envelope>();
-    std::visit([&](const auto& m) { put(Member<std::decay_t<decltype(m)>>::init(envelope), m); }, message);
+    std::visit([&](const auto& m) { put(Member<std::decay_t<decltype(m)>>::init(envelope), m); },
+               message);
     const kj::Array<capnp::word> words = capnp::messageToFlatArray(builder);
     const auto bytes = words.asBytes();
     if (bytes.size() > kMaxEnvelopeBytes)
-      return Status::invalid_argument("envelope of " + std::to_string(bytes.size()) + " bytes exceeds the limit");
+      return Status::invalid_argument("envelope of " + std::to_string(bytes.size()) +
+                                      " bytes exceeds the limit");
     return std::vector<uint8_t>(bytes.begin(), bytes.end());
   } catch (const kj::Exception& e) {
     return Status::internal(std::string("encoding an envelope: ") + e.getDescription().cStr());
@@ -919,10 +986,11 @@ Result<std::vector<uint8_t>> encode(const Message& message) {
 
 Result<Message> decode(std::span<const uint8_t> frame) {
   if (frame.size() > kMaxEnvelopeBytes)
-    return Status::corrupt("envelope of " + std::to_string(frame.size()) + " bytes exceeds the limit of " +
-                           std::to_string(kMaxEnvelopeBytes));
+    return Status::corrupt("envelope of " + std::to_string(frame.size()) +
+                           " bytes exceeds the limit of " + std::to_string(kMaxEnvelopeBytes));
   if (frame.empty() || frame.size() % sizeof(capnp::word) != 0)
-    return Status::corrupt("envelope of " + std::to_string(frame.size()) + " bytes is not whole 8-byte words");
+    return Status::corrupt("envelope of " + std::to_string(frame.size()) +
+                           " bytes is not whole 8-byte words");
   // ZeroMQ frames carry no alignment promise: copy into words (at most kMaxEnvelopeBytes).
   kj::Array<capnp::word> words = kj::heapArray<capnp::word>(frame.size() / sizeof(capnp::word));
   std::memcpy(words.begin(), frame.data(), frame.size());
@@ -934,7 +1002,8 @@ Result<Message> decode(std::span<const uint8_t> frame) {
     options.traversalLimitInWords = 4 * kMaxEnvelopeBytes / sizeof(capnp::word);
     options.nestingLimit = 16;
     capnp::FlatArrayMessageReader reader(words, options);
-    return get_envelope(reader.getRoot<w::Envelope>(), std::make_index_sequence<std::variant_size_v<Message>>());
+    return get_envelope(reader.getRoot<w::Envelope>(),
+                        std::make_index_sequence<std::variant_size_v<Message>>());
   } catch (const kj::Exception& e) {
     return Status::corrupt(std::string("malformed envelope: ") + e.getDescription().cStr());
   }

@@ -2,11 +2,11 @@
 // accessors. Errors are Status, never exceptions.
 #pragma once
 
-#include <span>
-#include <string>
-
 #include <capnp/common.h>
 #include <kj/io.h>
+
+#include <span>
+#include <string>
 
 #include "cache/cache.h"
 

@@ -1,4 +1,4 @@
-// Python bindings of the DB geometric chain (augment/db_crop.h, augment/db_geometry.h): the crop
+// Python bindings of the DB geometric chain (augment/db/crop.h, augment/db/geometry.h): the crop
 // replay under numpy's legacy stream, imgaug's keypoint mapping of known draws, and the pipeline
 // plan of one sample. Polygons arrive flat (xy float64, ends int32); textfeed.reference checks and
 // flattens the caller's arrays first (_checked.py).
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "augment/db_crop.h"
-#include "augment/db_geometry.h"
+#include "augment/db/crop.h"
+#include "augment/db/geometry.h"
 #include "client/python/register.h"
 
 namespace py = pybind11;

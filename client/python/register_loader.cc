@@ -1,26 +1,25 @@
-// Python bindings of the feeds behind textfeed.Loader: open_embedded / open_remote return a Feed;
-// Feed.next() waits with the GIL released and returns a SlotLease, a writable buffer over one ring
-// slot whose destruction (when the last tensor over it dies) gives the slot back: at once, or,
-// once Feed.set_release_event() named an event factory (pinned memory, CUDA), after an event
-// recorded then (client::Feed::release_after keeps the slot until the event completes).
+// Python bindings of the feeds behind textfeed.Loader: open_embedded / open_multi (open_remote: a
+// list of one) return a Feed; Feed.next() waits with the GIL released and returns a SlotLease, a
+// writable buffer over one ring slot whose destruction (when the last tensor over it dies) gives
+// the slot back: at once, or, once Feed.set_release_event() named an event factory (pinned memory,
+// CUDA), after an event recorded then (client::Feed::release_after keeps the slot until the event
+// completes).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
 #include <unistd.h>
 
 #include <cmath>
 #include <memory>
 #include <mutex>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/printable.h"
 #include "client/embedded_feed.h"
-#include "client/python/register.h"
 #include "client/multi_feed.h"
-#include "client/remote_feed.h"
+#include "client/python/register.h"
 #include "loader/mixture_source.h"
 #include "transport/curve.h"
 
@@ -36,7 +35,7 @@ using namespace std::chrono_literals;
 // a job for weeks. A day in milliseconds fits every clock arithmetic the feeds do.
 constexpr double kMaxTimeoutSeconds = 86400;
 
-// In a child made by fork(), a feed's threads (its arena's workers, a RemoteFeed's I/O thread) do
+// In a child made by fork(), a feed's threads (its arena's workers, a daemon session's thread) do
 // not exist, and its mutexes may be held forever by threads that were mid-call at the fork;
 // destroying it there would wait for them, and destroying a shared ring would remove the parent's
 // shared-memory object. What a child drops is kept here instead and never destroyed: one
@@ -51,17 +50,18 @@ void abandon(std::shared_ptr<const void> what) {
 struct FeedState {
   const pid_t owner = ::getpid();
   std::mutex mu;
-  std::mutex consumer;                        // held (without the GIL) around the feed's consumer
-                                              // calls: next, seek, stats, position
-  std::shared_ptr<client::Feed> feed;         // guarded by mu; null once closed
+  std::mutex consumer;                 // held (without the GIL) around the feed's consumer
+                                       // calls: next, seek, stats, position
+  std::shared_ptr<client::Feed> feed;  // guarded by mu; null once closed
   std::shared_ptr<const client::SlotRing> ring;
-  py::object event_factory;                   // with the GIL: None, or makes a release's fence
-  py::object ring_guard;                      // a Python object to keep while the ring lives
+  py::object event_factory;  // with the GIL: None, or makes a release's fence
+  py::object ring_guard;     // a Python object to keep while the ring lives
 
   bool forked() const { return ::getpid() != owner; }
   Status forked_status() const {
-    return Status::cancelled("this Loader was created in process " + std::to_string(owner) + "; this is process " +
-                             std::to_string(::getpid()) + ", a fork of it, where its worker threads do not exist: "
+    return Status::cancelled("this Loader was created in process " + std::to_string(owner) +
+                             "; this is process " + std::to_string(::getpid()) +
+                             ", a fork of it, where its worker threads do not exist: "
                              "create a new Loader after the fork");
   }
 
@@ -220,10 +220,12 @@ class PyFeed {
   // samples) with samples as samples_of() gives them.
   py::object next(int64_t timeout_ms) {
     if (timeout_ms < 0 || timeout_ms > static_cast<int64_t>(kMaxTimeoutSeconds * 1000))
-      throw_status(Status::invalid_argument("timeout_ms " + std::to_string(timeout_ms) + " is not in 0..86400000"));
+      throw_status(Status::invalid_argument("timeout_ms " + std::to_string(timeout_ms) +
+                                            " is not in 0..86400000"));
     Result<std::optional<client::FeedBatch>> r =
         call([&](client::Feed& f) { return f.next(std::chrono::milliseconds(timeout_ms)); });
-    if (!r.has_value()) throw_status(closed() && r.error().code() == Code::kCancelled ? closed_status() : r.error());
+    if (!r.has_value())
+      throw_status(closed() && r.error().code() == Code::kCancelled ? closed_status() : r.error());
     if (!*r) return py::none();
     const client::FeedBatch& b = **r;
     // The lease owns the slot from here on: whatever raises below (a conversion, a full memory)
@@ -238,14 +240,19 @@ class PyFeed {
     py::object lease = py::cast(std::move(owner));
     py::list errors;
     for (const SampleError& e : b.errors)
-      errors.append(py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
+      errors.append(
+          py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
     const PolygonCounts& p = b.polygons;
     py::dict polygons;
-    for (const auto& [name, n] : {std::pair{"non_finite", p.non_finite}, {"degenerate", p.degenerate},
-                                  {"out_of_image", p.out_of_image}, {"self_intersecting", p.self_intersecting},
-                                  {"repaired", p.repaired}, {"ignored", p.ignored}})
+    for (const auto& [name, n] : {std::pair{"non_finite", p.non_finite},
+                                  {"degenerate", p.degenerate},
+                                  {"out_of_image", p.out_of_image},
+                                  {"self_intersecting", p.self_intersecting},
+                                  {"repaired", p.repaired},
+                                  {"ignored", p.ignored}})
       polygons[name] = n;
-    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples), polygons);
+    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples),
+                          polygons);
   }
 
   // Waits without the GIL, but Ctrl-C still ends the wait (a remote feed's seek lasts as long as a
@@ -264,19 +271,21 @@ class PyFeed {
     py::list tensors;
     for (const TensorDesc& t : layout_.tensors)
       tensors.append(py::make_tuple(text(t.name), std::string(dtype_name(t.dtype)),
-                                    std::vector<int64_t>(t.shape.begin(), t.shape.end()), t.offset_bytes,
-                                    t.sample_bytes));
+                                    std::vector<int64_t>(t.shape.begin(), t.shape.end()),
+                                    t.offset_bytes, t.sample_bytes));
     py::dict d;
     d["tensors"] = tensors;
     d["slot_bytes"] = layout_.slot_bytes;
     d["batches_per_epoch"] = layout_.epochs.per_epoch;
-    d["resumed_batches"] = layout_.epochs.resumed ? py::object(py::int_(layout_.epochs.resumed_batches))
-                                                  : py::object(py::none());
+    d["resumed_batches"] = layout_.epochs.resumed
+                               ? py::object(py::int_(layout_.epochs.resumed_batches))
+                               : py::object(py::none());
     d["source_sizes"] = layout_.source_sizes;
     d["dataset_size"] = layout_.dataset_size;
     d["batch_size"] = layout_.batch_size;
-    d["dataset_fingerprint"] = layout_.dataset_fingerprint ? py::object(py::int_(*layout_.dataset_fingerprint))
-                                                           : py::object(py::none());
+    d["dataset_fingerprint"] = layout_.dataset_fingerprint
+                                   ? py::object(py::int_(*layout_.dataset_fingerprint))
+                                   : py::object(py::none());
     return d;
   }
 
@@ -291,14 +300,14 @@ class PyFeed {
     d["in_flight"] = s.in_flight;
     d["held_slots"] = s.held_slots;
     d["reconnects"] = s.reconnects;
-    d["transport"] = text(s.transport);
+    d["transport"] = s.transport;
     if (!s.producers.empty()) {
       py::list producers;
       for (const client::ProducerStats& p : s.producers) {
         py::dict e;
         e["name"] = text(p.name);
-        e["state"] = text(p.state);
-        e["transport"] = text(p.transport);
+        e["state"] = p.state;
+        e["transport"] = p.transport;
         e["delivered"] = p.delivered;
         e["reissued"] = p.reissued;
         e["in_flight"] = p.in_flight;
@@ -311,7 +320,8 @@ class PyFeed {
       d["remade"] = s.remade;
     }
     py::dict stages;
-    for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i) stages[text(s.stage_names[i])] = s.stage_ms[i];
+    for (size_t i = 0; i < s.stage_names.size() && i < s.stage_ms.size(); ++i)
+      stages[text(s.stage_names[i])] = s.stage_ms[i];
     d["stage_ms_per_sample"] = stages;
     return d;
   }
@@ -384,9 +394,10 @@ void check_text(const char* name, const std::string& value) {
 
 std::chrono::milliseconds timeout_ms(const char* name, double seconds) {
   if (!std::isfinite(seconds) || seconds <= 0 || seconds > kMaxTimeoutSeconds)
-    throw_status(Status::invalid_argument(std::string(name) + " must be a finite number of seconds in (0, " +
-                                          std::to_string(static_cast<int>(kMaxTimeoutSeconds)) + "], got " +
-                                          std::to_string(seconds)));
+    throw_status(Status::invalid_argument(std::string(name) +
+                                          " must be a finite number of seconds in (0, " +
+                                          std::to_string(static_cast<int>(kMaxTimeoutSeconds)) +
+                                          "], got " + std::to_string(seconds)));
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
 }
 
@@ -397,8 +408,8 @@ loader::PipelineSpec checked_spec(const loader::PipelineSpec& spec, const char* 
   return spec;
 }
 
-std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int threads, uint32_t prefetch,
-                                      uint64_t epoch, uint64_t batch) {
+std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int threads,
+                                      uint32_t prefetch, uint64_t epoch, uint64_t batch) {
   // Before the dataset is read (which may take a while), so that a bad count fails at once.
   if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
   client::EmbeddedOptions o;
@@ -419,57 +430,50 @@ std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int thre
 }
 
 // The CURVE key pair from its two files, or none when neither is named.
-std::optional<transport::CurveClientOptions> curve_keys(const std::string& server_key_file, const std::string& client_key_file) {
+std::optional<transport::CurveClientOptions> curve_keys(const std::string& server_key_file,
+                                                        const std::string& client_key_file) {
   check_text("curve_server_key", server_key_file);
   check_text("curve_client_key", client_key_file);
-  if (server_key_file.empty() && client_key_file.empty()) return std::nullopt;
-  if (server_key_file.empty() || client_key_file.empty())
-    throw_status(Status::invalid_argument("CURVE needs both curve_server_key and curve_client_key"));
-  auto server = transport::read_curve_public_file(server_key_file);
-  if (!server.has_value()) throw_status(server.error());
-  auto client = transport::read_curve_secret_file(client_key_file);
-  if (!client.has_value()) throw_status(client.error());
-  return transport::CurveClientOptions{*server, *client};
+  auto keys = transport::load_curve_client_keys(server_key_file, client_key_file,
+                                                "curve_server_key", "curve_client_key");
+  if (!keys.has_value()) throw_status(keys.error());
+  if (!keys->enabled()) return std::nullopt;
+  return *keys;
 }
 
-std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const loader::PipelineSpec& spec,
-                                    transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
-                                    const std::string& client_name, double timeout_s, double daemon_timeout_s,
-                                    double reconnect_timeout_s, const std::string& server_key_file,
-                                    const std::string& client_key_file) {
-  check_text("endpoint", endpoint);
-  client::RemoteOptions o;
-  o.endpoint = endpoint;
-  o.client_name = client_name;
-  o.request.spec = checked_spec(spec, "dataset");
-  o.request.start = {epoch, batch};
-  o.transport = how;
-  o.prefetch = prefetch;
-  o.connect.timeout = timeout_ms("timeout", timeout_s);
-  o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
-  o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
-  if (auto keys = curve_keys(server_key_file, client_key_file)) o.connect.curve = *keys;
-  Result<std::unique_ptr<client::RemoteFeed>> f = Status();
-  {
-    py::gil_scoped_release nogil;
-    f = client::RemoteFeed::open(o);
-  }
-  if (!f.has_value()) throw_status(f.error());
-  return std::make_unique<PyFeed>(std::move(*f));
-}
-
-// Several daemons (and this process's threads): one producer each (client::MultiFeed).
-// `server_keys`: one file per endpoint ("" where that daemon takes no CURVE), or none at all.
-std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, const loader::PipelineSpec& spec,
-                                   transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
-                                   const std::string& client_name, double timeout_s, double daemon_timeout_s,
-                                   double reconnect_timeout_s, double stall_timeout_s,
-                                   const std::vector<std::string>& server_keys, const std::string& client_key_file,
-                                   int local_threads, const std::optional<loader::PipelineSpec>& local_spec,
-                                   const std::string& payload) {
+// The daemons' options: one producer per endpoint. `server_keys`: one file per endpoint ("" where
+// that daemon takes no CURVE), or none at all (then `client_key_file` alone is no CURVE).
+std::vector<client::DaemonProducer> daemon_producers(const std::vector<std::string>& endpoints,
+                                                     transport::Transport how,
+                                                     const std::vector<std::string>& server_keys,
+                                                     const std::string& client_key_file) {
   if (!server_keys.empty() && server_keys.size() != endpoints.size())
-    throw_status(Status::invalid_argument("curve_server_key lists " + std::to_string(server_keys.size()) +
-                                          " key files for " + std::to_string(endpoints.size()) + " endpoints"));
+    throw_status(Status::invalid_argument("curve_server_key lists " +
+                                          std::to_string(server_keys.size()) + " key files for " +
+                                          std::to_string(endpoints.size()) + " endpoints"));
+  std::vector<client::DaemonProducer> out;
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    check_text("endpoint", endpoints[i]);
+    client::DaemonProducer d;
+    d.endpoint = endpoints[i];
+    d.transport = how;
+    const std::string server_key = server_keys.empty() ? std::string() : server_keys[i];
+    if (!server_key.empty() || (!client_key_file.empty() && endpoints[i].rfind("tcp://", 0) == 0))
+      if (auto keys = curve_keys(server_key, client_key_file)) d.curve = *keys;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// A feed of daemons (and this process's threads): one producer each (client::MultiFeed); one
+// endpoint is a list of one.
+std::unique_ptr<PyFeed> open_multi(
+    const std::vector<std::string>& endpoints, const loader::PipelineSpec& spec,
+    transport::Transport how, uint32_t prefetch, uint64_t epoch, uint64_t batch,
+    const std::string& client_name, double timeout_s, double daemon_timeout_s,
+    double reconnect_timeout_s, double stall_timeout_s, const std::vector<std::string>& server_keys,
+    const std::string& client_key_file, int local_threads,
+    const std::optional<loader::PipelineSpec>& local_spec, const std::string& payload) {
   client::MultiOptions o;
   auto parsed = transport::parse_payload(payload);
   if (!parsed.has_value()) throw_status(parsed.error());
@@ -480,24 +484,16 @@ std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, co
   o.held_slots = 1;  // the batch a `for` loop holds while it asks for the next
   o.epoch = epoch;
   o.batch = batch;
-  o.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
-  o.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
-  o.stall_timeout = timeout_ms("stall_timeout", stall_timeout_s);
-  for (size_t i = 0; i < endpoints.size(); ++i) {
-    check_text("endpoint", endpoints[i]);
-    client::DaemonProducer d;
-    d.endpoint = endpoints[i];
-    d.transport = how;
-    d.connect.timeout = timeout_ms("timeout", timeout_s);
-    const std::string server_key = server_keys.empty() ? std::string() : server_keys[i];
-    if (!server_key.empty() || (!client_key_file.empty() && endpoints[i].rfind("tcp://", 0) == 0))
-      if (auto keys = curve_keys(server_key, client_key_file)) d.connect.curve = *keys;
-    o.daemons.push_back(std::move(d));
-  }
+  o.client.connect_timeout = timeout_ms("timeout", timeout_s);
+  o.client.daemon_timeout = timeout_ms("daemon_timeout", daemon_timeout_s);
+  o.client.reconnect_timeout = timeout_ms("reconnect_timeout", reconnect_timeout_s);
+  o.client.stall_timeout = timeout_ms("stall_timeout", stall_timeout_s);
+  o.daemons = daemon_producers(endpoints, how, server_keys, client_key_file);
   if (local_threads < 0 || (local_threads > 0 && !local_spec))
     throw_status(Status::invalid_argument("local_threads needs a local dataset"));
   if (local_threads > 0) {
-    if (Status s = loader::check_worker_threads(local_threads); !s.ok()) throw_status(s.with_context("local_threads"));
+    if (Status s = loader::check_worker_threads(local_threads); !s.ok())
+      throw_status(s.with_context("local_threads"));
     o.local_threads = local_threads;
     o.local_spec = checked_spec(*local_spec, "local_dataset");
   }
@@ -507,8 +503,10 @@ std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, co
     Status local;
     if (o.local_threads > 0) {
       auto opened = loader::open_sources(o.local_spec.sources);
-      if (opened.has_value()) o.local_source = *opened;
-      else local = opened.error().with_context("local_dataset");
+      if (opened.has_value())
+        o.local_source = *opened;
+      else
+        local = opened.error().with_context("local_dataset");
     }
     f = local.ok() ? client::MultiFeed::open(o) : Result<std::unique_ptr<client::MultiFeed>>(local);
   }
@@ -516,51 +514,104 @@ std::unique_ptr<PyFeed> open_multi(const std::vector<std::string>& endpoints, co
   return std::make_unique<PyFeed>(std::move(*f));
 }
 
+// One daemon: open_multi() of a list of one (its key file applies whatever its endpoint), with
+// the defaults of the options it lacks.
+std::unique_ptr<PyFeed> open_remote(const std::string& endpoint, const loader::PipelineSpec& spec,
+                                    transport::Transport how, uint32_t prefetch, uint64_t epoch,
+                                    uint64_t batch, const std::string& client_name,
+                                    double timeout_s, double daemon_timeout_s,
+                                    double reconnect_timeout_s, const std::string& server_key_file,
+                                    const std::string& client_key_file) {
+  const double stall_s =
+      std::chrono::duration<double>(client::ClientOptions().stall_timeout).count();
+  return open_multi({endpoint}, spec, how, prefetch, epoch, batch, client_name, timeout_s,
+                    daemon_timeout_s, reconnect_timeout_s, stall_s, {server_key_file},
+                    client_key_file, 0, std::nullopt, "full");
+}
+
+// The stats' enums, bound once: stats() gives them, textfeed.Loader.stats() their text.
+void bind_stats_enums(py::module_& m) {
+  py::enum_<client::ProducerState>(m, "ProducerState",
+                                   "Where a producer of a feed of daemons stands.")
+      .value("UP", client::ProducerState::kUp)
+      .value("LOST", client::ProducerState::kLost)
+      .value("OUT", client::ProducerState::kOut)
+      .def_property_readonly(
+          "text", [](client::ProducerState v) { return std::string(producer_state_name(v)); },
+          "its name in stats and messages: up, lost, out");
+  py::enum_<client::FeedTransport>(m, "FeedTransport",
+                                   "How a feed's, or one producer's, batches reach this process.")
+      .value("EMBEDDED", client::FeedTransport::kEmbedded)
+      .value("SHM", client::FeedTransport::kSharedMemory)
+      .value("FRAMES", client::FeedTransport::kFrames)
+      .value("FRAMES_COMPACT", client::FeedTransport::kCompactFrames)
+      .value("MULTI", client::FeedTransport::kMulti)
+      .def_property_readonly(
+          "text", [](client::FeedTransport v) { return std::string(feed_transport_name(v)); },
+          "its name in stats and messages: embedded, shm, frames, \"frames, compact\", multi");
+}
+
+// The feeds' openers: embedded, a list of daemons, one daemon (a list of one).
+void bind_openers(py::module_& m) {
+  m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"),
+        py::arg("epoch"), py::arg("batch"),
+        "The pipeline in this process (no daemon), reading spec.sources (several: a mixture).");
+  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("spec"), py::kw_only(),
+        py::arg("transport"), py::arg("prefetch"), py::arg("epoch"), py::arg("batch"),
+        py::arg("client_name"), py::arg("timeout_s"), py::arg("daemon_timeout_s"),
+        py::arg("reconnect_timeout_s"), py::arg("curve_server_key"), py::arg("curve_client_key"),
+        "A stream from `textfeed serve` at `endpoint` (spec.sources[0].path: the name of a dataset "
+        "it serves): open_multi of [endpoint].");
+  m.def("open_multi", &open_multi, py::arg("endpoints"), py::arg("spec"), py::kw_only(),
+        py::arg("transport"), py::arg("prefetch"), py::arg("epoch"), py::arg("batch"),
+        py::arg("client_name"), py::arg("timeout_s"), py::arg("daemon_timeout_s"),
+        py::arg("reconnect_timeout_s"), py::arg("stall_timeout_s"), py::arg("curve_server_keys"),
+        py::arg("curve_client_key"), py::arg("local_threads"), py::arg("local_spec"),
+        py::arg("payload"),
+        "One stream fed by one or more daemons (and, with local_threads, this process's own "
+        "threads over local_spec), delivered in order.");
+}
+
 }  // namespace
 
 void register_loader(py::module_& m) {
-  py::class_<SlotLease>(m, "SlotLease", py::buffer_protocol(),
-                        "One batch slot of a loader's ring, as a writable buffer. The slot goes back to the ring "
-                        "when this object (and every tensor made over it) is gone.")
+  bind_stats_enums(m);
+  py::class_<SlotLease>(
+      m, "SlotLease", py::buffer_protocol(),
+      "One batch slot of a loader's ring, as a writable buffer. The slot goes back to the ring "
+      "when this object (and every tensor made over it) is gone.")
       .def_buffer([](SlotLease& l) {
         return py::buffer_info(l.data(), 1, py::format_descriptor<uint8_t>::format(), 1,
-                               {static_cast<py::ssize_t>(l.size())}, {static_cast<py::ssize_t>(1)}, false);
+                               {static_cast<py::ssize_t>(l.size())}, {static_cast<py::ssize_t>(1)},
+                               false);
       })
       .def_property_readonly("slot", &SlotLease::slot)
       .def("__len__", &SlotLease::size);
 
-  py::class_<PyFeed>(m, "Feed", "Batches from the embedded pipeline or a daemon; see textfeed.Loader.")
+  py::class_<PyFeed>(m, "Feed",
+                     "Batches from the embedded pipeline or a daemon; see textfeed.Loader.")
       .def("next", &PyFeed::next, py::arg("timeout_ms"),
-           "(lease, epoch, batch, indices, errors, samples) of the next batch, or None after timeout_ms")
+           "(lease, epoch, batch, indices, errors, samples) of the next batch, or None after "
+           "timeout_ms")
       .def("seek", &PyFeed::seek, py::arg("epoch"), py::arg("batch"))
       .def("layout", &PyFeed::layout)
       .def("stats", &PyFeed::stats)
       .def("position", &PyFeed::position)
       .def("close", &PyFeed::close)
       .def_property_readonly("closed", &PyFeed::closed)
-      .def_property_readonly("forked", &PyFeed::forked, "whether this process is a fork of the one that opened it")
+      .def_property_readonly("forked", &PyFeed::forked,
+                             "whether this process is a fork of the one that opened it")
       .def("set_release_event", &PyFeed::set_release_event, py::arg("factory"),
-           "each slot given back from now on returns to the ring once an event made by factory() at that "
+           "each slot given back from now on returns to the ring once an event made by factory() "
+           "at that "
            "moment (query(), synchronize(): a recorded torch.cuda.Event) completes; None: at once")
-      .def("fenced_slots", &PyFeed::fenced_slots, "slots given back whose event has not completed yet")
+      .def("fenced_slots", &PyFeed::fenced_slots,
+           "slots given back whose event has not completed yet")
       .def("ring_address", &PyFeed::ring_address)
       .def("ring_bytes", &PyFeed::ring_bytes)
       .def("set_ring_guard", &PyFeed::set_ring_guard, py::arg("guard"));
 
-  m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"), py::arg("epoch"),
-        py::arg("batch"), "The pipeline in this process (no daemon), reading spec.sources (several: a mixture).");
-  m.def("open_remote", &open_remote, py::arg("endpoint"), py::arg("spec"), py::kw_only(), py::arg("transport"),
-        py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
-        py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("curve_server_key"),
-        py::arg("curve_client_key"),
-        "A stream from `textfeed serve` at `endpoint` (spec.sources[0].path: the name of a dataset it serves).");
-  m.def("open_multi", &open_multi, py::arg("endpoints"), py::arg("spec"), py::kw_only(), py::arg("transport"),
-        py::arg("prefetch"), py::arg("epoch"), py::arg("batch"), py::arg("client_name"), py::arg("timeout_s"),
-        py::arg("daemon_timeout_s"), py::arg("reconnect_timeout_s"), py::arg("stall_timeout_s"),
-        py::arg("curve_server_keys"), py::arg("curve_client_key"), py::arg("local_threads"),
-        py::arg("local_spec"), py::arg("payload"),
-        "One stream fed by several daemons (and, with local_threads, this process's own threads "
-        "over local_spec), delivered in order.");
+  bind_openers(m);
   m.attr("MAX_PRODUCERS") = client::kMaxProducers;
   m.attr("MAX_WORKER_THREADS") = loader::kMaxWorkerThreads;
   m.attr("MAX_TIMEOUT_SECONDS") = kMaxTimeoutSeconds;
@@ -570,10 +621,12 @@ void register_loader(py::module_& m) {
         // Any Python int: one beyond 64 bits is out of range all the same.
         int overflow = 0;
         const long long v = PyLong_AsLongLongAndOverflow(threads.ptr(), &overflow);
-        if (overflow != 0) throw_status(loader::worker_threads_error(py::str(threads.ptr()).cast<std::string>()));
+        if (overflow != 0)
+          throw_status(loader::worker_threads_error(py::str(threads.ptr()).cast<std::string>()));
         if (Status s = loader::check_worker_threads(v); !s.ok()) throw_status(s);
       },
-      py::arg("threads"), "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
+      py::arg("threads"),
+      "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
 }
 
 }  // namespace textfeed::python

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <string>
 
 #include "augment/profile.h"
@@ -40,37 +41,49 @@ py::str path_text(const std::string& path) {
 template <class E, class NameFn>
 py::enum_<E> bind_enum(py::module_& m, const char* name, const char* doc, NameFn name_of) {
   py::enum_<E> e(m, name, doc);
-  e.def_property_readonly("text", [name_of](E v) { return std::string(name_of(v)); },
-                          "the name the text edges take (a Loader keyword given as a str, a CLI flag)");
+  e.def_property_readonly(
+      "text", [name_of](E v) { return std::string(name_of(v)); },
+      "the name the text edges take (a Loader keyword given as a str, a CLI flag)");
   return e;
 }
 
+// Every registered profile (augment/profile.h profile_entries), its member named in capitals.
+void bind_profiles(py::module_& m) {
+  auto e = bind_enum<augment::Profile>(m, "Profile",
+                                       "Which public pipeline the recipe's defaults reproduce.",
+                                       augment::profile_name);
+  for (const augment::ProfileEntry& p : augment::profile_entries()) {
+    std::string upper(p.name);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    e.value(upper.c_str(), p.profile);
+  }
+}
+
 void bind_enums(py::module_& m) {
-  bind_enum<augment::Profile>(m, "Profile", "Which public pipeline the recipe's defaults reproduce.",
-                              augment::profile_name)
-      .value("UPSTAGE", augment::Profile::kUpstage)
-      .value("SAKURA", augment::Profile::kSakura)
-      .value("BC7", augment::Profile::kBc7)
-      .value("DB", augment::Profile::kDb);
+  bind_profiles(m);
   bind_enum<DType>(m, "DType", "Element type of the image tensor.", dtype_name)
       .value("FLOAT32", DType::kF32)
       .value("UINT8", DType::kU8);
-  bind_enum<loader::OnBadSample>(m, "OnBadSample",
-                                 "What a sample that cannot be used does to its batch: SKIP (training: a "
-                                 "replacement, reported), FAIL, REPORT (eval: a blank row reported missing).",
-                                 loader::on_bad_sample_name)
+  bind_enum<loader::OnBadSample>(
+      m, "OnBadSample",
+      "What a sample that cannot be used does to its batch: SKIP (training: a "
+      "replacement, reported), FAIL, REPORT (eval: a blank row reported missing).",
+      loader::on_bad_sample_name)
       .value("SKIP", loader::OnBadSample::kSkip)
       .value("FAIL", loader::OnBadSample::kFail)
       .value("REPORT", loader::OnBadSample::kReport);
-  bind_enum<loader::Mode>(m, "Mode", "What a pipeline makes of each sample: augmented crops or evaluation batches.",
-                          loader::mode_name)
+  bind_enum<loader::Mode>(
+      m, "Mode", "What a pipeline makes of each sample: augmented crops or evaluation batches.",
+      loader::mode_name)
       .value("TRAIN", loader::Mode::kTrain)
       .value("EVAL", loader::Mode::kEval);
-  bind_enum<transport::Transport>(m, "Transport", "How a daemon's batches travel.", transport::transport_name)
+  bind_enum<transport::Transport>(m, "Transport", "How a daemon's batches travel.",
+                                  transport::transport_name)
       .value("AUTO", transport::Transport::kAuto)
       .value("SHM", transport::Transport::kSharedMemory)
       .value("FRAMES", transport::Transport::kFrames);
-  bind_enum<loader::IgnoreText>(m, "IgnoreText", "How a `###` in an ICDAR line marks the word ignored.",
+  bind_enum<loader::IgnoreText>(m, "IgnoreText",
+                                "How a `###` in an ICDAR line marks the word ignored.",
                                 loader::ignore_text_name)
       .value("SUBSTRING", loader::IgnoreText::kSubstring)
       .value("EXACT", loader::IgnoreText::kExact);
@@ -79,11 +92,13 @@ void bind_enums(py::module_& m) {
       .value("SKIP", loader::PolyPolicy::kSkip)
       .value("MINRECT", loader::PolyPolicy::kMinRect)
       .value("MASK_IGNORE", loader::PolyPolicy::kMaskIgnore);
-  bind_enum<loader::Illegibility>(m, "Illegibility", "What a UFO word's \"illegibility\": true makes of it.",
+  bind_enum<loader::Illegibility>(m, "Illegibility",
+                                  "What a UFO word's \"illegibility\": true makes of it.",
                                   loader::illegibility_name)
       .value("IGNORE", loader::Illegibility::kIgnore)
       .value("VALID", loader::Illegibility::kValid);
-  bind_enum<loader::ReaderFormat>(m, "ReaderFormat", "Which reader reads a dataset (auto: detected from the path).",
+  bind_enum<loader::ReaderFormat>(m, "ReaderFormat",
+                                  "Which reader reads a dataset (auto: detected from the path).",
                                   loader::reader_format_name)
       .value("AUTO", loader::ReaderFormat::kAuto)
       .value("ICDAR15", loader::ReaderFormat::kIcdar15)
@@ -94,9 +109,10 @@ void bind_enums(py::module_& m) {
       .value("MMOCR", loader::ReaderFormat::kMmocr);
 }
 
-void bind_reader_and_sampler(py::module_& m) {
+void bind_reader(py::module_& m) {
   using loader::ReaderOptions;
-  py::class_<ReaderOptions>(m, "ReaderOptions", "Options of the dataset readers (loader/spec.h ReaderOptions).")
+  py::class_<ReaderOptions>(m, "ReaderOptions",
+                            "Options of the dataset readers (loader/spec.h ReaderOptions).")
       .def(py::init<>())
       .def_readwrite("ignore_text", &ReaderOptions::ignore_text)
       .def_readwrite("ignore_tags", &ReaderOptions::ignore_tags)
@@ -108,10 +124,16 @@ void bind_reader_and_sampler(py::module_& m) {
       .def_readwrite("illegibility", &ReaderOptions::illegibility)
       .def_readwrite("split", &ReaderOptions::split)
       .def_readwrite("format", &ReaderOptions::format)
-      .def("__eq__", [](const ReaderOptions& a, const ReaderOptions& b) { return a == b; }, py::arg("other"));
+      .def(
+          "__eq__", [](const ReaderOptions& a, const ReaderOptions& b) { return a == b; },
+          py::arg("other"));
+}
 
+void bind_source(py::module_& m) {
+  using loader::ReaderOptions;
   using loader::SourceSpec;
-  py::class_<SourceSpec>(m, "SourceSpec", "Where samples come from: a dataset path, or a daemon's dataset name.")
+  py::class_<SourceSpec>(m, "SourceSpec",
+                         "Where samples come from: a dataset path, or a daemon's dataset name.")
       .def(py::init([](const py::object& path, const ReaderOptions& reader, double weight) {
              return SourceSpec{path_bytes(path), reader, weight};
            }),
@@ -120,8 +142,11 @@ void bind_reader_and_sampler(py::module_& m) {
           "path", [](const SourceSpec& s) { return path_text(s.path); },
           [](SourceSpec& s, const py::object& path) { s.path = path_bytes(path); })
       .def_readwrite("reader", &SourceSpec::reader)
-      .def_readwrite("weight", &SourceSpec::weight, "0: no weight (every source 0, or every one > 0)");
+      .def_readwrite("weight", &SourceSpec::weight,
+                     "0: no weight (every source 0, or every one > 0)");
+}
 
+void bind_sampler(py::module_& m) {
   using loader::SamplerOptions;
   py::class_<SamplerOptions>(m, "SamplerOptions", "Which samples make up each batch of a rank.")
       .def(py::init<>())
@@ -131,17 +156,20 @@ void bind_reader_and_sampler(py::module_& m) {
       .def_readwrite("world_size", &SamplerOptions::world_size)
       .def_readwrite("shuffle", &SamplerOptions::shuffle)
       .def_readwrite("drop_last", &SamplerOptions::drop_last)
-      .def_readwrite("epoch_size", &SamplerOptions::epoch_size, "weighted sources: draws per epoch (0: their sizes' sum)")
+      .def_readwrite("epoch_size", &SamplerOptions::epoch_size,
+                     "weighted sources: draws per epoch (0: their sizes' sum)")
       .def(
           "set_resume",
-          [](SamplerOptions& o, uint64_t epoch, const std::vector<std::tuple<int, int, std::vector<uint64_t>>>& stages) {
+          [](SamplerOptions& o, uint64_t epoch,
+             const std::vector<std::tuple<int, int, std::vector<uint64_t>>>& stages) {
             o.resume.epoch = epoch;
             o.resume.stages.clear();
             for (const auto& [world_size, batch_size, batches] : stages)
               o.resume.stages.push_back({world_size, batch_size, batches});
           },
           py::arg("epoch"), py::arg("stages"),
-          "An elastic resume of `epoch`: stages of (world_size, batch_size, [batches per rank, or one for all]).")
+          "An elastic resume of `epoch`: stages of (world_size, batch_size, [batches per rank, or "
+          "one for all]).")
       .def_property_readonly("resume", [](const SamplerOptions& o) {
         py::list stages;
         for (const loader::ResumeStage& st : o.resume.stages)
@@ -152,14 +180,17 @@ void bind_reader_and_sampler(py::module_& m) {
 
 void bind_pipeline_spec(py::module_& m) {
   using loader::PipelineSpec;
-  py::class_<PipelineSpec>(m, "PipelineSpec",
-                           "Everything a training job asks of the pipeline (loader/spec.h): sources, the recipe, the "
-                           "sampler, the bad-sample policy. Checked as a whole by validate().")
+  py::class_<PipelineSpec>(
+      m, "PipelineSpec",
+      "Everything a training job asks of the pipeline (loader/spec.h): sources, the recipe, the "
+      "sampler, the bad-sample policy. Checked as a whole by validate().")
       .def(py::init([](augment::Profile profile, const py::object& path) {
              return loader::default_spec(profile, path_bytes(path));
            }),
-           py::arg("profile"), py::arg("path") = py::str(""), "The defaults of `profile`, reading `path`.")
-      .def_readwrite("sources", &PipelineSpec::sources, "a list of SourceSpec (assign a new list to change it)")
+           py::arg("profile"), py::arg("path") = py::str(""),
+           "The defaults of `profile`, reading `path`.")
+      .def_readwrite("sources", &PipelineSpec::sources,
+                     "a list of SourceSpec (assign a new list to change it)")
       .def_readwrite("sampler", &PipelineSpec::sampler)
       .def_readwrite("on_bad_sample", &PipelineSpec::on_bad_sample)
       .def_readwrite("mode", &PipelineSpec::mode)
@@ -182,28 +213,88 @@ void bind_pipeline_spec(py::module_& m) {
             if (Status st = loader::validate(s); !st.ok()) throw_status(st);
           },
           "Raises InvalidArgumentError naming the first field out of its bound.")
-      .def("__repr__", [](const PipelineSpec& s) { return valid_utf8("PipelineSpec(" + loader::describe(s) + ")"); });
+      .def("__repr__", [](const PipelineSpec& s) {
+        return valid_utf8("PipelineSpec(" + loader::describe(s) + ")");
+      });
+}
+
+// What a field table's kind is called in Python.
+const char* kind_name(FieldKind k) {
+  switch (k) {
+    case FieldKind::kInt:
+      return "int";
+    case FieldKind::kDouble:
+      return "float";
+    case FieldKind::kBool:
+      return "bool";
+    case FieldKind::kEnum:
+      return "enum";
+    case FieldKind::kFactor:
+      return "factor_range";
+    case FieldKind::kShift:
+      return "shift_range";
+    case FieldKind::kTriple:
+      return "triple";
+  }
+  return "?";
+}
+
+py::list recipe_fields() {
+  py::list rows;
+  for (const augment::RecipeField& f : augment::recipe_fields()) {
+    py::dict row;
+    row["name"] = std::string(f.name);
+    row["kind"] = kind_name(f.kind);
+    row["syntax"] = field_syntax(f.kind, f.names);
+    row["doc"] = std::string(f.doc);
+    row["family"] = std::string(f.family);
+    const bool bounded = f.kind != FieldKind::kBool && f.kind != FieldKind::kEnum;
+    row["bound"] = bounded ? f.bound.text() : std::string();
+    row["limits"] = bounded ? py::object(py::make_tuple(f.bound.lo, f.bound.hi, f.bound.lo_open,
+                                                        f.bound.hi_open, f.bound.zero_is_off))
+                            : py::none();
+    py::list names;
+    for (const EnumName& e : f.names) names.append(std::string(e.name));
+    row["names"] = names;
+    py::dict defaults;
+    for (const augment::ProfileEntry& p : augment::profile_entries())
+      defaults[py::str(std::string(p.name))] = field_text(augment::profile_defaults(p.profile), f);
+    row["defaults"] = defaults;
+    rows.append(row);
+  }
+  return rows;
 }
 
 }  // namespace
 
 void register_spec(py::module_& m) {
   bind_enums(m);
-  bind_reader_and_sampler(m);
+  bind_reader(m);
+  bind_source(m);
+  bind_sampler(m);
   bind_pipeline_spec(m);
   m.attr("MAX_BATCH_SIZE") = loader::kMaxBatchSize;
   m.attr("MAX_WORLD_SIZE") = loader::kMaxWorldSize;
   m.attr("MAX_PREFETCH") = client::kMaxPrefetch;
   m.attr("MAX_IGNORE_TAGS") = loader::kMaxIgnoreTags;
   m.attr("MAX_SOURCES") = loader::kMaxSources;
+  m.attr("MAX_AREA") = loader::kMaxArea;
+  m.attr("MAX_WEIGHT") = loader::kMaxWeight;
   m.def("reader_defaults", &loader::reader_defaults, py::arg("profile"),
-        "The reader options `profile`'s reference reads its data with (bc7: illegibility valid, no ignore tags).");
+        "The reader options `profile`'s reference reads its data with (bc7: illegibility valid, no "
+        "ignore tags).");
   m.attr("MAX_EPOCH_SIZE") = loader::kMaxEpochSize;
   m.attr("MAX_RESUME_STAGES") = loader::kMaxResumeStages;
   m.def("default_on_bad_sample", &loader::default_on_bad_sample, py::arg("mode"),
-        "The policy used when none is named: FAIL in eval (no metric changes unless asked), SKIP in training.");
-  m.def("option_names", [] { return std::string(augment::option_names()); },
-        "The augmentation options a Loader accepts as keywords, comma-separated.");
+        "The policy used when none is named: FAIL in eval (no metric changes unless asked), SKIP "
+        "in training.");
+  m.def(
+      "option_names", [] { return std::string(augment::option_names()); },
+      "The augmentation options a Loader accepts as keywords, comma-separated.");
+  m.def("recipe_fields", &recipe_fields,
+        "The recipe's field table (augment/profile.h recipe_fields()): one dict per option with "
+        "its name, kind, syntax (the text it takes), doc, family ('' = every profile), bound, "
+        "enum names and default per profile (as text).");
 }
 
 }  // namespace textfeed::python

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "augment/db_targets.h"
-#include "augment/shrink.h"
-#include "augment/targets.h"
+#include "augment/db/targets.h"
+#include "augment/east/shrink.h"
+#include "augment/east/targets.h"
 #include "client/python/register.h"
 
 namespace py = pybind11;
@@ -53,9 +53,10 @@ py::dict east_targets(const DArray& vertices, const LArray& labels, int crop_siz
   augment::AugmentOptions o = augment::profile_defaults(profile_or_raise(profile));
   o.crop_size = crop_size;
   o.map_scale = map_scale;
-  for (const auto& [name, value] : {std::pair{"fill_rule", fill_rule}, std::pair{"overlap", overlap},
-                                     std::pair{"ignored_targets", ignored_targets},
-                                     std::pair{"roi_resize", roi_resize}, std::pair{"angle_error", angle_error}})
+  for (const auto& [name, value] :
+       {std::pair{"fill_rule", fill_rule}, std::pair{"overlap", overlap},
+        std::pair{"ignored_targets", ignored_targets}, std::pair{"roi_resize", roi_resize},
+        std::pair{"angle_error", angle_error}})
     if (value)
       if (Status s = augment::set_option(o, name, *value); !s.ok()) throw_status(s);
   using namespace augment;
@@ -95,8 +96,8 @@ using U32Array = py::array_t<uint32_t, py::array::c_style | py::array::forcecast
 using BArray = py::array_t<bool, py::array::c_style | py::array::forcecast>;
 
 MutableImageView f32_view(py::array_t<float>& a, int h, int w) {
-  return MutableImageView{reinterpret_cast<uint8_t*>(a.mutable_data()), h, w, 1,
-                          static_cast<ptrdiff_t>(w * sizeof(float)), DType::kF32};
+  return MutableImageView{reinterpret_cast<uint8_t*>(a.mutable_data()), h,          w, 1,
+                          static_cast<ptrdiff_t>(w * sizeof(float)),    DType::kF32};
 }
 
 // xy: (T, 2) points of every polygon in turn; ends: (N,) each polygon's end in points.
@@ -106,8 +107,8 @@ py::dict db_targets_flat(const DArray& xy, const U32Array& ends, const BArray& i
   const size_t n = static_cast<size_t>(ends.size());
   if (ends.ndim() != 1 || ignore_tags.ndim() != 1 || static_cast<size_t>(ignore_tags.size()) != n ||
       (xy.size() != 0 && (xy.ndim() != 2 || xy.shape(1) != 2)))
-    throw_status(Status::invalid_argument(
-        "db_targets: xy must be (T, 2), ends (N,) and ignore_tags (N,)"));
+    throw_status(
+        Status::invalid_argument("db_targets: xy must be (T, 2), ends (N,) and ignore_tags (N,)"));
   if (n == 0 && xy.size() != 0)
     throw_status(Status::invalid_argument("db_targets: points given for no polygon"));
   const auto [h, w] = canvas_hw;
@@ -173,7 +174,8 @@ void register_targets(py::module_& m) {
         std::copy(r.begin(), r.end(), out.mutable_data());
         return out;
       },
-      py::arg("quad"), "The quad shrunk by 0.3 of each vertex's shorter edge (docs/targets.md §3.1).");
+      py::arg("quad"),
+      "The quad shrunk by 0.3 of each vertex's shorter edge (docs/targets.md §3.1).");
   m.def(
       "find_min_rect_angle",
       [](const DArray& q, const std::string& metric) {

@@ -3,12 +3,12 @@
 // libjpeg (nothing with a destructor lives in the frame that setjmp marks).
 #include "loader/detail/jpeg_region.h"
 
+#include <jpeglib.h>
+
 #include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <string>
-
-#include <jpeglib.h>
 // jpeglib.h first: jerror.h uses its types.
 #include <jerror.h>
 
@@ -17,38 +17,50 @@
 
 namespace textfeed::loader::internal {
 
-Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::string_view name,
-                                      int eighths, int x0, int y0, int x1, int y1, Image& out,
-                                      bool allow_cut) {
-  if (eighths < 1 || eighths > 8 || x0 < 0 || y0 < 0 || x1 <= x0 || y1 <= y0)
-    return Status::invalid_argument(std::string(name) + ": bad JPEG window");
-  // A JPEG with restart markers in its rows (cache build --restart-rows writes them, and some
-  // cameras) is decoded from the part the window needs, cut out of it at the markers: the MCUs
-  // above and beside the window are then not even entropy-decoded. Coordinates in the part are the
-  // window's less its cut (at e/8 scale; the cuts are whole MCUs, multiples of 8 full-size pixels,
-  // so they scale exactly).
+namespace {
+
+// What a window decode reads: the part of a JPEG with restart markers in its rows (cache build
+// --restart-rows writes them, and some cameras) that the window needs, cut out of it at the
+// markers, so that the MCUs above and beside the window are not even entropy-decoded; else the
+// whole file. Coordinates in the part are the window's less its cut (at e/8 scale; the cuts are
+// whole MCUs, multiples of 8 full-size pixels, so they scale exactly).
+struct WindowSource {
+  std::span<const uint8_t> file;
+  const RestartWindow* part = nullptr;  // null: the whole file
+  int cut_x = 0, cut_y = 0;             // pixels (at e/8 scale) left of and above `file`
+};
+
+// The part lives in a thread_local buffer: it is valid until the thread's next call.
+WindowSource window_source(std::span<const uint8_t> bytes, int eighths, int x0, int y0, int x1,
+                           int y1, bool allow_cut) {
   thread_local RestartWindow part;
   const bool cut = allow_cut && cut_restart_window(bytes, x0 * 8 / eighths, y0 * 8 / eighths,
                                                    (x1 * 8 + eighths - 1) / eighths,
                                                    (y1 * 8 + eighths - 1) / eighths, part);
-  const int cut_x = cut ? part.x_cut * eighths / 8 : 0, cut_y = cut ? part.y_cut * eighths / 8 : 0;
-  const std::span<const uint8_t> file = cut ? std::span<const uint8_t>(part.jpeg) : bytes;
-  const int top = y0 - cut_y, bottom = y1 - cut_y;
+  if (!cut) return {bytes};
+  return {part.jpeg, &part, part.x_cut * eighths / 8, part.y_cut * eighths / 8};
+}
+
+// Reads rows [top, bottom) and at least columns [x0, x1) of `src.file` (its own coordinates) into
+// `out`; returns the column where `out` starts. libjpeg's errors longjmp to this frame, which
+// holds nothing with a destructor.
+Result<int> read_window(const WindowSource& src, std::string_view name, int eighths, int x0,
+                        int top, int x1, int bottom, Image& out) {
   jpeg_decompress_struct cinfo;
   JpegErrorManager err;
   install_jpeg_errors(cinfo, err, true);
-  JDIMENSION xoff = static_cast<JDIMENSION>(x0 - cut_x), width = static_cast<JDIMENSION>(x1 - x0);
+  JDIMENSION xoff = static_cast<JDIMENSION>(x0), width = static_cast<JDIMENSION>(x1 - x0);
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     return Status::corrupt(std::string(name) + ": JPEG decode failed: " + err.message);
   }
   jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, file.data(), static_cast<unsigned long>(file.size()));
+  jpeg_mem_src(&cinfo, src.file.data(), static_cast<unsigned long>(src.file.size()));
   jpeg_read_header(&cinfo, TRUE);
   // The part's headers as libjpeg reads them must be those the cut was made for.
-  if (cut && (cinfo.image_width != static_cast<JDIMENSION>(part.width) ||
-              cinfo.image_height != static_cast<JDIMENSION>(part.height) ||
-              cinfo.restart_interval != static_cast<unsigned>(part.interval))) {
+  if (src.part && (cinfo.image_width != static_cast<JDIMENSION>(src.part->width) ||
+                   cinfo.image_height != static_cast<JDIMENSION>(src.part->height) ||
+                   cinfo.restart_interval != static_cast<unsigned>(src.part->interval))) {
     jpeg_destroy_decompress(&cinfo);
     return Status::corrupt(std::string(name) +
                            ": JPEG headers that read two ways (frame or restart interval)");
@@ -62,7 +74,7 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
   cinfo.out_color_space = JCS_RGB;
   cinfo.dct_method = JDCT_ISLOW;  // TurboJPEG's default: the same pixels as a whole decode
   jpeg_start_decompress(&cinfo);
-  if (static_cast<JDIMENSION>(x1 - cut_x) > cinfo.output_width ||
+  if (static_cast<JDIMENSION>(x1) > cinfo.output_width ||
       static_cast<JDIMENSION>(bottom) > cinfo.output_height) {
     jpeg_destroy_decompress(&cinfo);
     return Status::invalid_argument(std::string(name) + ": JPEG window outside the image");
@@ -77,7 +89,21 @@ Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::strin
   // Rows below the window are never decoded.
   jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
-  return JpegWindow{static_cast<int>(xoff) + cut_x, y0};
+  return static_cast<int>(xoff);
+}
+
+}  // namespace
+
+Result<JpegWindow> decode_jpeg_window(std::span<const uint8_t> bytes, std::string_view name,
+                                      int eighths, int x0, int y0, int x1, int y1, Image& out,
+                                      bool allow_cut) {
+  if (eighths < 1 || eighths > 8 || x0 < 0 || y0 < 0 || x1 <= x0 || y1 <= y0)
+    return Status::invalid_argument(std::string(name) + ": bad JPEG window");
+  const WindowSource src = window_source(bytes, eighths, x0, y0, x1, y1, allow_cut);
+  TF_ASSIGN_OR_RETURN(const int xoff,
+                      read_window(src, name, eighths, x0 - src.cut_x, y0 - src.cut_y,
+                                  x1 - src.cut_x, y1 - src.cut_y, out));
+  return JpegWindow{xoff + src.cut_x, y0};
 }
 
 }  // namespace textfeed::loader::internal

@@ -37,10 +37,10 @@ Status encode_jpeg_restart_rows(const Image& rgb, int quality, std::vector<uint8
 // divides the MCUs of a row (as those of `cache build --restart-rows`, of today and of before,
 // whose interval was a whole row).
 struct RestartWindow {
-  int x_cut = 0, y_cut = 0;     // full-size pixels left of and above the part
-  int width = 0, height = 0;    // the part's frame, as its header says
-  int interval = 0;             // its restart interval in MCUs (the original's)
-  std::vector<uint8_t> jpeg;    // the part, a whole JPEG file
+  int x_cut = 0, y_cut = 0;   // full-size pixels left of and above the part
+  int width = 0, height = 0;  // the part's frame, as its header says
+  int interval = 0;           // its restart interval in MCUs (the original's)
+  std::vector<uint8_t> jpeg;  // the part, a whole JPEG file
 };
 // [x0, x1) x [y0, y1): the window in full-size pixels. Returns false (leaving w.jpeg empty) when
 // the JPEG has no such markers, is progressive, has headers the walk might read otherwise than

@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 // The first of `keys` that `obj` holds more than once, or an empty view. simdjson's lookup takes
 // the first of duplicate keys and Python's json the last: such a record means two things, and is
 // refused rather than read one way.
-std::string_view duplicate_key(simdjson::dom::object obj, std::initializer_list<std::string_view> keys) {
+std::string_view duplicate_key(simdjson::dom::object obj,
+                               std::initializer_list<std::string_view> keys) {
   for (std::string_view key : keys) {
     int seen = 0;
     for (auto field : obj)
@@ -24,8 +25,8 @@ std::string_view duplicate_key(simdjson::dom::object obj, std::initializer_list<
 }
 
 // kCorrupt for a document simdjson refused, located by the syntax scanner where it can.
-Status json_error(const std::string& path, std::string_view body, size_t bom, simdjson::error_code err,
-                  size_t max_depth) {
+Status json_error(const std::string& path, std::string_view body, size_t bom,
+                  simdjson::error_code err, size_t max_depth) {
   std::string msg = path + ": not valid JSON (" + simdjson::error_message(err) + ")";
   if (auto e = find_json_syntax_error(body.substr(bom), max_depth))
     msg += " at byte " + std::to_string(e->offset + bom) + " (line " + std::to_string(e->line) +
@@ -50,10 +51,12 @@ Result<simdjson::padded_string> load_json(const std::string& path, const char* k
   constexpr uint64_t kMaxUfoFileBytes = uint64_t{1} << 30;
   static_assert(kMaxUfoFileBytes <= simdjson::SIMDJSON_MAXSIZE_BYTES);
   if (f->size > kMaxUfoFileBytes)
-    return Status::invalid_argument(path + ": a " + std::string(kind) + " of " + std::to_string(f->size) + " bytes is over the limit of " +
+    return Status::invalid_argument(path + ": a " + std::string(kind) + " of " +
+                                    std::to_string(f->size) + " bytes is over the limit of " +
                                     std::to_string(kMaxUfoFileBytes) + " bytes");
   simdjson::padded_string json(static_cast<size_t>(f->size));
-  if (json.data() == nullptr) return Status::io(path + ": cannot allocate " + std::to_string(f->size) + " bytes");
+  if (json.data() == nullptr)
+    return Status::io(path + ": cannot allocate " + std::to_string(f->size) + " bytes");
   TF_RETURN_IF_ERROR(read_exactly(*f, path, json.data(), json.size()));
   return json;
 }

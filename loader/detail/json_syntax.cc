@@ -206,7 +206,8 @@ MaybeError at_end(const Scanner& sc) {
 MaybeError on_value(Scanner& sc, char c) {
   if (c == '{' || c == '[') {
     if (sc.open.size() >= sc.max_depth)
-      return at(sc.s, sc.i, "nested deeper than " + std::to_string(sc.max_depth) + " arrays and objects");
+      return at(sc.s, sc.i,
+                "nested deeper than " + std::to_string(sc.max_depth) + " arrays and objects");
     sc.open.push_back(c);
     ++sc.i;
     sc.want = c == '{' ? Want::kKeyOrClose : Want::kValueOrClose;

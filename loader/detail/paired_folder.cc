@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 
 // The label files by the stem of their image; two for one stem: the first (by name) is kept.
 StemMap index_labels(const std::vector<std::string>& files, const std::vector<NonRegularEntry>& odd,
-                     const ReaderOptions& o, const PairedFolderFormat& fmt, std::vector<BadRecord>& bad) {
+                     const ReaderOptions& o, const PairedFolderFormat& fmt,
+                     std::vector<BadRecord>& bad) {
   std::vector<std::string> names = files;
   for (const NonRegularEntry& e : odd) names.push_back(e.name);  // fails to read later, naming it
   std::sort(names.begin(), names.end());
@@ -24,8 +25,9 @@ StemMap index_labels(const std::vector<std::string>& files, const std::vector<No
     if (!stem) continue;
     auto [it, fresh] = by_stem.emplace(*stem, name);
     if (!fresh)
-      bad.push_back({rel_path(o.gt_dir, name), 0,
-                     "another label file pairs with image '" + *stem + "' (kept " + it->second + ")"});
+      bad.push_back(
+          {rel_path(o.gt_dir, name), 0,
+           "another label file pairs with image '" + *stem + "' (kept " + it->second + ")"});
   }
   return by_stem;
 }
@@ -34,8 +36,8 @@ StemMap index_labels(const std::vector<std::string>& files, const std::vector<No
 
 Status check_word_limit(const SampleRecord& rec, const std::string& shown, int line) {
   if (rec.poly_points.size() < kMaxWordsPerImage) return Status();
-  return Status::invalid_argument(shown + " has more than " + std::to_string(kMaxWordsPerImage) + " words (line " +
-                                  std::to_string(line) + ")");
+  return Status::invalid_argument(shown + " has more than " + std::to_string(kMaxWordsPerImage) +
+                                  " words (line " + std::to_string(line) + ")");
 }
 
 Result<Dataset> read_paired_folder(const std::string& root_in, const ReaderOptions& o,
@@ -46,9 +48,11 @@ Result<Dataset> read_paired_folder(const std::string& root_in, const ReaderOptio
   const fs::path images = root / o.images_dir, gt = root / o.gt_dir;
   for (const fs::path& dir : {images, gt})
     if (!fs::is_directory(dir, ec))
-      return Status::not_found(std::string(fmt.name) + " dataset " + root.string() + ": no folder " + dir.string());
+      return Status::not_found(std::string(fmt.name) + " dataset " + root.string() +
+                               ": no folder " + dir.string());
   std::vector<NonRegularEntry> odd_images, odd_gt;
-  TF_ASSIGN_OR_RETURN(const std::vector<std::string> image_files, list_files(images.string(), &odd_images));
+  TF_ASSIGN_OR_RETURN(const std::vector<std::string> image_files,
+                      list_files(images.string(), &odd_images));
   TF_ASSIGN_OR_RETURN(const std::vector<std::string> gt_files, list_files(gt.string(), &odd_gt));
   Dataset ds;
   ds.root = root.string();
@@ -65,10 +69,12 @@ Result<Dataset> read_paired_folder(const std::string& root_in, const ReaderOptio
     rec.image = rel_path(o.images_dir, image_name);
     const auto g = label_by_stem.find(stem);
     if (g == label_by_stem.end()) {
-      ds.bad.push_back({rec.image, 0, "no label file for it in " + o.gt_dir + "/; image kept with no words"});
+      ds.bad.push_back(
+          {rec.image, 0, "no label file for it in " + o.gt_dir + "/; image kept with no words"});
     } else {
       rec.annotation = rel_path(o.gt_dir, g->second);
-      if (Status s = fmt.parse((gt / g->second).string(), rec.annotation, o, rec, ds.bad); !s.ok()) {
+      if (Status s = fmt.parse((gt / g->second).string(), rec.annotation, o, rec, ds.bad);
+          !s.ok()) {
         ds.bad.push_back({rec.annotation, 0, s.message() + "; image left out"});
         continue;
       }

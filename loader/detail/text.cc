@@ -56,9 +56,11 @@ Status refuse_utf16_or_32(std::string_view text, const std::string& path) {
   const auto starts = [&](std::string_view bom) { return text.substr(0, bom.size()) == bom; };
   // UTF-32 first: its little-endian mark begins with UTF-16's.
   if (starts(std::string_view("\xFF\xFE\0\0", 4)) || starts(std::string_view("\0\0\xFE\xFF", 4)))
-    return Status::invalid_argument(path + " is UTF-32 text (it starts with a UTF-32 byte-order mark); save it as UTF-8");
+    return Status::invalid_argument(
+        path + " is UTF-32 text (it starts with a UTF-32 byte-order mark); save it as UTF-8");
   if (starts("\xFF\xFE") || starts("\xFE\xFF"))
-    return Status::invalid_argument(path + " is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8");
+    return Status::invalid_argument(
+        path + " is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8");
   return Status();
 }
 
@@ -70,15 +72,16 @@ Result<std::string> read_text_file(const std::string& path) {
 }
 
 const char* non_regular_kind(const fs::file_status& st) {
-  return fs::is_directory(st) ? "a folder"
-         : fs::is_fifo(st)    ? "a FIFO"
-         : fs::is_socket(st)  ? "a socket"
+  return fs::is_directory(st)                                 ? "a folder"
+         : fs::is_fifo(st)                                    ? "a FIFO"
+         : fs::is_socket(st)                                  ? "a socket"
          : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
-         : st.type() == fs::file_type::not_found ? "a broken symlink"
-                                                 : "not a regular file";
+         : st.type() == fs::file_type::not_found              ? "a broken symlink"
+                                                              : "not a regular file";
 }
 
-Result<std::vector<std::string>> list_files(const std::string& dir, std::vector<NonRegularEntry>* others) {
+Result<std::vector<std::string>> list_files(const std::string& dir,
+                                            std::vector<NonRegularEntry>* others) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec) {

@@ -53,7 +53,8 @@ struct NonRegularEntry {
 // File names (not paths) of the regular files in `dir`, symlinks followed, hidden names (".x")
 // left out, sorted. Other non-hidden entries go to `others` when given (sorted).
 // Errors: kNotFound, kIo.
-Result<std::vector<std::string>> list_files(const std::string& dir, std::vector<NonRegularEntry>* others = nullptr);
+Result<std::vector<std::string>> list_files(const std::string& dir,
+                                            std::vector<NonRegularEntry>* others = nullptr);
 // Checks the options the readers rely on. Errors: kInvalidArgument naming the field.
 Status validate_options(const ReaderOptions& options);
 

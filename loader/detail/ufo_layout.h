@@ -20,14 +20,15 @@ bool resolves_inside(const std::filesystem::path& root, const std::filesystem::p
 // sub/img/<stem>/, sub/<images_dir>/ and sub/ itself that is a folder ("" for the root itself).
 // `sub` is relative to `root` (empty: the root). Errors: kInvalidArgument when that folder leads
 // outside `root` (a symlink), kNotFound when `sub` is not a folder.
-Result<std::string> ufo_image_dir(const std::filesystem::path& root, const std::filesystem::path& sub,
-                                  const std::string& stem, const ReaderOptions& options);
+Result<std::string> ufo_image_dir(const std::filesystem::path& root,
+                                  const std::filesystem::path& sub, const std::string& stem,
+                                  const ReaderOptions& options);
 
 // Reads the UFO json `json_path` into `into`: its samples appended unsorted (image paths
 // image_dir/<name>), what it leaves out to `into.bad`, and one entry of `into.files`. Errors: those
 // of read_ufo for the file.
-Status read_ufo_part(const std::filesystem::path& root, const std::string& json_path, const std::string& image_dir,
-                     const ReaderOptions& options, Dataset& into);
+Status read_ufo_part(const std::filesystem::path& root, const std::string& json_path,
+                     const std::string& image_dir, const ReaderOptions& options, Dataset& into);
 
 // A UFO dataset folder `root` (absolute, normal) without an ICDAR gt folder: root/ufo/<split>.json,
 // else every root/<x>_receipt/ufo/<split>.json merged. Errors: as open_dataset.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-
 #include <opencv2/imgproc.hpp>
 
 #include "loader/detail/ufo_layout.h"
@@ -34,7 +33,7 @@ Quad min_area_rect_quad(std::span<const float> xy) {
 }
 
 bool add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsigned char label,
-                             std::string_view text, int line, const ReaderOptions& o) {
+                      std::string_view text, int line, const ReaderOptions& o) {
   const size_t n = xy.size() / 2;
   rec.poly_xy.insert(rec.poly_xy.end(), xy.begin(), xy.end());
   rec.poly_points.push_back(static_cast<uint32_t>(n));
@@ -61,13 +60,16 @@ bool is_image_extension(std::string ext) {
          ext == ".tif" || ext == ".tiff";
 }
 
-std::string rel_path(const std::string& dir, const std::string& name) { return (fs::path(dir) / name).string(); }
+std::string rel_path(const std::string& dir, const std::string& name) {
+  return (fs::path(dir) / name).string();
+}
 
-void report_odd_images(const std::vector<NonRegularEntry>& odd_images, const std::string& images_dir,
-                       std::vector<BadRecord>& bad) {
+void report_odd_images(const std::vector<NonRegularEntry>& odd_images,
+                       const std::string& images_dir, std::vector<BadRecord>& bad) {
   for (const NonRegularEntry& e : odd_images)
     if (is_image_extension(fs::path(e.name).extension().string()))
-      bad.push_back({rel_path(images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
+      bad.push_back(
+          {rel_path(images_dir, e.name), 0, "is " + e.kind + ", not a regular file; left out"});
 }
 
 StemMap index_images(const std::vector<std::string>& image_files, const std::string& images_dir,
@@ -88,10 +90,12 @@ std::string not_an_image_file(const fs::path& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   // Not there, or not statable: the decoder says so when it opens it.
-  if (fs::is_regular_file(st) || st.type() == fs::file_type::not_found || st.type() == fs::file_type::none)
+  if (fs::is_regular_file(st) || st.type() == fs::file_type::not_found ||
+      st.type() == fs::file_type::none)
     return {};
   const std::string kind = non_regular_kind(st);
-  return (kind == "not a regular file" ? "names something other than a regular file" : "names " + kind) +
+  return (kind == "not a regular file" ? "names something other than a regular file"
+                                       : "names " + kind) +
          ", not an image file";
 }
 
@@ -104,7 +108,8 @@ Result<std::string> ImageNames::claim(const std::string& name) {
     auto [it, fresh] = folder_inside_.try_emplace(normal.parent_path().string(), true);
     if (fresh) it->second = resolves_inside(root_, root_ / normal.parent_path());
     if (!it->second)
-      return Status::invalid_argument("image '" + name + "' lies in a folder that leads outside the dataset root");
+      return Status::invalid_argument("image '" + name +
+                                      "' lies in a folder that leads outside the dataset root");
   }
   // Lexically a file name, on disk maybe a folder: left out here, not failing at every epoch.
   if (const std::string why = not_an_image_file(root_ / normal); !why.empty())

@@ -31,7 +31,7 @@ Quad min_area_rect_quad(std::span<const float> xy);
 // went to the quads. A polygon format's word of other than 4 points left out of the quads is not a
 // bad record: the polygon is what the format gives, and DB-style targets use it.
 bool add_polygon_word(SampleRecord& rec, std::span<const float> xy, unsigned char label,
-                             std::string_view text, int line, const ReaderOptions& options);
+                      std::string_view text, int line, const ReaderOptions& options);
 
 // Whether a file extension (".jpg", any case) names an image the readers pair with labels.
 bool is_image_extension(std::string ext);
@@ -42,8 +42,8 @@ std::string rel_path(const std::string& dir, const std::string& name);
 using StemMap = std::map<std::string, std::string>;  // stem -> file name
 
 // Entries of the images folder (`images_dir`) named like images that are not regular files: listed.
-void report_odd_images(const std::vector<NonRegularEntry>& odd_images, const std::string& images_dir,
-                       std::vector<BadRecord>& bad);
+void report_odd_images(const std::vector<NonRegularEntry>& odd_images,
+                       const std::string& images_dir, std::vector<BadRecord>& bad);
 
 // The image files by stem; of two with one stem the first (by name) is kept, the other listed.
 StemMap index_images(const std::vector<std::string>& image_files, const std::string& images_dir,

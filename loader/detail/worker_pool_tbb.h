@@ -5,9 +5,9 @@
 // scripts/check_includes.py, to be cleared when Server takes a WorkerPool.
 #pragma once
 
-#include <memory>
-
 #include <oneapi/tbb/task_arena.h>
+
+#include <memory>
 
 #include "loader/worker_pool.h"
 
@@ -21,6 +21,8 @@ struct WorkerPoolAccess {
 };
 
 inline tbb::task_arena& arena_of(WorkerPool& pool) { return WorkerPoolAccess::arena(pool); }
-inline std::unique_ptr<WorkerPool> borrow_arena(tbb::task_arena& arena) { return WorkerPoolAccess::borrow(arena); }
+inline std::unique_ptr<WorkerPool> borrow_arena(tbb::task_arena& arena) {
+  return WorkerPoolAccess::borrow(arena);
+}
 
 }  // namespace textfeed::loader::internal

@@ -1,14 +1,14 @@
-// The DB border band kernels (augment/db_band.h): every kernel of a formula gives the same bits,
+// The DB border band kernels (augment/db/band.h): every kernel of a formula gives the same bits,
 // and the fast formula stays within a few float32 ulps of the reference's, NaN where it has NaN.
 // (The fast formula against PaddleOCR's own outputs: tests/python/test_golden_db.py.)
-#include "augment/db_band.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
+
+#include "augment/db/band.h"
 
 namespace textfeed::augment::internal {
 namespace {

@@ -1,9 +1,9 @@
 // DB crop (EastRandomCropData) semantics: NumPy's draws, slicing and rounding quirks, fallback.
-#include "augment/db_crop.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "augment/db/crop.h"
 
 namespace textfeed::augment {
 namespace {

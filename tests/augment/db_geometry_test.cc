@@ -1,11 +1,11 @@
 // DB geometry: imgaug 0.4.0's keypoint mapping of known draws (hand-computed), the image map's
 // agreement with it, the plan's invariants and the one-warp canvas.
-#include "augment/db_geometry.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
+
+#include "augment/db/geometry.h"
 
 namespace textfeed::augment {
 namespace {

@@ -1,14 +1,14 @@
-// DB targets (augment/db_targets.h) on shapes whose maps can be worked out by hand, the refusals
+// DB targets (augment/db/targets.h) on shapes whose maps can be worked out by hand, the refusals
 // of hostile input, and DbTargetBuilder. The reference's own outputs are checked by
 // tests/python/test_golden_db.py.
-#include "augment/db_targets.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "augment/db/targets.h"
 
 namespace textfeed::augment {
 namespace {
@@ -19,14 +19,19 @@ struct Maps {
   std::vector<float> planes;
   explicit Maps(int h_, int w_) : h(h_), w(w_), planes(4 * static_cast<size_t>(h_) * w_, 7.f) {}
   MutableImageView view(int k) {
-    return {reinterpret_cast<uint8_t*>(planes.data() + static_cast<size_t>(k) * h * w), h, w, 1,
-            static_cast<ptrdiff_t>(w * sizeof(float)), DType::kF32};
+    return {reinterpret_cast<uint8_t*>(planes.data() + static_cast<size_t>(k) * h * w),
+            h,
+            w,
+            1,
+            static_cast<ptrdiff_t>(w * sizeof(float)),
+            DType::kF32};
   }
   DbTargetViews views() { return {view(0), view(1), view(2), view(3)}; }
   float at(int k, int y, int x) const { return planes[(static_cast<size_t>(k) * h + y) * w + x]; }
   double sum(int k) const {
     double s = 0;
-    for (size_t i = 0; i < static_cast<size_t>(h) * w; ++i) s += planes[k * static_cast<size_t>(h) * w + i];
+    for (size_t i = 0; i < static_cast<size_t>(h) * w; ++i)
+      s += planes[k * static_cast<size_t>(h) * w + i];
     return s;
   }
 };
@@ -38,7 +43,7 @@ struct DbRun {
 };
 
 DbRun run(Maps& m, const std::vector<double>& xy, const std::vector<uint32_t>& ends,
-        const std::vector<unsigned char>& labels, const DbTargetOptions& o = {}) {
+          const std::vector<unsigned char>& labels, const DbTargetOptions& o = {}) {
   DbScratch scratch;
   DbRun r;
   r.ignore.assign(labels.size(), 9);
@@ -56,7 +61,8 @@ TEST(DbTargetsTest, ASquareHasItsBandShrunkCoreAndFullMask) {
   // Band width = area (1 - 0.4^2) / perimeter = 40000 * 0.84 / 800 = 42 px.
   EXPECT_FLOAT_EQ(m.at(kThreshold, 200, 100), 0.7f);  // on the edge: distance 0
   EXPECT_FLOAT_EQ(m.at(kThreshold, 200, 200), 0.3f);  // 100 px inside: beyond the band
-  EXPECT_FLOAT_EQ(m.at(kThreshold, 200, 121), 0.3f + 0.4f * (1.0f - static_cast<float>(21.0 / 42.0)));
+  EXPECT_FLOAT_EQ(m.at(kThreshold, 200, 121),
+                  0.3f + 0.4f * (1.0f - static_cast<float>(21.0 / 42.0)));
   EXPECT_EQ(m.at(kThresholdMask, 200, 60), 1.f);  // 40 px outside, inside the grown polygon
   EXPECT_EQ(m.at(kThresholdMask, 200, 50), 0.f);
   EXPECT_EQ(m.at(kShrink, 200, 200), 1.f);
@@ -78,7 +84,8 @@ TEST(DbTargetsTest, ABowTieHasNoAreaAndIsIgnored) {
 
 TEST(DbTargetsTest, TextBelowMinTextSizeIsIgnoredAndMaskedOut) {
   Maps m(100, 200);
-  const DbRun r = run(m, {10, 10, 150, 10, 150, 17, 10, 17, 10, 40, 150, 40, 150, 48, 10, 48}, {4, 8}, {1, 1});
+  const DbRun r =
+      run(m, {10, 10, 150, 10, 150, 17, 10, 17, 10, 40, 150, 40, 150, 48, 10, 48}, {4, 8}, {1, 1});
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   EXPECT_EQ(r.ignore[0], 1);  // 7 px high
   EXPECT_EQ(r.ignore[1], 0);  // 8 px high
@@ -104,7 +111,8 @@ TEST(DbTargetsTest, NonFiniteHugeOrMalformedPolygonsAreRefusedNamingThePolygon) 
     Maps m(64, 64);
     const DbRun r = run(m, xy, {4, 7}, {1, 0});
     EXPECT_EQ(r.status.code(), Code::kInvalidArgument);
-    EXPECT_NE(r.status.message().find("polygon 1: coordinate"), std::string::npos) << r.status.message();
+    EXPECT_NE(r.status.message().find("polygon 1: coordinate"), std::string::npos)
+        << r.status.message();
   }
   Maps m(64, 64);
   EXPECT_NE(run(m, {1, 1, 5, 5}, {2}, {1}).status.message().find("polygon 0 has 2 points"),
@@ -112,7 +120,7 @@ TEST(DbTargetsTest, NonFiniteHugeOrMalformedPolygonsAreRefusedNamingThePolygon) 
   const std::vector<double> many(2 * (kMaxDbPolygonPoints + 1), 3.0);
   EXPECT_EQ(run(m, many, {static_cast<uint32_t>(kMaxDbPolygonPoints + 1)}, {1}).status.code(),
             Code::kInvalidArgument);
-  EXPECT_EQ(run(m, kSquare, {4}, {1, 1}).status.code(), Code::kInvalidArgument);  // labels
+  EXPECT_EQ(run(m, kSquare, {4}, {1, 1}).status.code(), Code::kInvalidArgument);     // labels
   EXPECT_EQ(run(m, kSquare, {4, 3}, {1, 1}).status.code(), Code::kInvalidArgument);  // ends
   // 3 points, the last repeating the first: shapely closes the ring again, so it is a valid
   // (zero-area) polygon, ignored.
@@ -140,17 +148,18 @@ TEST(DbTargetsTest, BadOptionsAndViewsAreRefused) {
 
 TEST(DbTargetsTest, DegenerateAndFarAwayGeometryNeverCrashes) {
   const std::vector<std::vector<double>> shapes = {
-      {0.1, 0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9},                // truncates to one point
-      {5, 5, 5, 5, 5, 5, 5, 5},                                  // one point
-      {10, 10, 50, 10, 90, 10, 30, 10},                          // a segment
-      {9e5, 9e5, 9.5e5, 9e5, 9.5e5, 9.5e5, 9e5, 9.5e5},          // far outside
-      {-9e5, -9e5, 9e5, -9e5, 9e5, 9e5, -9e5, 9e5},              // around the canvas
+      {0.1, 0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9},                         // truncates to one point
+      {5, 5, 5, 5, 5, 5, 5, 5},                                         // one point
+      {10, 10, 50, 10, 90, 10, 30, 10},                                 // a segment
+      {9e5, 9e5, 9.5e5, 9e5, 9.5e5, 9.5e5, 9e5, 9.5e5},                 // far outside
+      {-9e5, -9e5, 9e5, -9e5, 9e5, 9e5, -9e5, 9e5},                     // around the canvas
       {10, 10, 60, 60, 60, 10, 10, 60, 35, 0, 35, 70, 0, 35, 70, 35}};  // self-crossing star
   for (const std::vector<double>& xy : shapes) {
     Maps m(64, 64);
     const DbRun r = run(m, xy, {static_cast<uint32_t>(xy.size() / 2)}, {1});
     if (!r.status.ok()) {
-      EXPECT_NE(r.status.message().find("border offset is empty"), std::string::npos) << r.status.message();
+      EXPECT_NE(r.status.message().find("border offset is empty"), std::string::npos)
+          << r.status.message();
     }
     for (float v : m.planes) EXPECT_TRUE(std::isfinite(v));
   }
@@ -162,8 +171,8 @@ TEST(DbTargetsTest, TheEpochRatioFollowsPaddleOcr) {
 }
 
 TEST(DbTargetBuilderTest, DeclaresFourMapsAndWritesThem) {
-  const auto any = make_target_builder(TargetKind::kDb, AugmentOptions{});
-  EXPECT_EQ(any->kind(), TargetKind::kDb);
+  const auto any = make_target_builder(profile_defaults(Profile::kDb));
+  EXPECT_NE(dynamic_cast<const DbTargetBuilder*>(any.get()), nullptr);
   DbTargetBuilder builder(DbTargetOptions{});
   const std::vector<TargetTensor> t = builder.tensors(400);
   ASSERT_EQ(t.size(), 4u);
@@ -182,9 +191,11 @@ TEST(DbTargetBuilderTest, DeclaresFourMapsAndWritesThem) {
   ASSERT_TRUE(builder.build(views, PolygonsView::quads(kSquare), labels, 400).ok());
   EXPECT_GT(m.sum(kShrink), core_04);
   EXPECT_EQ(builder.ignore_tags().size(), 1u);
-  EXPECT_EQ(builder.build(std::span(views).first(3), PolygonsView::quads(kSquare), labels, 400).code(),
+  EXPECT_EQ(
+      builder.build(std::span(views).first(3), PolygonsView::quads(kSquare), labels, 400).code(),
+      Code::kInvalidArgument);
+  EXPECT_EQ(builder.build(views, PolygonsView::quads(kSquare), labels, 300).code(),
             Code::kInvalidArgument);
-  EXPECT_EQ(builder.build(views, PolygonsView::quads(kSquare), labels, 300).code(), Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -6,10 +6,9 @@
 
 #include <cmath>
 #include <cstring>
-#include <vector>
-
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <vector>
 
 namespace textfeed::augment {
 namespace {
@@ -18,7 +17,8 @@ Image gradient(int w, int h) {
   Image img(h, w, 3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
-      for (int c = 0; c < 3; ++c) img.data()[(y * w + x) * 3 + c] = static_cast<uint8_t>((x * 7 + y * 13 + c * 50) % 256);
+      for (int c = 0; c < 3; ++c)
+        img.data()[(y * w + x) * 3 + c] = static_cast<uint8_t>((x * 7 + y * 13 + c * 50) % 256);
   return img;
 }
 
@@ -82,9 +82,10 @@ TEST(RenderInferenceTest, UpstageMatchesOpenCvResizeReflectPaddingAndImageNetNor
   cv::Mat expected;
   cv::resize(cv::Mat(50, 90, CV_8UC3, const_cast<uint8_t*>(src.data())), expected,
              cv::Size(plan->width, plan->height), 0, 0, cv::INTER_LINEAR);
-  cv::copyMakeBorder(expected, expected, 0, side - plan->height, 0, side - plan->width, cv::BORDER_REFLECT_101);
+  cv::copyMakeBorder(expected, expected, 0, side - plan->height, 0, side - plan->width,
+                     cv::BORDER_REFLECT_101);
   std::vector<float> row(3 * side * side);
-  const MutableImageView out{reinterpret_cast<uint8_t*>(row.data()), 3 * side, side, 1,
+  const MutableImageView out{reinterpret_cast<uint8_t*>(row.data()),       3 * side,   side, 1,
                              static_cast<ptrdiff_t>(side * sizeof(float)), DType::kF32};
   InferenceScratch s;
   ASSERT_TRUE(render_inference(out, src.view(), *plan, Profile::kUpstage, s).ok());
@@ -162,12 +163,13 @@ TEST(RenderInferenceTest, DbResizesWithOpenCvOnABlackCanvasInBgrPlanes) {
   auto plan = plan_inference(Profile::kDb, 100, 48, side);
   ASSERT_TRUE(plan.has_value());
   std::vector<float> row(3 * side * side, 7.0f);
-  const MutableImageView out{reinterpret_cast<uint8_t*>(row.data()), 3 * side, side, 1,
+  const MutableImageView out{reinterpret_cast<uint8_t*>(row.data()),       3 * side,   side, 1,
                              static_cast<ptrdiff_t>(side * sizeof(float)), DType::kF32};
   InferenceScratch s;
   ASSERT_TRUE(render_inference(out, src.view(), *plan, Profile::kDb, s).ok());
   cv::Mat resized;
-  cv::resize(cv::Mat(48, 100, CV_8UC3, const_cast<uint8_t*>(src.data())), resized, cv::Size(96, 64));
+  cv::resize(cv::Mat(48, 100, CV_8UC3, const_cast<uint8_t*>(src.data())), resized,
+             cv::Size(96, 64));
   const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
   for (int c = 0; c < 3; ++c)  // plane c holds the source's channel 2 - c (RGB decode, BGR planes)
     for (int y = 0; y < side; ++y)
@@ -202,7 +204,8 @@ TEST(RenderInferenceTest, RefusesARowOfTheWrongShape) {
   std::vector<uint8_t> row(3 * 8 * 8);
   const MutableImageView out{row.data(), 24, 8, 1, 8, DType::kU8};
   InferenceScratch s;
-  EXPECT_EQ(render_inference(out, src.view(), *plan, Profile::kUpstage, s).code(), Code::kInvalidArgument);
+  EXPECT_EQ(render_inference(out, src.view(), *plan, Profile::kUpstage, s).code(),
+            Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ namespace {
 struct Crop16 {
   Image crop{16, 16, 3};
   std::vector<float> out = std::vector<float>(3 * 16 * 16);
-  MutableImageView view() { return {reinterpret_cast<uint8_t*>(out.data()), 48, 16, 1, 64, DType::kF32}; }
+  MutableImageView view() {
+    return {reinterpret_cast<uint8_t*>(out.data()), 48, 16, 1, 64, DType::kF32};
+  }
   float at(int c, int y, int x) const { return out[(c * 16 + y) * 16 + x]; }
 };
 
@@ -26,7 +28,8 @@ TEST(PhotometricTest, NotAppliedIsPlainNormalize) {
   Crop16 r;
   for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>(i);
   ColorParams p;
-  ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), p, profile_defaults(Profile::kUpstage)).ok());
+  ASSERT_TRUE(
+      apply_photometric(r.view(), r.crop.view(), p, profile_defaults(Profile::kUpstage)).ok());
   for (int c = 0; c < 3; ++c)
     EXPECT_NEAR(r.at(c, 2, 5), (r.crop.data()[(2 * 16 + 5) * 3 + c] / 255.0 - 0.5) / 0.5, 1e-6);
 }
@@ -35,16 +38,19 @@ TEST(PhotometricTest, NotAppliedIsPlainNormalize) {
 // NormalizeImage on the BGR image as decoded).
 TEST(PhotometricTest, BgrOrderPutsBlueFirstWithPlaneMeans) {
   Crop16 r;
-  for (int i = 0; i < 256; ++i) r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
+  for (int i = 0; i < 256; ++i)
+    r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
   const AugmentOptions o = profile_defaults(Profile::kDb);
   ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), ColorParams{}, o).ok());
   const double bgr[3] = {10, 50, 200};
-  for (int c = 0; c < 3; ++c) EXPECT_NEAR(r.at(c, 3, 4), (bgr[c] / 255.0 - o.mean[c]) / o.std[c], 1e-5) << c;
+  for (int c = 0; c < 3; ++c)
+    EXPECT_NEAR(r.at(c, 3, 4), (bgr[c] / 255.0 - o.mean[c]) / o.std[c], 1e-5) << c;
 }
 
 TEST(PhotometricTest, IdentityFactorsChangeNothing) {
   Crop16 a, b;
-  for (size_t i = 0; i < a.crop.size_bytes(); ++i) a.crop.data()[i] = b.crop.data()[i] = static_cast<uint8_t>(i * 13);
+  for (size_t i = 0; i < a.crop.size_bytes(); ++i)
+    a.crop.data()[i] = b.crop.data()[i] = static_cast<uint8_t>(i * 13);
   ColorParams id;
   id.applied = true;  // factors 1, hue 0
   ColorParams off;
@@ -56,11 +62,13 @@ TEST(PhotometricTest, IdentityFactorsChangeNothing) {
 
 TEST(PhotometricTest, HueThirdOfATurnRotatesChannels) {
   Crop16 r;
-  for (int i = 0; i < 256; ++i) r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
+  for (int i = 0; i < 256; ++i)
+    r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
   ColorParams p;
   p.applied = true;
   p.hue = 1.0 / 3;  // red -> green
-  ASSERT_TRUE(apply_photometric(r.view(), r.crop.view(), p, profile_defaults(Profile::kSakura)).ok());
+  ASSERT_TRUE(
+      apply_photometric(r.view(), r.crop.view(), p, profile_defaults(Profile::kSakura)).ok());
   auto px = [&](int c) { return (r.at(c, 0, 0) * 0.5 + 0.5) * 255; };
   EXPECT_NEAR(px(0), 10, 0.5);
   EXPECT_NEAR(px(1), 200, 0.5);
@@ -91,10 +99,10 @@ TEST(PhotometricTest, DrawsAFixedNumberOfValues) {
   EXPECT_EQ(a.draws(), b.draws());
 }
 
-
 TEST(PhotometricTest, JitterProbabilityZeroIsPlainNormalize) {
   Crop16 r;
-  for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>(i * 7 + 1);
+  for (size_t i = 0; i < r.crop.size_bytes(); ++i)
+    r.crop.data()[i] = static_cast<uint8_t>(i * 7 + 1);
   AugmentOptions o = profile_defaults(Profile::kUpstage);
   o.color_jitter_p = 0;
   o.mean[1] = 0.25f;  // per-channel mean/std are honoured
@@ -107,7 +115,8 @@ TEST(PhotometricTest, JitterProbabilityZeroIsPlainNormalize) {
     for (int c = 0; c < 3; ++c)
       for (int y = 0; y < 16; ++y)
         for (int x = 0; x < 16; ++x)
-          ASSERT_NEAR(r.at(c, y, x), (r.crop.data()[(y * 16 + x) * 3 + c] / 255.0 - o.mean[c]) / o.std[c], 1e-5);
+          ASSERT_NEAR(r.at(c, y, x),
+                      (r.crop.data()[(y * 16 + x) * 3 + c] / 255.0 - o.mean[c]) / o.std[c], 1e-5);
   }
 }
 
@@ -118,7 +127,8 @@ TEST(PhotometricTest, DrawsStayInTheRangesAndCountTheSameForEveryProfile) {
     const ColorParams p = draw_color_params(bc7, a);
     draw_color_params(profile_defaults(Profile::kUpstage), b);
     ASSERT_EQ(a.draws(), b.draws());
-    for (double f : {p.brightness, p.contrast, p.saturation}) ASSERT_TRUE(f >= 0.8 && f <= 1.0) << f;
+    for (double f : {p.brightness, p.contrast, p.saturation})
+      ASSERT_TRUE(f >= 0.8 && f <= 1.0) << f;
     ASSERT_TRUE(p.hue >= -0.5 && p.hue <= 0.5) << p.hue;
   }
   AugmentOptions point = bc7;  // a range of one value draws that value
@@ -150,23 +160,30 @@ std::vector<uint8_t> jitter_grey90(ColorMath math, ColorOp op, double value) {
 // 90 * 0.7 is 62.99999999999999 in float64 and 63 in float32: albumentations 1.3.1's table
 // truncates it to 62, 1.4.12's (albucore) to 63; the fused arithmetic rounds to 63.
 TEST(PhotometricTest, AlbumentationsVersionsBuildTheirTablesInTheirOwnPrecision) {
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 63);
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations131, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 62);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.7))
+    ASSERT_EQ(x, 63);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations131, ColorOp::kBrightness, 0.7))
+    ASSERT_EQ(x, 62);
   for (uint8_t x : jitter_grey90(ColorMath::kFused, ColorOp::kBrightness, 0.7)) ASSERT_EQ(x, 63);
   // Truncation, not rounding: 90 * 0.99 = 89.1 -> 89, and 90 * 0.995 = 89.55 -> 89 as well.
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.995)) ASSERT_EQ(x, 89);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0.995))
+    ASSERT_EQ(x, 89);
   for (uint8_t x : jitter_grey90(ColorMath::kFused, ColorOp::kBrightness, 0.995)) ASSERT_EQ(x, 90);
   // Contrast of a flat image: the mean is the value, so any factor keeps it; factor 0 fills it.
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0.83)) ASSERT_EQ(x, 90);
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0)) ASSERT_EQ(x, 90);
-  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0)) ASSERT_EQ(x, 0);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0.83))
+    ASSERT_EQ(x, 90);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kContrast, 0))
+    ASSERT_EQ(x, 90);
+  for (uint8_t x : jitter_grey90(ColorMath::kAlbumentations1412, ColorOp::kBrightness, 0))
+    ASSERT_EQ(x, 0);
 }
 
 // OpenCV's 8-bit HSV: a third of a turn moves H by 60 of its 180 steps, so red becomes green; a
 // grey pixel (no chroma) stays.
 TEST(PhotometricTest, AlbumentationsHueRotatesIn8BitHsv) {
   Crop16 r;
-  for (int i = 0; i < 256; ++i) r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
+  for (int i = 0; i < 256; ++i)
+    r.crop.data()[3 * i] = 200, r.crop.data()[3 * i + 1] = 50, r.crop.data()[3 * i + 2] = 10;
   r.crop.data()[0] = r.crop.data()[1] = r.crop.data()[2] = 77;
   ColorParams p;
   p.applied = true;
@@ -189,7 +206,9 @@ TEST(PhotometricTest, AlbumentationsArithmeticLeavesAnEmptyCropAlone) {
   ColorParams p;
   p.applied = true;
   p.brightness = 0.9;
-  EXPECT_TRUE(apply_photometric(MutableImageView{nullptr, 0, 0, 1, 0, DType::kF32}, empty.view(), p, o).ok());
+  EXPECT_TRUE(
+      apply_photometric(MutableImageView{nullptr, 0, 0, 1, 0, DType::kF32}, empty.view(), p, o)
+          .ok());
 }
 
 // Reference HSV hue rotation in double (colorsys's formulas).
@@ -197,22 +216,28 @@ void hue_reference(double r, double g, double b, double shift, double out[3]) {
   const double mx = std::max({r, g, b}), mn = std::min({r, g, b}), ch = mx - mn;
   double h = 0;
   if (ch > 0) {
-    if (mx == r) h = (g - b) / ch;
-    else if (mx == g) h = 2 + (b - r) / ch;
-    else h = 4 + (r - g) / ch;
+    if (mx == r)
+      h = (g - b) / ch;
+    else if (mx == g)
+      h = 2 + (b - r) / ch;
+    else
+      h = 4 + (r - g) / ch;
   }
   h = std::fmod(h / 6 + shift + 2, 1.0) * 6;
   const int sector = static_cast<int>(h) % 6;
   const double f = h - std::floor(h);
   const double p = mx - ch, q = mx - ch * f, t = mn + ch * f;
-  const double table[6][3] = {{mx, t, p}, {q, mx, p}, {p, mx, t}, {p, q, mx}, {t, p, mx}, {mx, p, q}};
+  const double table[6][3] = {{mx, t, p}, {q, mx, p}, {p, mx, t},
+                              {p, q, mx}, {t, p, mx}, {mx, p, q}};
   for (int k = 0; k < 3; ++k) out[k] = table[sector][k];
 }
 
 TEST(PhotometricTest, HueMatchesAReferenceHsvRotation) {
   Crop16 r;
-  for (size_t i = 0; i < r.crop.size_bytes(); ++i) r.crop.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
-  for (int i = 0; i < 16; ++i) r.crop.data()[3 * i] = r.crop.data()[3 * i + 1] = r.crop.data()[3 * i + 2] = 90;  // grey
+  for (size_t i = 0; i < r.crop.size_bytes(); ++i)
+    r.crop.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
+  for (int i = 0; i < 16; ++i)
+    r.crop.data()[3 * i] = r.crop.data()[3 * i + 1] = r.crop.data()[3 * i + 2] = 90;  // grey
   AugmentOptions o = profile_defaults(Profile::kSakura);
   o.dtype = DType::kU8;
   std::vector<uint8_t> out(3 * 16 * 16);
@@ -226,7 +251,8 @@ TEST(PhotometricTest, HueMatchesAReferenceHsvRotation) {
       const uint8_t* px = r.crop.data() + 3 * i;
       double want[3];
       hue_reference(px[0], px[1], px[2], shift, want);
-      for (int c = 0; c < 3; ++c) ASSERT_NEAR(out[c * 256 + i], want[c], 0.51) << "shift " << shift << " px " << i;
+      for (int c = 0; c < 3; ++c)
+        ASSERT_NEAR(out[c * 256 + i], want[c], 0.51) << "shift " << shift << " px " << i;
     }
   }
 }

@@ -1,5 +1,5 @@
 // Geometry plan invariants.
-#include "augment/plan.h"
+#include "augment/east/plan.h"
 
 #include <gtest/gtest.h>
 
@@ -21,8 +21,8 @@ std::vector<Quad> grid_of_words(int w, int h, int step_x, int step_y) {
   std::vector<Quad> quads;
   for (int y = 10; y + 30 < h; y += step_y)
     for (int x = 10; x + 60 < w; x += step_x)
-      quads.push_back(Quad{{float(x), float(y), float(x + 60), float(y), float(x + 60), float(y + 30), float(x),
-                            float(y + 30)}});
+      quads.push_back(Quad{{float(x), float(y), float(x + 60), float(y), float(x + 60),
+                            float(y + 30), float(x), float(y + 30)}});
   return quads;
 }
 
@@ -54,8 +54,9 @@ TEST(PlanTest, IgnoreCutMarksCutWordsOnFallback) {
   // Words everywhere: a 512 crop of a 600x600 image cannot avoid cutting some.
   std::vector<Quad> quads;
   for (int y = 0; y < 600; y += 40)
-    for (int x = 0; x < 600; x += 70) quads.push_back(Quad{{float(x), float(y), float(x + 60), float(y), float(x + 60),
-                                                            float(y + 30), float(x), float(y + 30)}});
+    for (int x = 0; x < 600; x += 70)
+      quads.push_back(Quad{{float(x), float(y), float(x + 60), float(y), float(x + 60),
+                            float(y + 30), float(x), float(y + 30)}});
   std::vector<unsigned char> labels(quads.size(), kLabelValid);
   AugmentOptions o = profile_defaults(Profile::kSakura);
   o.crop_max_tries = 50;
@@ -75,7 +76,8 @@ TEST(PlanTest, ZeroAreaValidWordDoesNotDivideByZero) {
   const std::vector<unsigned char> labels{kLabelValid};
   GeometryPlan p;
   Rng rng(3, 0, 0);
-  ASSERT_TRUE(plan_geometry(p, 1280, 720, quads, labels, profile_defaults(Profile::kSakura), rng).ok());
+  ASSERT_TRUE(
+      plan_geometry(p, 1280, 720, quads, labels, profile_defaults(Profile::kSakura), rng).ok());
   EXPECT_EQ(p.tries, 1);
   for (double v : p.vertices) EXPECT_TRUE(std::isfinite(v));
 }
@@ -87,7 +89,6 @@ TEST(PlanTest, RejectsEmptySourceAndMismatch) {
   EXPECT_FALSE(plan_geometry(p, 0, 10, {}, {}, profile_defaults(Profile::kSakura), rng).ok());
   EXPECT_FALSE(plan_geometry(p, 100, 100, quads, {}, profile_defaults(Profile::kSakura), rng).ok());
 }
-
 
 TEST(PlanTest, AcceptedCropNeverCutsAValidWord) {
   const auto quads = grid_of_words(1000, 800, 150, 110);
@@ -108,7 +109,8 @@ TEST(PlanTest, AcceptedCropNeverCutsAValidWord) {
     for (size_t k = 0; k < quads.size(); ++k) {
       if (labels[k] != kLabelValid) continue;
       const double f = inside_fraction(p, k, o.crop_size);
-      EXPECT_FALSE(f >= o.cut_low && f <= o.cut_high) << "sample " << i << " word " << k << " fraction " << f;
+      EXPECT_FALSE(f >= o.cut_low && f <= o.cut_high)
+          << "sample " << i << " word " << k << " fraction " << f;
     }
   }
   EXPECT_GT(accepted, 0);
@@ -135,7 +137,8 @@ TEST(PlanTest, IgnoreCutMarksExactlyTheCutValidWords) {
     for (size_t k = 1; k < quads.size(); ++k) {
       const double f = inside_fraction(mark, k, o.crop_size);
       const bool cut = f >= o.cut_low && f <= o.cut_high;
-      EXPECT_EQ(mark.labels[k], cut ? kLabelIgnored : kLabelValid) << "word " << k << " fraction " << f;
+      EXPECT_EQ(mark.labels[k], cut ? kLabelIgnored : kLabelValid)
+          << "word " << k << " fraction " << f;
     }
   }
 }
@@ -180,8 +183,8 @@ TEST(PlanTest, PreResizedInputPlansTheSameAfterTheResizeStep) {
 }
 
 TEST(PlanTest, PixelMatrixFollowsTheVerticesWithinTheConventionGap) {
-  // The vertices use x' = x s, the pixels PIL's x' + 0.5 = (x + 0.5) s: after the plan they differ by
-  // at most 0.5 |s - 1| per resize (plus the rotation of that offset), well under 2 px here.
+  // The vertices use x' = x s, the pixels PIL's x' + 0.5 = (x + 0.5) s: after the plan they differ
+  // by at most 0.5 |s - 1| per resize (plus the rotation of that offset), well under 2 px here.
   const auto quads = row_of_words(6);
   const std::vector<unsigned char> labels(quads.size(), kLabelIgnored);
   const AugmentOptions o = profile_defaults(Profile::kUpstage);
@@ -228,7 +231,8 @@ TEST(PlanTest, ExtremeAspectRatiosAreRefusedNamingTheStep) {
     const Status s = plan_geometry(p, c.w, c.h, none, no_labels, o, rng, c.pre_resized);
     EXPECT_EQ(s.code(), Code::kInvalidArgument) << c.w << "x" << c.h << ": " << s.to_string();
     EXPECT_NE(s.message().find(c.step), std::string::npos) << s.message();
-    EXPECT_NE(s.message().find(std::to_string(c.w) + "x" + std::to_string(c.h)), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(std::to_string(c.w) + "x" + std::to_string(c.h)), std::string::npos)
+        << s.message();
   }
   // A 1 px high image whose height jitter rounds it to 0.
   AugmentOptions o = profile_defaults(Profile::kSakura);

@@ -13,7 +13,8 @@ namespace {
 
 constexpr int kW = 100, kH = 80;
 
-PolygonSet words(std::initializer_list<std::vector<double>> polys, std::vector<unsigned char> labels = {}) {
+PolygonSet words(std::initializer_list<std::vector<double>> polys,
+                 std::vector<unsigned char> labels = {}) {
   PolygonSet s;
   for (const auto& p : polys) {
     s.xy.insert(s.xy.end(), p.begin(), p.end());
@@ -35,12 +36,16 @@ TEST(PolygonPolicyTest, InspectNamesEachDefect) {
   EXPECT_EQ(p.inspect(kSquare, kW, kH), PolygonDefect::kNone);
   EXPECT_EQ(p.inspect(kBowTie, kW, kH), PolygonDefect::kSelfIntersecting);
   EXPECT_EQ(p.inspect(kLine, kW, kH), PolygonDefect::kDegenerate);
-  EXPECT_EQ(p.inspect(std::vector<double>{5, 5, 5, 5, 9, 9, 9, 9}, kW, kH), PolygonDefect::kDegenerate);
+  EXPECT_EQ(p.inspect(std::vector<double>{5, 5, 5, 5, 9, 9, 9, 9}, kW, kH),
+            PolygonDefect::kDegenerate);
   EXPECT_EQ(p.inspect(kOutside, kW, kH), PolygonDefect::kOutOfImage);
-  EXPECT_EQ(p.inspect(std::vector<double>{10, 10, kNaN, 10, 40, 30}, kW, kH), PolygonDefect::kNonFinite);
-  EXPECT_EQ(p.inspect(std::vector<double>{10, 10, 1e300, 10, 40, 30}, kW, kH), PolygonDefect::kNonFinite);
+  EXPECT_EQ(p.inspect(std::vector<double>{10, 10, kNaN, 10, 40, 30}, kW, kH),
+            PolygonDefect::kNonFinite);
+  EXPECT_EQ(p.inspect(std::vector<double>{10, 10, 1e300, 10, 40, 30}, kW, kH),
+            PolygonDefect::kNonFinite);
   // Partly outside is not a defect (the reference clips it); nor is a padded last point.
-  EXPECT_EQ(p.inspect(std::vector<double>{-10, 10, 40, 10, 40, 30, -10, 30}, kW, kH), PolygonDefect::kNone);
+  EXPECT_EQ(p.inspect(std::vector<double>{-10, 10, 40, 10, 40, 30, -10, 30}, kW, kH),
+            PolygonDefect::kNone);
   EXPECT_EQ(p.inspect(std::vector<double>{10, 10, 40, 10, 40, 30, 10, 30, 10, 30, 10, 30}, kW, kH),
             PolygonDefect::kNone);
 }
@@ -84,7 +89,8 @@ TEST(PolygonPolicyTest, RepairKeepsTheLargestPieceOfABowTie) {
   const std::span<const double> ring(s.xy.data() + 8, 2 * (s.ends[1] - s.ends[0]));
   EXPECT_EQ(p.inspect(ring, kW, kH), PolygonDefect::kNone);
   double minx = 1e9, maxx = -1e9;
-  for (size_t i = 0; i < ring.size(); i += 2) minx = std::min(minx, ring[i]), maxx = std::max(maxx, ring[i]);
+  for (size_t i = 0; i < ring.size(); i += 2)
+    minx = std::min(minx, ring[i]), maxx = std::max(maxx, ring[i]);
   EXPECT_EQ(minx, 0);  // the left lobe: it reaches x = 0 and stops at the crossing
   EXPECT_LT(maxx, 60);
   // Degenerate words cannot be repaired: they become ignored.

@@ -21,9 +21,9 @@ TEST(PolygonTest, ClippedAreaOfARectangle) {
   Quad q{{10, 10, 110, 10, 110, 30, 10, 30}};
   auto pts = quad_points(q);
   auto hull = convex_hull(pts);
-  EXPECT_DOUBLE_EQ(clipped_area(hull, 0, 0, 1000, 1000), 2000.0);  // inside
+  EXPECT_DOUBLE_EQ(clipped_area(hull, 0, 0, 1000, 1000), 2000.0);   // inside
   EXPECT_DOUBLE_EQ(clipped_area(hull, 60, 0, 1000, 1000), 1000.0);  // half
-  EXPECT_DOUBLE_EQ(clipped_area(hull, 200, 0, 1000, 1000), 0.0);   // outside
+  EXPECT_DOUBLE_EQ(clipped_area(hull, 200, 0, 1000, 1000), 0.0);    // outside
 }
 
 TEST(PolygonTest, ClippedAreaOfARotatedSquare) {

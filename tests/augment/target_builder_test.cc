@@ -6,8 +6,9 @@
 
 #include <vector>
 
-#include "augment/db_targets.h"
-#include "augment/targets.h"
+#include "augment/db/targets.h"
+#include "augment/east/targets.h"
+#include "augment/family.h"
 
 namespace textfeed::augment {
 namespace {
@@ -17,23 +18,26 @@ struct Outputs {
   std::vector<std::vector<float>> planes;
   std::vector<MutableImageView> views;
   explicit Outputs(const std::vector<TargetTensor>& tensors) {
-    for (const TargetTensor& t : tensors) planes.emplace_back(static_cast<size_t>(t.channels) * t.side * t.side, 7.f);
+    for (const TargetTensor& t : tensors)
+      planes.emplace_back(static_cast<size_t>(t.channels) * t.side * t.side, 7.f);
     for (size_t k = 0; k < tensors.size(); ++k)
-      views.push_back({reinterpret_cast<uint8_t*>(planes[k].data()), tensors[k].channels * tensors[k].side,
-                       tensors[k].side, 1, static_cast<ptrdiff_t>(tensors[k].side * sizeof(float)), DType::kF32});
+      views.push_back({reinterpret_cast<uint8_t*>(planes[k].data()),
+                       tensors[k].channels * tensors[k].side, tensors[k].side, 1,
+                       static_cast<ptrdiff_t>(tensors[k].side * sizeof(float)), DType::kF32});
   }
 };
 
 // Two words, one ignored, partly outside the crop.
-const std::vector<double> kQuads = {10, 12, 200, 20, 198, 60, 8, 50, 300, 300, 520, 310, 515, 380, 296, 370};
+const std::vector<double> kQuads = {10,  12,  200, 20,  198, 60,  8,   50,
+                                    300, 300, 520, 310, 515, 380, 296, 370};
 const std::vector<unsigned char> kLabels = {1, 0};
 
 TEST(TargetBuilderTest, DbProfileBuildsDbTargetsWithItsOptions) {
   AugmentOptions o = profile_defaults(Profile::kDb);
   o.min_text_size = 5;
-  EXPECT_EQ(target_kind(Profile::kDb), TargetKind::kDb);
-  const auto builder = make_target_builder(target_kind(Profile::kDb), o);
-  ASSERT_EQ(builder->kind(), TargetKind::kDb);
+  EXPECT_EQ(family_of(Profile::kDb).name(), "db");
+  const auto builder = make_target_builder(o);
+  ASSERT_NE(dynamic_cast<const DbTargetBuilder*>(builder.get()), nullptr);
   const std::vector<TargetTensor> t = builder->tensors(o.crop_size);
   ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(t[0].name, "threshold_map");
@@ -45,9 +49,9 @@ TEST(TargetBuilderTest, DbProfileBuildsDbTargetsWithItsOptions) {
 TEST(TargetBuilderTest, EastProfilesAreEastAndEastDeclaresTheLayoutsMaps) {
   for (Profile p : {Profile::kUpstage, Profile::kSakura, Profile::kBc7}) {
     const AugmentOptions o = profile_defaults(p);
-    EXPECT_EQ(target_kind(p), TargetKind::kEast);
-    const auto builder = make_target_builder(target_kind(p), o);
-    EXPECT_EQ(builder->kind(), TargetKind::kEast);
+    EXPECT_EQ(family_of(p).name(), "east");
+    const auto builder = make_target_builder(o);
+    EXPECT_NE(dynamic_cast<const EastTargetBuilder*>(builder.get()), nullptr);
     const std::vector<TargetTensor> t = builder->tensors(o.crop_size);
     ASSERT_EQ(t.size(), 3u);
     const int m = o.map_size();
@@ -74,7 +78,9 @@ TEST(TargetBuilderTest, EastBuildWritesWhatMakeTargetsWrites) {
     Outputs got(builder.tensors(crop)), want(builder.tensors(crop));
     ASSERT_TRUE(builder.build(got.views, PolygonsView::quads(kQuads), kLabels, crop).ok());
     TargetScratch scratch;
-    ASSERT_TRUE(make_targets({want.views[0], want.views[1], want.views[2]}, kQuads, kLabels, crop, o, scratch).ok());
+    ASSERT_TRUE(make_targets({want.views[0], want.views[1], want.views[2]}, kQuads, kLabels, crop,
+                             o, scratch)
+                    .ok());
     for (size_t k = 0; k < 3; ++k) EXPECT_EQ(got.planes[k], want.planes[k]) << "tensor " << k;
     // Polygons whose ends say 4 points each are the same quads.
     const std::vector<uint32_t> ends = {4, 8};
@@ -89,7 +95,8 @@ TEST(TargetBuilderTest, EastRefusesPolygonsThatAreNotQuadsAndMismatchedViews) {
   EastTargetBuilder builder(o);
   Outputs out(builder.tensors(o.crop_size));
   // A pentagon and a quad.
-  const std::vector<double> xy = {10, 10, 50, 10, 60, 30, 50, 50, 10, 50, 100, 100, 140, 100, 140, 120, 100, 120};
+  const std::vector<double> xy = {10, 10,  50,  10,  60,  30,  50,  50,  10,
+                                  50, 100, 100, 140, 100, 140, 120, 100, 120};
   const std::vector<uint32_t> ends = {5, 9};
   const PolygonsView words{xy, ends};
   ASSERT_TRUE(words.consistent());
@@ -102,11 +109,15 @@ TEST(TargetBuilderTest, EastRefusesPolygonsThatAreNotQuadsAndMismatchedViews) {
   // Ends that do not match the coordinates.
   const std::vector<uint32_t> short_ends = {4};
   EXPECT_FALSE((PolygonsView{xy, short_ends}.consistent()));
-  EXPECT_EQ(builder.build(out.views, PolygonsView{xy, short_ends}, {kLabels.data(), 1}, o.crop_size).code(),
+  EXPECT_EQ(builder.build(out.views, PolygonsView{xy, short_ends}, {kLabels.data(), 1}, o.crop_size)
+                .code(),
             Code::kInvalidArgument);
   // Two views for three tensors.
-  EXPECT_EQ(builder.build(std::span(out.views).first(2), PolygonsView::quads(kQuads), kLabels, o.crop_size).code(),
-            Code::kInvalidArgument);
+  EXPECT_EQ(
+      builder
+          .build(std::span(out.views).first(2), PolygonsView::quads(kQuads), kLabels, o.crop_size)
+          .code(),
+      Code::kInvalidArgument);
 }
 
 }  // namespace

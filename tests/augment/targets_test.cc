@@ -1,6 +1,6 @@
-// EAST targets: hand-checked cases of docs/targets.md §3 and the §5 fix flags, beyond the golden files
-// (tests/python/test_golden_targets.py compares with the reference outputs).
-#include "augment/targets.h"
+// EAST targets: hand-checked cases of docs/targets.md §3 and the §5 fix flags, beyond the golden
+// files (tests/python/test_golden_targets.py compares with the reference outputs).
+#include "augment/east/targets.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "augment/shrink.h"
+#include "augment/east/shrink.h"
 
 namespace textfeed::augment {
 namespace {

@@ -10,8 +10,8 @@
 #include <set>
 #include <vector>
 
+#include "augment/east/plan.h"
 #include "augment/inference.h"
-#include "augment/plan.h"
 #include "augment/resample.h"
 
 namespace textfeed::augment {
@@ -27,7 +27,8 @@ TEST(WarpTest, TranslationIsAnExactCrop) {
   ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
   for (int y = 0; y < 64; ++y)
     for (int x = 0; x < 64; ++x)
-      for (int c = 0; c < 3; ++c) ASSERT_EQ(out.data()[(y * 64 + x) * 3 + c], src.data()[((y + 40) * w + x + 30) * 3 + c]);
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(out.data()[(y * 64 + x) * 3 + c], src.data()[((y + 40) * w + x + 30) * 3 + c]);
 }
 
 TEST(WarpTest, OutsideIsBlack) {
@@ -46,17 +47,20 @@ TEST(WarpTest, HalfScaleSourceLandsInTheSamePlace) {
   Image full(h, w, 3), half(h / 2, w / 2, 3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
-      for (int c = 0; c < 3; ++c) full.data()[(y * w + x) * 3 + c] = static_cast<uint8_t>((x + y) / 4);
+      for (int c = 0; c < 3; ++c)
+        full.data()[(y * w + x) * 3 + c] = static_cast<uint8_t>((x + y) / 4);
   for (int y = 0; y < h / 2; ++y)
     for (int x = 0; x < w / 2; ++x)
-      for (int c = 0; c < 3; ++c) half.data()[(y * w / 2 + x) * 3 + c] = static_cast<uint8_t>((2 * x + 2 * y + 2) / 4);
+      for (int c = 0; c < 3; ++c)
+        half.data()[(y * w / 2 + x) * 3 + c] = static_cast<uint8_t>((2 * x + 2 * y + 2) / 4);
   const double m[6] = {0.5, 0, -10, 0, 0.5, -10};
   Image a(100, 100, 3), b(100, 100, 3);
   WarpScratch scratch;
   ASSERT_TRUE(warp_to_crop(a.mutable_view(), full.view(), m, 1.0, scratch).ok());
   ASSERT_TRUE(warp_to_crop(b.mutable_view(), half.view(), m, 0.5, scratch).ok());
   int worst = 0;
-  for (size_t i = 0; i < a.size_bytes(); ++i) worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
+  for (size_t i = 0; i < a.size_bytes(); ++i)
+    worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
   EXPECT_LE(worst, 2);
 }
 
@@ -64,7 +68,8 @@ TEST(WarpTest, StrongDownscaleResizesFirstAndKeepsTheMean) {
   Image src(1000, 1000, 3);
   for (int y = 0; y < 1000; ++y)
     for (int x = 0; x < 1000; ++x)
-      for (int c = 0; c < 3; ++c) src.data()[(y * 1000 + x) * 3 + c] = ((x + y) % 2) ? 255 : 0;  // checkerboard
+      for (int c = 0; c < 3; ++c)
+        src.data()[(y * 1000 + x) * 3 + c] = ((x + y) % 2) ? 255 : 0;  // checkerboard
   const double m[6] = {0.1, 0, 0, 0, 0.1, 0};
   Image out(100, 100, 3);
   WarpScratch scratch;
@@ -78,15 +83,16 @@ TEST(WarpTest, RejectsWrongViews) {
   Image src(10, 10, 1), out(8, 8, 3);
   const double m[6] = {1, 0, 0, 0, 1, 0};
   WarpScratch scratch;
-  EXPECT_EQ(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).code(), Code::kInvalidArgument);
+  EXPECT_EQ(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).code(),
+            Code::kInvalidArgument);
 }
-
 
 TEST(WarpTest, IdentityPlanIsAnExactCropOfTheSource) {
   // No resize, no height jitter, no rotation: the plan's matrix is a pure shift by the crop start.
   const int w = 800, h = 600;
   Image src(h, w, 3);
-  for (size_t i = 0; i < src.size_bytes(); ++i) src.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
+  for (size_t i = 0; i < src.size_bytes(); ++i)
+    src.data()[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);
   AugmentOptions o = profile_defaults(Profile::kSakura);
   o.height_jitter = 0;
   o.rotate_deg = 0;
@@ -101,7 +107,8 @@ TEST(WarpTest, IdentityPlanIsAnExactCropOfTheSource) {
     ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), p.matrix, 1.0, scratch).ok());
     for (int y = 0; y < 512; ++y)
       for (int x = 0; x < 512 * 3; ++x)
-        ASSERT_EQ(out.data()[y * 512 * 3 + x], src.data()[(y + p.crop_y) * w * 3 + p.crop_x * 3 + x])
+        ASSERT_EQ(out.data()[y * 512 * 3 + x],
+                  src.data()[(y + p.crop_y) * w * 3 + p.crop_x * 3 + x])
             << "sample " << i << " at " << x / 3 << "," << y;
   }
 }
@@ -113,9 +120,12 @@ TEST(WarpTest, ScratchIsReusedAcrossSamples) {
   WarpScratch scratch;
   // Samples that shrink by 5 to 10, rotated and shifted. Once the scratch has served the
   // largest of them (a warm-up pass), later passes never reallocate it.
-  const double samples[4][6] = {
-      {0.2, 0, -10, 0, 0.2, -5}, {0.15, 0.01, 0, -0.01, 0.15, 3}, {0.1, 0, 0, 0, 0.1, 0}, {0.2, 0.05, -40, -0.05, 0.2, 0}};
-  for (const auto& m : samples) ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
+  const double samples[4][6] = {{0.2, 0, -10, 0, 0.2, -5},
+                                {0.15, 0.01, 0, -0.01, 0.15, 3},
+                                {0.1, 0, 0, 0, 0.1, 0},
+                                {0.2, 0.05, -40, -0.05, 0.2, 0}};
+  for (const auto& m : samples)
+    ASSERT_TRUE(warp_to_crop(out.mutable_view(), src.view(), m, 1.0, scratch).ok());
   const uint8_t* buffer = scratch.resized.data();
   const size_t capacity = scratch.resized.capacity();
   ASSERT_NE(buffer, nullptr);
@@ -174,7 +184,8 @@ void bilinear_warp(Image& out, const Image& src, const double m[6]) {
       for (int k = 0; k < 3; ++k) {
         const double v = (1 - fy) * ((1 - fx) * at(x0, y0, k) + fx * at(x0 + 1, y0, k)) +
                          fy * ((1 - fx) * at(x0, y0 + 1, k) + fx * at(x0 + 1, y0 + 1, k));
-        out.data()[(static_cast<size_t>(y) * out.width() + x) * 3 + k] = static_cast<uint8_t>(v + 0.5);
+        out.data()[(static_cast<size_t>(y) * out.width() + x) * 3 + k] =
+            static_cast<uint8_t>(v + 0.5);
       }
     }
 }
@@ -198,7 +209,8 @@ TEST(WarpTest, ResizingTheReadRegionKeepsTheGeometry) {
     WarpScratch scratch;
     ASSERT_TRUE(warp_to_crop(shrunk.mutable_view(), src.view(), m, 1.0, scratch).ok());
     ASSERT_FALSE(scratch.resized.empty());
-    ASSERT_LT(scratch.resized.size(), static_cast<size_t>(w * 0.3) * (h * 0.3) * 3);  // only the read region
+    ASSERT_LT(scratch.resized.size(),
+              static_cast<size_t>(w * 0.3) * (h * 0.3) * 3);  // only the read region
     bilinear_warp(direct, src, m);
     double sum = 0;
     int worst = 0;
@@ -213,7 +225,8 @@ TEST(WarpTest, ResizingTheReadRegionKeepsTheGeometry) {
           }
         if (edge) continue;
         for (int k = 0; k < 3; ++k) {
-          const int e = std::abs(shrunk.data()[(y * 256 + x) * 3 + k] - direct.data()[(y * 256 + x) * 3 + k]);
+          const int e =
+              std::abs(shrunk.data()[(y * 256 + x) * 3 + k] - direct.data()[(y * 256 + x) * 3 + k]);
           worst = std::max(worst, e);
           sum += e;
         }
@@ -234,11 +247,11 @@ TEST(WarpTest, CropOutsideAShrunkSourceIsBlack) {
   for (size_t i = 0; i < out.size_bytes(); ++i) ASSERT_EQ(out.data()[i], 0);
 }
 
-
 Image noise(int h, int w, uint32_t seed) {
   Image img(h, w, 3);
   uint32_t v = seed;
-  for (size_t i = 0; i < img.size_bytes(); ++i) v = v * 1664525u + 1013904223u, img.data()[i] = static_cast<uint8_t>(v >> 24);
+  for (size_t i = 0; i < img.size_bytes(); ++i)
+    v = v * 1664525u + 1013904223u, img.data()[i] = static_cast<uint8_t>(v >> 24);
   return img;
 }
 
@@ -246,9 +259,11 @@ TEST(WarpTest, AShrinkOfBothAxesIsPilsResize) {
   // A pure downscale by out/in on each axis: the resize is PIL's on the whole source's grid and the
   // bilinear step lands on its pixel centres, so the crop equals PIL's resize byte for byte.
   const Image src = noise(301, 517, 5);
-  for (const auto& [ow, oh] : {std::pair{400, 250}, std::pair{517, 123}, std::pair{200, 301}, std::pair{64, 40}}) {
-    const double m[6] = {static_cast<double>(ow) / 517, 0, 0.5 * ow / 517 - 0.5,
-                         0, static_cast<double>(oh) / 301, 0.5 * oh / 301 - 0.5};
+  for (const auto& [ow, oh] :
+       {std::pair{400, 250}, std::pair{517, 123}, std::pair{200, 301}, std::pair{64, 40}}) {
+    const double m[6] = {static_cast<double>(ow) / 517, 0,
+                         0.5 * ow / 517 - 0.5,          0,
+                         static_cast<double>(oh) / 301, 0.5 * oh / 301 - 0.5};
     Image got(oh, ow, 3), want(oh, ow, 3);
     WarpScratch scratch;
     ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
@@ -274,7 +289,9 @@ TEST(WarpTest, ResizedPartMatchesTheWholeResize) {
   ASSERT_TRUE(warp_to_crop(got.mutable_view(), src.view(), m, 1.0, scratch).ok());
   EXPECT_LT(scratch.resized.size(), static_cast<size_t>(ow) * oh * 3 / 2);
   for (int y = 0; y < 200; ++y)
-    ASSERT_EQ(0, std::memcmp(got.data() + y * 256 * 3, full.data() + ((y + cy) * ow + cx) * 3, 256 * 3)) << y;
+    ASSERT_EQ(
+        0, std::memcmp(got.data() + y * 256 * 3, full.data() + ((y + cy) * ow + cx) * 3, 256 * 3))
+        << y;
 }
 
 TEST(WarpTest, BilinearStepIsWithinThreeOfExactBilinear) {
@@ -285,13 +302,17 @@ TEST(WarpTest, BilinearStepIsWithinThreeOfExactBilinear) {
   const double m[6] = {1.3 * c, 1.3 * sn, -60, -1.3 * sn, 1.3 * c, 40};
   Image got(256, 320, 3), want(256, 320, 3);
   const double det = m[0] * m[4] - m[1] * m[3];
-  internal::BilinearJob job{src.data(), src.stride_bytes(), 400, 300, got.data(), got.stride_bytes(), 320, 256, {}};
-  job.inv[0] = m[4] / det, job.inv[1] = -m[1] / det, job.inv[3] = -m[3] / det, job.inv[4] = m[0] / det;
-  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]), job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
+  internal::BilinearJob job{
+      src.data(), src.stride_bytes(), 400, 300, got.data(), got.stride_bytes(), 320, 256, {}};
+  job.inv[0] = m[4] / det, job.inv[1] = -m[1] / det, job.inv[3] = -m[3] / det,
+  job.inv[4] = m[0] / det;
+  job.inv[2] = -(job.inv[0] * m[2] + job.inv[1] * m[5]),
+  job.inv[5] = -(job.inv[3] * m[2] + job.inv[4] * m[5]);
   internal::bilinear_warp(job);
   bilinear_warp(want, src, m);
   int worst = 0;
-  for (size_t i = 0; i < got.size_bytes(); ++i) worst = std::max(worst, std::abs(got.data()[i] - want.data()[i]));
+  for (size_t i = 0; i < got.size_bytes(); ++i)
+    worst = std::max(worst, std::abs(got.data()[i] - want.data()[i]));
   EXPECT_LE(worst, 3);  // a 1/128 px coordinate step on noise of full contrast
 }
 
@@ -299,7 +320,8 @@ TEST(WarpTest, AnEnlargedAxisIsResizedFirstUnlessTheSourceIsDctScaled) {
   // Enlarging y by 1.15 on noise: resized first (PIL's linear interpolation onto the grid of
   // round(h * 1.15) rows), then the bilinear step; a DCT-scaled source goes straight to it.
   const Image src = noise(200, 240, 8);
-  const double m[6] = {1, 0, -20, 0, 1.15, 0.5 * 1.15 - 0.5 - 30};  // pixel centres: (y + 0.5) 1.15 - 0.5
+  const double m[6] = {1, 0,    -20,
+                       0, 1.15, 0.5 * 1.15 - 0.5 - 30};  // pixel centres: (y + 0.5) 1.15 - 0.5
   EXPECT_TRUE(axis_scales(m).resize_y);
   EXPECT_FALSE(axis_scales(m).resize_x);
   EXPECT_FALSE(axis_scales(m, true).resize_y);
@@ -311,25 +333,30 @@ TEST(WarpTest, AnEnlargedAxisIsResizedFirstUnlessTheSourceIsDctScaled) {
   Image wide(230, 240, 3);
   pil_bilinear_resize(src.view(), wide.mutable_view(), is);
   for (int y = 0; y < 128; ++y)
-    ASSERT_EQ(0, std::memcmp(got.data() + y * 128 * 3, wide.data() + ((y + 30) * 240 + 20) * 3, 128 * 3)) << y;
+    ASSERT_EQ(
+        0, std::memcmp(got.data() + y * 128 * 3, wide.data() + ((y + 30) * 240 + 20) * 3, 128 * 3))
+        << y;
 }
 
 TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
-  // The run-time choice (AVX2 where the CPU has it) against the baseline build, on matrices that put
-  // the source's edges, corners and outside inside the crop, and on sources of a few pixels.
-  for (const auto& [h, w] : {std::pair{257, 391}, std::pair{2, 3}, std::pair{1, 1}, std::pair{5, 40}}) {
+  // The run-time choice (AVX2 where the CPU has it) against the baseline build, on matrices that
+  // put the source's edges, corners and outside inside the crop, and on sources of a few pixels.
+  for (const auto& [h, w] :
+       {std::pair{257, 391}, std::pair{2, 3}, std::pair{1, 1}, std::pair{5, 40}}) {
     const Image src = noise(h, w, static_cast<uint32_t>(h * w));
     for (int k = 0; k < 24; ++k) {
       const double ang = 0.37 * k - 3, s = 0.6 + 0.15 * (k % 9);
-      const double inv[6] = {s * std::cos(ang), s * std::sin(ang), -40.0 + 13 * (k % 7),
+      const double inv[6] = {s * std::cos(ang),  s * std::sin(ang), -40.0 + 13 * (k % 7),
                              -s * std::sin(ang), s * std::cos(ang), -30.0 + 11 * (k % 5)};
       Image a(97, 203, 3), b(97, 203, 3);
-      internal::BilinearJob job{src.data(), src.stride_bytes(), w, h, a.data(), a.stride_bytes(), 203, 97, {}};
+      internal::BilinearJob job{
+          src.data(), src.stride_bytes(), w, h, a.data(), a.stride_bytes(), 203, 97, {}};
       std::copy(inv, inv + 6, job.inv);
       internal::bilinear_warp(job);
       job.dst = b.data();
       internal::baseline::bilinear_rows(job, 0, 97);
-      ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes())) << h << "x" << w << " case " << k;
+      ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size_bytes()))
+          << h << "x" << w << " case " << k;
     }
   }
   {
@@ -359,7 +386,8 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     internal::pil_taps(333, out, 0, out, true, t);
     std::vector<uint8_t> a(static_cast<size_t>(120) * out * 3), b(a.size());
     internal::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, a.data(), out * 3);
-    internal::baseline::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, b.data(), out * 3);
+    internal::baseline::pil_horizontal(src.data(), src.stride_bytes(), 0, 120, t, b.data(),
+                                       out * 3);
     ASSERT_EQ(a, b) << out;
     if (out > 20) {  // a part of the output, its source starting at the first column it reads
       internal::pil_taps(333, out, 7, out - 6, true, t);
@@ -383,8 +411,10 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
     ASSERT_EQ(a, b) << out;
     internal::pil_taps(120, out % 120 + 1, 0, out % 120 + 1, false, t);
     std::vector<uint8_t> c(static_cast<size_t>(out % 120 + 1) * 333 * 3), d(c.size());
-    internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3, t.begin, t.end);
-    internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(), 333 * 3, t.begin, t.end);
+    internal::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, c.data(), 333 * 3,
+                           t.begin, t.end);
+    internal::baseline::pil_vertical(src.data(), src.stride_bytes(), 0, 333 * 3, t, d.data(),
+                                     333 * 3, t.begin, t.end);
     ASSERT_EQ(c, d) << out;
   }
   // Rows of odd widths whose vector pairs end in groups of four, each row followed by 8 bytes
@@ -419,8 +449,10 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
       internal::pil_taps(in, std::abs(out), 0, std::abs(out), false, t);
       tap_counts.insert(t.taps);
       std::vector<uint8_t> c(static_cast<size_t>(std::abs(out)) * 999), d(c.size());
-      internal::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, c.data(), 999, t.begin, t.end);
-      internal::baseline::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, d.data(), 999, t.begin, t.end);
+      internal::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, c.data(), 999, t.begin,
+                             t.end);
+      internal::baseline::pil_vertical(img->data(), img->stride_bytes(), 0, 999, t, d.data(), 999,
+                                       t.begin, t.end);
       ASSERT_EQ(c, d) << in << " -> " << out << " rows, " << t.taps << " taps";
       if (img == &white) {
         ASSERT_EQ(*std::min_element(c.begin(), c.end()), 255) << out;
@@ -432,7 +464,8 @@ TEST(ResampleTest, EveryBuildGivesTheSameBytes) {
 
 TEST(ResampleTest, TapsStayInsideTheSourceAndSumToOne) {
   internal::PilTaps t;
-  for (const auto& [in, out] : {std::pair{10, 3}, std::pair{7, 1}, std::pair{1000, 31}, std::pair{3, 2}, std::pair{5000, 7}}) {
+  for (const auto& [in, out] : {std::pair{10, 3}, std::pair{7, 1}, std::pair{1000, 31},
+                                std::pair{3, 2}, std::pair{5000, 7}}) {
     internal::pil_taps(in, out, 0, out, true, t);
     for (int o = 0; o < out; ++o) {
       ASSERT_GE(t.first[o], 0);
@@ -444,21 +477,25 @@ TEST(ResampleTest, TapsStayInsideTheSourceAndSumToOne) {
   }
 }
 
-
 TEST(WarpTest, AWindowWarpsToTheBytesOfTheWholeImage) {
   // A decoded window (origin on a 16-px grid, as the producer cuts them) with its frame: the crop
   // equals the whole image's wherever the crop reads inside the window, resized or not.
   const Image whole = noise(640, 800, 21);
   const double a = 0.12, c = std::cos(a), sn = std::sin(a);
-  for (const auto& [sx, sy] : {std::pair{1.1, 1.2}, std::pair{1.05, 0.83}, std::pair{0.7, 0.9}, std::pair{0.6, 1.1}}) {
+  for (const auto& [sx, sy] :
+       {std::pair{1.1, 1.2}, std::pair{1.05, 0.83}, std::pair{0.7, 0.9}, std::pair{0.6, 1.1}}) {
     const double m[6] = {sx * c, sy * sn, -150, -sx * sn, sy * c, -100};
     Image want(256, 256, 3), got(256, 256, 3);
     WarpScratch scratch;
     ASSERT_TRUE(warp_to_crop(want.mutable_view(), whole.view(), m, 1.0, scratch).ok());
     const int x0 = 96, y0 = 48, w = 640, h = 560;  // holds everything the crop reads
-    const ImageView window{whole.data() + (y0 * 800 + x0) * 3, h, w, 3, whole.stride_bytes(), DType::kU8};
-    const double mw[6] = {m[0], m[1], m[2] + m[0] * x0 + m[1] * y0, m[3], m[4], m[5] + m[3] * x0 + m[4] * y0};
-    ASSERT_TRUE(warp_to_crop(got.mutable_view(), window, mw, 1.0, scratch, SourceFrame{800, 640, x0, y0}).ok());
+    const ImageView window{
+        whole.data() + (y0 * 800 + x0) * 3, h, w, 3, whole.stride_bytes(), DType::kU8};
+    const double mw[6] = {m[0], m[1], m[2] + m[0] * x0 + m[1] * y0,
+                          m[3], m[4], m[5] + m[3] * x0 + m[4] * y0};
+    ASSERT_TRUE(
+        warp_to_crop(got.mutable_view(), window, mw, 1.0, scratch, SourceFrame{800, 640, x0, y0})
+            .ok());
     ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size_bytes())) << sx << " " << sy;
   }
   // A frame that does not hold the view is refused.
@@ -466,7 +503,8 @@ TEST(WarpTest, AWindowWarpsToTheBytesOfTheWholeImage) {
   const double m[6] = {1, 0, 0, 0, 1, 0};
   Image out(16, 16, 3);
   WarpScratch scratch;
-  EXPECT_EQ(warp_to_crop(out.mutable_view(), window, m, 1.0, scratch, SourceFrame{150, 150, 60, 0}).code(),
+  EXPECT_EQ(warp_to_crop(out.mutable_view(), window, m, 1.0, scratch, SourceFrame{150, 150, 60, 0})
+                .code(),
             Code::kInvalidArgument);
 }
 

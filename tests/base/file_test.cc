@@ -1,10 +1,11 @@
 // base/file.h: regular files only, never blocking on a FIFO, fresh temporaries, guarded renames.
 #include "base/file.h"
 
+#include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 namespace textfeed {
 namespace {
 
@@ -25,8 +24,9 @@ namespace fs = std::filesystem;
 class FileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("textfeed_file_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("textfeed_file_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -145,7 +145,8 @@ TEST_F(FileTest, RenameIntoPlaceReplacesARegularFileButNeverALinkOrAFifo) {
   auto fresh = [&](const std::string& content) {
     Result<TempFile> t = create_temp_beside(path("out"), 0644);
     EXPECT_TRUE(t.has_value());
-    EXPECT_EQ(::write(t->fd.get(), content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    EXPECT_EQ(::write(t->fd.get(), content.data(), content.size()),
+              static_cast<ssize_t>(content.size()));
     return t->path;
   };
   const std::string a = fresh("new");
@@ -163,7 +164,8 @@ TEST_F(FileTest, RenameIntoPlaceReplacesARegularFileButNeverALinkOrAFifo) {
   EXPECT_TRUE(fs::is_symlink(dir_ / "link"));
   EXPECT_TRUE(fs::is_fifo(dir_ / "fifo"));
   const std::string c = fresh("c");
-  EXPECT_EQ(rename_into_place(c, path("old"), false).code(), Code::kInvalidArgument);  // exists, no overwrite
+  EXPECT_EQ(rename_into_place(c, path("old"), false).code(),
+            Code::kInvalidArgument);  // exists, no overwrite
 }
 
 TEST_F(FileTest, TemporaryNamesAreFreshAndUnguessable) {

@@ -31,7 +31,8 @@ TEST(RngTest, DerivedStreamsDifferAcrossSeedEpochIndex) {
   std::set<double> firsts;
   for (uint64_t seed = 0; seed < 4; ++seed)
     for (uint64_t epoch = 0; epoch < 4; ++epoch)
-      for (uint64_t index = 0; index < 64; ++index) firsts.insert(Rng(seed, epoch, index).uniform());
+      for (uint64_t index = 0; index < 64; ++index)
+        firsts.insert(Rng(seed, epoch, index).uniform());
   EXPECT_EQ(firsts.size(), 4u * 4u * 64u);
 }
 

@@ -44,8 +44,18 @@ inline TestSample make_sample(int i, PixelCodec codec = PixelCodec::kRaw) {
   s.pixels.resize(n);
   for (size_t k = 0; k < n; ++k) s.pixels[k] = static_cast<uint8_t>(k * 31 + i);
   if (codec == PixelCodec::kJpeg) {
-    const uint8_t frame[] = {0xFF, 0xD8, 0xFF, 0xC0, 0, 17, 8, static_cast<uint8_t>(s.h >> 8), static_cast<uint8_t>(s.h),
-                             static_cast<uint8_t>(s.w >> 8), static_cast<uint8_t>(s.w), 3};
+    const uint8_t frame[] = {0xFF,
+                             0xD8,
+                             0xFF,
+                             0xC0,
+                             0,
+                             17,
+                             8,
+                             static_cast<uint8_t>(s.h >> 8),
+                             static_cast<uint8_t>(s.h),
+                             static_cast<uint8_t>(s.w >> 8),
+                             static_cast<uint8_t>(s.w),
+                             3};
     std::copy(std::begin(frame), std::end(frame), s.pixels.begin());
   }
   for (int q = 0; q < i % 4; ++q) {
@@ -119,7 +129,8 @@ class CacheFixture : public ::testing::Test {
   static bool same(const SampleView& v, const TestSample& s) {
     if (v.name != s.name || v.width != s.w || v.height != s.h || v.orig_width != 2 * s.w ||
         v.orig_height != 2 * s.h || v.codec != s.codec || v.pixels.size() != s.pixels.size() ||
-        std::memcmp(v.pixels.data(), s.pixels.data(), s.pixels.size()) != 0 || v.quads.size() != s.quads.size() ||
+        std::memcmp(v.pixels.data(), s.pixels.data(), s.pixels.size()) != 0 ||
+        v.quads.size() != s.quads.size() ||
         !std::equal(v.labels.begin(), v.labels.end(), s.labels.begin(), s.labels.end()))
       return false;
     for (size_t q = 0; q < s.quads.size(); ++q)

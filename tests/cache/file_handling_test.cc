@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <future>
 
 #include "tests/cache/cache_fixture.h"
@@ -24,7 +24,9 @@ class CacheFileTest : public CacheFixture {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
   }
-  void write(const fs::path& p, const std::string& text) const { std::ofstream(p, std::ios::binary) << text; }
+  void write(const fs::path& p, const std::string& text) const {
+    std::ofstream(p, std::ios::binary) << text;
+  }
   // The pid of a process that has exited (and been reaped).
   static pid_t dead_pid() {
     const pid_t child = ::fork();
@@ -66,7 +68,8 @@ TEST_F(CacheFileTest, IsCacheFileKnowsACacheByItsMagicAlone) {
     if (w >= 0) ::close(w);
   }
   EXPECT_FALSE(done.get());
-  for (const std::string& other : {dir_.string(), std::string("/dev/zero"), (dir_ / "missing").string()})
+  for (const std::string& other :
+       {dir_.string(), std::string("/dev/zero"), (dir_ / "missing").string()})
     EXPECT_FALSE(is_cache_file(other)) << other;
 }
 
@@ -75,7 +78,8 @@ TEST_F(CacheFileTest, FoldersAndDevicesAreNotCaches) {
     auto r = CacheReader::open(path);
     ASSERT_FALSE(r.has_value()) << path;
     EXPECT_EQ(r.error().code(), Code::kInvalidArgument) << r.error().to_string();
-    EXPECT_NE(r.error().message().find("not a regular file"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("not a regular file"), std::string::npos)
+        << r.error().message();
   }
 }
 
@@ -89,7 +93,8 @@ TEST_F(CacheFileTest, ForceReplacesOnlyARegularFile) {
     auto w = CacheWriter::create(out, /*overwrite=*/true);
     ASSERT_FALSE(w.has_value()) << out;
     EXPECT_EQ(w.error().code(), Code::kInvalidArgument) << w.error().to_string();
-    EXPECT_NE(w.error().message().find("refusing to replace"), std::string::npos) << w.error().message();
+    EXPECT_NE(w.error().message().find("refusing to replace"), std::string::npos)
+        << w.error().message();
   }
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.tfc"));
   EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.tfc"));
@@ -107,7 +112,8 @@ TEST_F(CacheFileTest, ForceReplacesOnlyARegularFile) {
   write(text, "1,2,3,4,5,6,7,8,word\n");
   auto refused = CacheWriter::create(text.string(), true);
   ASSERT_FALSE(refused.has_value());
-  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos)
+      << refused.error().message();
   EXPECT_EQ(read(text), "1,2,3,4,5,6,7,8,word\n");
   write(dir_ / "empty.tfc", "");
   EXPECT_TRUE(CacheWriter::create((dir_ / "empty.tfc").string(), true).has_value());

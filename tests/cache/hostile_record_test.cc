@@ -25,7 +25,8 @@ class CacheHostileRecordTest : public CacheFixture {
   // checksum, as a crafted file would.
   void forge(const void* what, const void* with, size_t n) {
     std::vector<char> b = bytes();
-    const auto at = std::search(b.begin(), b.end(), static_cast<const char*>(what), static_cast<const char*>(what) + n);
+    const auto at = std::search(b.begin(), b.end(), static_cast<const char*>(what),
+                                static_cast<const char*>(what) + n);
     ASSERT_NE(at, b.end());
     std::memcpy(&*at, with, n);
     FileFooter f;
@@ -55,7 +56,8 @@ class CacheHostileRecordTest : public CacheFixture {
     ASSERT_TRUE(r.has_value()) << r.error().to_string();
     const Status verify = (*r)->verify_sample(i);
     EXPECT_EQ(verify.code(), Code::kCorrupt) << verify.to_string();
-    EXPECT_NE(verify.message().find("sample " + std::to_string(i)), std::string::npos) << verify.message();
+    EXPECT_NE(verify.message().find("sample " + std::to_string(i)), std::string::npos)
+        << verify.message();
     EXPECT_NE(verify.message().find(why), std::string::npos) << verify.message();
     auto s = (*r)->sample(i);
     ASSERT_FALSE(s.has_value());
@@ -84,7 +86,8 @@ TEST_F(CacheHostileRecordTest, AWordThatIsNotFiniteIsRefusedOnFirstReadAndByVeri
 }
 
 TEST_F(CacheHostileRecordTest, ALabelOtherThanValidOrIgnoredIsRefused) {
-  ASSERT_EQ(samples_[3].labels, (std::vector<unsigned char>{kLabelValid, kLabelIgnored, kLabelValid}));
+  ASSERT_EQ(samples_[3].labels,
+            (std::vector<unsigned char>{kLabelValid, kLabelIgnored, kLabelValid}));
   samples_[3].quads[2].xy[0] = 1234.5f;  // found once in the file
   build();
   // The labels blob follows the quads blob (96 bytes, whole words): the 3 labels and 5 bytes of
@@ -94,7 +97,8 @@ TEST_F(CacheHostileRecordTest, ALabelOtherThanValidOrIgnoredIsRefused) {
   const auto at = std::search(b.begin(), b.end(), q, q + sizeof(Quad));
   ASSERT_NE(at, b.end());
   const std::vector<char> what(at + sizeof(Quad) - 8, at + sizeof(Quad) + 8);
-  ASSERT_EQ(std::vector<char>(what.begin() + 8, what.end()), (std::vector<char>{1, 0, 1, 0, 0, 0, 0, 0}));
+  ASSERT_EQ(std::vector<char>(what.begin() + 8, what.end()),
+            (std::vector<char>{1, 0, 1, 0, 0, 0, 0, 0}));
   std::vector<char> with = what;
   with[8 + 1] = 7;
   forge(what.data(), with.data(), what.size());
@@ -121,7 +125,8 @@ TEST_F(CacheHostileRecordTest, JpegPixelsOfAnotherSizeThanTheRecordAreRefused) {
 
 // A cache whose sample 0 is `record_bytes` of zeros (a hole: the file is sparse and costs no disk),
 // with the real Meta after it and index, Meta and footer checksums that match.
-void write_sparse_cache(const std::string& path, const std::vector<char>& real, uint64_t record_bytes) {
+void write_sparse_cache(const std::string& path, const std::vector<char>& real,
+                        uint64_t record_bytes) {
   FileFooter f;
   std::memcpy(&f, real.data() + real.size() - sizeof(f), sizeof(f));
   const std::vector<char> meta(real.begin() + static_cast<ptrdiff_t>(f.meta_offset),
@@ -151,7 +156,8 @@ TEST_F(CacheHostileRecordTest, ASparseRecordIsRefusedWithoutHashingIt) {
   auto big = CacheReader::open(path_);
   ASSERT_FALSE(big.has_value());
   EXPECT_EQ(big.error().code(), Code::kCorrupt);
-  EXPECT_NE(big.error().message().find("index entry 0"), std::string::npos) << big.error().message();
+  EXPECT_NE(big.error().message().find("index entry 0"), std::string::npos)
+      << big.error().message();
   EXPECT_NE(big.error().message().find("over the record limit of 1073741824"), std::string::npos)
       << big.error().message();
 
@@ -160,7 +166,8 @@ TEST_F(CacheHostileRecordTest, ASparseRecordIsRefusedWithoutHashingIt) {
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
   const Status s = (*r)->verify_sample(0);
   EXPECT_EQ(s.code(), Code::kCorrupt);
-  EXPECT_NE(s.message().find("sample 0 record at byte 64 is 268435456 bytes but its segment table describes 8"),
+  EXPECT_NE(s.message().find(
+                "sample 0 record at byte 64 is 268435456 bytes but its segment table describes 8"),
             std::string::npos)
       << s.message();
   EXPECT_FALSE((*r)->sample(0).has_value());

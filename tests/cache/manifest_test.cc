@@ -101,7 +101,8 @@ TEST_F(ManifestTest, AShardFileClaimingMoreShardsThanAManifestHoldsIsRefusedBefo
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error().code(), Code::kInvalidArgument) << m.error().to_string();
   EXPECT_NE(m.error().message().find("huge.tfc"), std::string::npos) << m.error().message();
-  EXPECT_NE(m.error().message().find("over the 4096 shards"), std::string::npos) << m.error().message();
+  EXPECT_NE(m.error().message().find("over the 4096 shards"), std::string::npos)
+      << m.error().message();
 }
 
 TEST_F(ManifestTest, MergedShardsOpenAsOneCacheInTheWholeOrder) {

@@ -91,7 +91,7 @@ TEST(EmbeddedFeedTest, BatchesComeInOrderAndCoverTheEpoch) {
   const FeedStats s = f->stats();
   EXPECT_EQ(s.batches, 7u);
   EXPECT_EQ(s.samples, 14u);
-  EXPECT_EQ(s.transport, "embedded");
+  EXPECT_EQ(s.transport, FeedTransport::kEmbedded);
 }
 
 TEST(EmbeddedFeedTest, SeekGivesTheBatchesAStartThereGives) {

@@ -34,7 +34,9 @@ struct FakeFence final : Fence {
   std::shared_ptr<State> state;
 };
 
-std::unique_ptr<Fence> fence(const std::shared_ptr<FakeFence::State>& s) { return std::make_unique<FakeFence>(s); }
+std::unique_ptr<Fence> fence(const std::shared_ptr<FakeFence::State>& s) {
+  return std::make_unique<FakeFence>(s);
+}
 
 TEST(FencedSlotsTest, GivesBackOnlyWhatIsDoneOldestFirst) {
   FencedSlots fenced;

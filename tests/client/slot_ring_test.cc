@@ -43,7 +43,8 @@ TEST(SlotRingTest, SharedRingIsAMemoryFileOthersCanMap) {
   ASSERT_EQ(::fstat(ring.memory_fd(), &st), 0);
   EXPECT_GE(static_cast<size_t>(st.st_size), ring.total_bytes());
   // What a daemon does with the descriptor: map it and write into a slot.
-  void* p = ::mmap(nullptr, ring.total_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, ring.memory_fd(), 0);
+  void* p =
+      ::mmap(nullptr, ring.total_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, ring.memory_fd(), 0);
   ASSERT_NE(p, MAP_FAILED);
   static_cast<uint8_t*>(p)[4096 + 7] = 42;
   EXPECT_EQ(ring.slot(1)[7], 42);

@@ -16,8 +16,8 @@
 
 #include "base/log.h"
 #include "client/remote_feed.h"
-#include "loader/worker_pool.h"
 #include "loader/pipeline.h"
+#include "loader/worker_pool.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
@@ -51,8 +51,9 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     auto src = loader::SampleSource::open(kSample, {});
     ASSERT_TRUE(src.has_value());
     source_ = *src;
-    start_server(GetParam() == "ipc" ? "ipc:///tmp/textfeed-e2e-" + std::to_string(::getpid()) + ".sock"
-                                     : "tcp://127.0.0.1:0");
+    start_server(GetParam() == "ipc"
+                     ? "ipc:///tmp/textfeed-e2e-" + std::to_string(::getpid()) + ".sock"
+                     : "tcp://127.0.0.1:0");
   }
   void TearDown() override { stop_server(); }
 
@@ -113,23 +114,26 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     client::RemoteOptions o;
     o.endpoint = endpoint_;
     o.client_name = "rank " + std::to_string(r.spec.sampler.rank);
-    o.request = r;
+    o.spec = r.spec;
+    o.epoch = r.start.epoch;
+    o.batch = r.start.batch;
     o.transport = t;
     o.prefetch = 3;
-    o.connect = connect_options();
-    o.daemon_timeout = kDaemonTimeout;
-    o.reconnect_timeout = 30s;
+    o.curve = connect_options().curve;
+    o.client.heartbeat_interval = connect_options().heartbeat_interval;
+    o.client.daemon_timeout = kDaemonTimeout;
+    o.client.reconnect_timeout = 30s;
     return o;
   }
-  std::unique_ptr<client::RemoteFeed> open_feed(const client::RemoteOptions& o) {
-    auto f = client::RemoteFeed::open(o);
+  std::unique_ptr<client::MultiFeed> open_feed(const client::RemoteOptions& o) {
+    auto f = client::open_remote_feed(o);
     EXPECT_TRUE(f.has_value()) << f.error().to_string();
     return f.has_value() ? std::move(*f) : nullptr;
   }
 
   // Batch `batch` of `epoch` for (rank, world) from the in-process pipeline on `threads` threads.
-  std::vector<uint8_t> local(uint32_t rank, uint32_t world, uint64_t epoch, uint64_t batch, int threads,
-                             loader::BatchInfo* info = nullptr) {
+  std::vector<uint8_t> local(uint32_t rank, uint32_t world, uint64_t epoch, uint64_t batch,
+                             int threads, loader::BatchInfo* info = nullptr) {
     loader::PipelineSpec po;
     po.augment = augment::profile_defaults(augment::Profile::kSakura);
     po.sampler = {5, 3, static_cast<int>(rank), static_cast<int>(world), true, false};
@@ -151,10 +155,12 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(b->has_value()) << "no batch within 60 s";
     return std::move(*b);
   }
-  static void expect_same(const client::Feed& f, const client::FeedBatch& b, const std::vector<uint8_t>& expected) {
+  static void expect_same(const client::Feed& f, const client::FeedBatch& b,
+                          const std::vector<uint8_t>& expected) {
     const uint8_t* slot = f.ring().slot(b.slot);
     for (const TensorDesc& t : f.layout().tensors)
-      ASSERT_EQ(0, std::memcmp(slot + t.offset_bytes, expected.data() + t.offset_bytes, t.sample_bytes * b.indices.size()))
+      ASSERT_EQ(0, std::memcmp(slot + t.offset_bytes, expected.data() + t.offset_bytes,
+                               t.sample_bytes * b.indices.size()))
           << t.name << " of epoch " << b.epoch << " batch " << b.batch;
   }
 
@@ -188,10 +194,12 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
   std::mutex mu;
   size_t batches[2] = {0, 0};
   auto rank = [&](uint32_t r) {
-    // Rank 1 takes payload frames even over ipc, so both transports are checked; tcp offers frames only.
+    // Rank 1 takes payload frames even over ipc, so both transports are checked; tcp offers frames
+    // only.
     auto f = open_feed(remote(request(r, 2), r == 0 ? Transport::kAuto : Transport::kFrames));
     ASSERT_TRUE(f);
-    EXPECT_EQ(f->shared_memory(), r == 0 && GetParam() == "ipc");
+    EXPECT_EQ(f->stats().transport == client::FeedTransport::kSharedMemory,
+              r == 0 && GetParam() == "ipc");
     batches[r] = f->layout().epochs.per_epoch;
     for (uint64_t b = 0; b < f->layout().epochs.per_epoch; ++b) {
       auto got = next(*f);
@@ -311,7 +319,9 @@ TEST_P(DaemonTest, BadRequestsGetErrorsAndTheDaemonServesOn) {
     EXPECT_EQ(opened->memory_token.size(), kMemoryTokenBytes);
     // AttachMemory without a descriptor handed over first.
     EXPECT_EQ((*c)->send_raw_for_testing(*encode(AttachMemory{opened->stream_id, 2, 1 << 30}), 10s)
-                  .value().index(), Message(ErrorReply{}).index());
+                  .value()
+                  .index(),
+              Message(ErrorReply{}).index());
     auto region = ShmRegion::create(4096);
     ASSERT_TRUE(region.has_value());
     EXPECT_EQ((*c)->attach(*opened, (*region)->fd(), 2, 1 << 30).code(), Code::kInvalidArgument)
@@ -417,7 +427,8 @@ TEST_P(DaemonTest, ARestartedDaemonLosesAndRepeatsNothing) {
     for (int i = 0; i < n; ++i) {
       auto got = next(*f);
       ASSERT_TRUE(got);
-      EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected) << "lost or repeated";
+      EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected)
+          << "lost or repeated";
       expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 1));
       f->release(got->slot);
       ++expected;
@@ -448,8 +459,9 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   const uint8_t* p = f->ring().slot(held->slot);
   const std::vector<uint8_t> copy(p, p + f->layout().slot_bytes);
   std::vector<client::FeedBatch> out;
-  for (int i = 0; i < 2; ++i) out.push_back(*next(*f));  // every slot is held now: the daemon falls silent
-  f->reconnect_for_testing();  // as if the client took the quiet daemon for gone
+  for (int i = 0; i < 2; ++i)
+    out.push_back(*next(*f));  // every slot is held now: the daemon falls silent
+  f->lose_for_testing(0);      // as if the client took the quiet daemon for gone
   EXPECT_TRUE(wait_until([&] { return f->stats().reconnects > 0; }, 30s));
   EXPECT_EQ(0, std::memcmp(p, copy.data(), copy.size())) << "a held batch was overwritten";
   uint64_t expected = 3;
@@ -458,7 +470,8 @@ TEST_P(DaemonTest, AReconnectToALiveDaemonEndsTheEarlierStreamsFirst) {
   for (int i = 0; i < 5; ++i, ++expected) {
     auto got = next(*f);
     ASSERT_TRUE(got);
-    EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected) << "lost or repeated";
+    EXPECT_EQ(got->epoch * f->layout().epochs.per_epoch + got->batch, expected)
+        << "lost or repeated";
     expect_same(*f, *got, local(0, 1, got->epoch, got->batch, 2));
     f->release(got->slot);
   }
@@ -485,7 +498,8 @@ TEST_P(DaemonTest, StrangersAreRefused) {
   ConnectOptions stranger = connect_options();
   stranger.curve.client = keys().stranger;
   stranger.timeout = 1500ms;
-  EXPECT_EQ(Connection::connect(endpoint_, "stranger", stranger).status().code(), Code::kUnavailable);
+  EXPECT_EQ(Connection::connect(endpoint_, "stranger", stranger).status().code(),
+            Code::kUnavailable);
   ConnectOptions plain;
   plain.timeout = 1500ms;
   EXPECT_EQ(Connection::connect(endpoint_, "plain", plain).status().code(), Code::kUnavailable);
@@ -511,8 +525,10 @@ TEST_P(DaemonTest, ASlotNamedTwiceInOneCreditIsRefused) {
   auto refused = (*c)->receive(none, 10s);
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(refused.error().message().find("twice"), std::string::npos) << refused.error().message();
-  const uint32_t zero_and_two[] = {0, 2};  // all or nothing: slot 0 is not taken by a refused Credit
+  EXPECT_NE(refused.error().message().find("twice"), std::string::npos)
+      << refused.error().message();
+  const uint32_t zero_and_two[] = {0,
+                                   2};  // all or nothing: slot 0 is not taken by a refused Credit
   ASSERT_TRUE((*c)->credit_slots(opened->stream_id, zero_and_two).ok());
   EXPECT_EQ((*c)->receive(none, 10s).status().code(), Code::kInvalidArgument);
   const uint32_t zero[] = {0};
@@ -576,7 +592,8 @@ TEST_P(DaemonTest, AnotherClientCannotAttachCreditOrCloseAStreamThatIsNotItsOwn)
   auto refused = (*other)->receive(none, 10s);
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().code(), Code::kNotFound) << refused.error().to_string();
-  EXPECT_TRUE((*other)->close(opened->stream_id).ok());  // answered, and nothing of the owner's ends
+  EXPECT_TRUE(
+      (*other)->close(opened->stream_id).ok());  // answered, and nothing of the owner's ends
 
   // The owner's stream is untouched: its own memory attaches and its batch lands there.
   auto mine = ShmRegion::create(2 * stride);
@@ -588,8 +605,9 @@ TEST_P(DaemonTest, AnotherClientCannotAttachCreditOrCloseAStreamThatIsNotItsOwn)
   EXPECT_EQ(b->slot, 0u);
   EXPECT_EQ(b->batch, 0u);
   const uint8_t* theirs_bytes = (*theirs)->data();
-  EXPECT_TRUE(std::all_of(theirs_bytes, theirs_bytes + 2 * stride, [](uint8_t v) { return v == 0; }))
-      << "the daemon wrote into memory the other client handed over";
+  EXPECT_TRUE(std::all_of(theirs_bytes, theirs_bytes + 2 * stride, [](uint8_t v) {
+    return v == 0;
+  })) << "the daemon wrote into memory the other client handed over";
 }
 
 // Issue 11 #21: a client name with a newline forged daemon log lines, and carried raw ESC bytes.
@@ -601,7 +619,8 @@ TEST_P(DaemonTest, AClientNameCannotForgeLogLines) {
     lines.emplace_back(m);
   });
   {
-    auto c = Connection::connect(endpoint_, "evil\ntextfeed info: serve: stopped\x1b[2J\xff", connect_options());
+    auto c = Connection::connect(endpoint_, "evil\ntextfeed info: serve: stopped\x1b[2J\xff",
+                                 connect_options());
     ASSERT_TRUE(c.has_value());
     ASSERT_TRUE((*c)->open(request(0, 1)).has_value());
   }
@@ -630,7 +649,8 @@ TEST_P(DaemonTest, AClientThatDisconnectsMidStreamIsNoError) {
   } unset;
   auto logged = [&](std::string_view what) {
     std::lock_guard<std::mutex> lock(mu);
-    return std::any_of(lines.begin(), lines.end(), [&](const auto& l) { return l.second.find(what) != std::string::npos; });
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const auto& l) { return l.second.find(what) != std::string::npos; });
   };
   {
     auto c = Connection::connect(endpoint_, "leaver", connect_options());
@@ -660,11 +680,11 @@ TEST_P(DaemonTest, AShortDaemonTimeoutWaitsForThreeOfTheDaemonsHeartbeats) {
   stop_server();
   start_server(endpoint, 1000ms, 60s);
   client::RemoteOptions o = remote(request(0, 1));
-  o.daemon_timeout = 300ms;
+  o.client.daemon_timeout = 300ms;
   auto f = open_feed(o);
   ASSERT_TRUE(f);
   EXPECT_DOUBLE_EQ(f->stats().daemon_timeout_seconds, 3.0);
-  o.daemon_timeout = 5s;
+  o.client.daemon_timeout = 5s;
   auto g = open_feed(o);
   ASSERT_TRUE(g);
   EXPECT_DOUBLE_EQ(g->stats().daemon_timeout_seconds, 5.0);
@@ -757,7 +777,8 @@ TEST(IpcEndpointTest, NothingButAStaleSocketIsReplacedAndOneDaemonHoldsAPath) {
     std::ofstream(path) << "precious";
     auto refused = Server::create(o, arena);
     EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
-    EXPECT_NE(refused.status().message().find("regular file"), std::string::npos) << refused.status().message();
+    EXPECT_NE(refused.status().message().find("regular file"), std::string::npos)
+        << refused.status().message();
     std::string kept;
     std::getline(std::ifstream(path), kept);
     EXPECT_EQ(kept, "precious");

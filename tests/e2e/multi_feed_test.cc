@@ -189,10 +189,15 @@ class MultiFeedTest : public ::testing::Test {
   DaemonProducer producer(const Daemon& d) const {
     DaemonProducer p;
     p.endpoint = d.endpoint;
-    p.connect.timeout = 5s;
-    p.connect.heartbeat_interval = 100ms;
-    if (d.endpoint.rfind("tcp://", 0) == 0) p.connect.curve = {d.keys.public_key, client_keys_};
+    if (d.endpoint.rfind("tcp://", 0) == 0) p.curve = {d.keys.public_key, client_keys_};
     return p;
+  }
+  transport::ConnectOptions connect_options(const Daemon& d) const {
+    transport::ConnectOptions c;
+    c.timeout = 5s;
+    c.heartbeat_interval = 100ms;
+    c.curve = producer(d).curve;
+    return c;
   }
   MultiOptions multi(const std::vector<const Daemon*>& daemons, int local_threads) const {
     MultiOptions o;
@@ -205,8 +210,10 @@ class MultiFeedTest : public ::testing::Test {
     o.prefetch = 2;
     // Losses here are asked for, or come from a stop (the daemon says so) or a stall, never from
     // silence: a daemon's heartbeats may pause for seconds on a loaded machine.
-    o.daemon_timeout = 20s;
-    o.reconnect_timeout = 30s;
+    o.client.connect_timeout = 5s;
+    o.client.heartbeat_interval = 100ms;
+    o.client.daemon_timeout = 20s;
+    o.client.reconnect_timeout = 30s;
     return o;
   }
 
@@ -262,13 +269,13 @@ TEST_F(MultiFeedTest, ThreeDaemonsAndLocalThreadsDeliverEveryBatchOnceInOrder) {
   uint64_t delivered = 0;
   for (const ProducerStats& p : s.producers) {
     delivered += p.delivered;
-    EXPECT_EQ(p.state, "up") << p.name;
+    EXPECT_EQ(p.state, ProducerState::kUp) << p.name;
     EXPECT_EQ(p.reissued, 0u) << p.name;
   }
   EXPECT_EQ(delivered, 15u);
-  EXPECT_EQ(s.producers[0].transport, "shm");
-  EXPECT_EQ(s.producers[1].transport, "frames");
-  EXPECT_EQ(s.producers[3].transport, "embedded");
+  EXPECT_EQ(s.producers[0].transport, FeedTransport::kSharedMemory);
+  EXPECT_EQ(s.producers[1].transport, FeedTransport::kFrames);
+  EXPECT_EQ(s.producers[3].transport, FeedTransport::kEmbedded);
 }
 
 TEST_F(MultiFeedTest, ALostDaemonsBatchesGoToTheOthersAndItRejoins) {
@@ -286,17 +293,18 @@ TEST_F(MultiFeedTest, ALostDaemonsBatchesGoToTheOthersAndItRejoins) {
   uint64_t position = 0;
   ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[2].in_flight == 2; }, 20s));
   (*f)->lose_for_testing(2);
-  ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[2].state == "lost"; }, 20s));
+  ASSERT_TRUE(
+      wait_until([&] { return (*f)->stats().producers[2].state == ProducerState::kLost; }, 20s));
   EXPECT_EQ((*f)->stats().producers[2].reissued, 2u);
   pull(**f, 7, position);  // the stuck daemon's batches among them, made by the others
   release_worker.set_value();
   EXPECT_TRUE(wait_until([&] { return (*f)->stats().producers[2].reconnects >= 1; }, 20s));
-  EXPECT_EQ((*f)->stats().producers[2].state, "up");
+  EXPECT_EQ((*f)->stats().producers[2].state, ProducerState::kUp);
   b.halt();  // the tcp daemon goes away for good: its batches go to those left
   pull(**f, 8, position);
   const FeedStats s = (*f)->stats();
-  EXPECT_EQ(s.producers[0].state, "up");
-  EXPECT_NE(s.producers[1].state, "up");
+  EXPECT_EQ(s.producers[0].state, ProducerState::kUp);
+  EXPECT_NE(s.producers[1].state, ProducerState::kUp);
 }
 
 TEST_F(MultiFeedTest, ADaemonThatAnswersButMakesNothingIsTakenForLostAfterTheStallTimeout) {
@@ -307,7 +315,7 @@ TEST_F(MultiFeedTest, ADaemonThatAnswersButMakesNothingIsTakenForLostAfterTheSta
   stuck.pool->enqueue([released] { released.wait(); });
   start(stuck, "tcp://127.0.0.1:0");
   MultiOptions o = multi({&stuck, &a}, 0);
-  o.stall_timeout = 500ms;
+  o.client.stall_timeout = 500ms;
   auto f = MultiFeed::open(o);
   ASSERT_TRUE(f.has_value()) << f.error().to_string();
   uint64_t position = 0;
@@ -318,7 +326,7 @@ TEST_F(MultiFeedTest, ADaemonThatAnswersButMakesNothingIsTakenForLostAfterTheSta
 }
 
 // The training never hangs: with one daemon stuck (it answers but makes nothing) and the other
-// gone, whichever held the batch next() needs, next() fails once every producer has been lost for
+// gone, whichever held the batch next() needs, next() fails once every producer has given up after
 // reconnect_timeout.
 TEST_F(MultiFeedTest, AStuckDaemonAndADeadOneEndInAnErrorNotAHang) {
   Daemon stuck, b;
@@ -328,8 +336,8 @@ TEST_F(MultiFeedTest, AStuckDaemonAndADeadOneEndInAnErrorNotAHang) {
   start(stuck, "tcp://127.0.0.1:0");
   start(b, "tcp://127.0.0.1:0");
   MultiOptions o = multi({&stuck, &b}, 0);
-  o.stall_timeout = 300ms;
-  o.reconnect_timeout = 1000ms;
+  o.client.stall_timeout = 300ms;
+  o.client.reconnect_timeout = 1000ms;
   auto f = MultiFeed::open(o);
   ASSERT_TRUE(f.has_value()) << f.error().to_string();
   ASSERT_TRUE(wait_until([&] { return (*f)->stats().producers[0].in_flight == 2; }, 20s));
@@ -344,7 +352,7 @@ TEST_F(MultiFeedTest, AStuckDaemonAndADeadOneEndInAnErrorNotAHang) {
       (*f)->release((*got)->slot);
   }
   EXPECT_EQ(ended.code(), Code::kUnavailable) << ended.to_string();
-  EXPECT_NE(ended.message().find("every producer has been lost"), std::string::npos)
+  EXPECT_NE(ended.message().find("did not come back within 1 s"), std::string::npos)
       << ended.message();
   release_worker.set_value();
 }
@@ -362,7 +370,7 @@ TEST_F(MultiFeedTest, APrefetchAboveTheDaemonsMaxCreditsIsClampedToThem) {
   uint64_t position = 0;
   pull(**f, 6, position);
   const FeedStats s = (*f)->stats();
-  EXPECT_EQ(s.producers[0].state, "up");
+  EXPECT_EQ(s.producers[0].state, ProducerState::kUp);
   EXPECT_EQ(s.producers[0].reconnects, 0u);
   EXPECT_LE(s.producers[0].in_flight, 1u);
 }
@@ -373,18 +381,18 @@ TEST_F(MultiFeedTest, ADaemonThatComesLaterJoins) {
   MultiOptions o = multi({&a}, 0);
   DaemonProducer p;
   p.endpoint = ipc_;  // nobody there yet
-  p.connect.timeout = 500ms;
   o.daemons.push_back(p);
   auto f = MultiFeed::open(o);
   ASSERT_TRUE(f.has_value()) << f.error().to_string();
-  EXPECT_EQ((*f)->stats().producers[1].state, "lost");
+  EXPECT_EQ((*f)->stats().producers[1].state, ProducerState::kLost);
   uint64_t position = 0;
   pull(**f, 2, position);
   start(late, ipc_);
-  EXPECT_TRUE(wait_until([&] { return (*f)->stats().producers[1].state == "up"; }, 20s));
+  EXPECT_TRUE(
+      wait_until([&] { return (*f)->stats().producers[1].state == ProducerState::kUp; }, 20s));
   pull(**f, 10, position);
   EXPECT_EQ((*f)->stats().producers[1].reconnects, 0u);  // it joined; it did not come back
-  EXPECT_EQ((*f)->stats().producers[1].transport, "shm");
+  EXPECT_EQ((*f)->stats().producers[1].transport, FeedTransport::kSharedMemory);
 }
 
 TEST_F(MultiFeedTest, ProducersOfAnotherDatasetAreRefused) {
@@ -466,8 +474,8 @@ TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
     uint64_t position = 0;
     pull(**f, 7, position);
     const FeedStats s = (*f)->stats();
-    EXPECT_EQ(s.producers[0].transport, "frames, compact");
-    EXPECT_EQ(s.producers[3].transport, "embedded");
+    EXPECT_EQ(s.producers[0].transport, FeedTransport::kCompactFrames);
+    EXPECT_EQ(s.producers[3].transport, FeedTransport::kEmbedded);
   }
   MultiOptions db = multi({&b}, 0);
   db.payload = transport::Payload::kCompact;
@@ -478,7 +486,7 @@ TEST_F(MultiFeedTest, CompactBatchesFinishedHereAreTheFullOnes) {
   shm.daemons[0].transport = transport::Transport::kSharedMemory;
   EXPECT_NE(MultiFeed::open(shm).error().message().find("frames"), std::string::npos);
   // The daemon refuses a compact stream over shared memory itself, too.
-  auto conn = transport::Connection::connect(a.endpoint, "raw", producer(a).connect);
+  auto conn = transport::Connection::connect(a.endpoint, "raw", connect_options(a));
   ASSERT_TRUE(conn.has_value());
   transport::OpenStream request;
   request.spec = spec_of("icdar");
@@ -522,7 +530,7 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
     // The stream a real daemon opens, as the fake's.
     MultiOptions o = multi({&a}, 0);
     if (c.compact) o.payload = transport::Payload::kCompact;
-    auto conn = transport::Connection::connect(a.endpoint, "probe", producer(a).connect);
+    auto conn = transport::Connection::connect(a.endpoint, "probe", connect_options(a));
     ASSERT_TRUE(conn.has_value());
     transport::OpenStream request;
     request.spec = o.spec;
@@ -549,7 +557,6 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
     });
     DaemonProducer fp;
     fp.endpoint = fake_endpoint;
-    fp.connect.timeout = 5s;
     o.daemons.insert(o.daemons.begin(), fp);
     auto f = MultiFeed::open(o);
     ASSERT_TRUE(f.has_value()) << f.error().to_string();
@@ -558,7 +565,7 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
     uint64_t position = 0;
     pull(**f, 6, position);
     const FeedStats s = (*f)->stats();
-    EXPECT_EQ(s.producers[0].state, "out");
+    EXPECT_EQ(s.producers[0].state, ProducerState::kOut);
     EXPECT_EQ(s.producers[0].delivered, 0u);
     EXPECT_EQ(s.producers[1].delivered, 6u);
     EXPECT_NE(s.producers[0].last_error.find(c.why), std::string::npos)
@@ -570,8 +577,7 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
 TEST_F(MultiFeedTest, TheDaemonChecksWhatAssignedCreditsName) {
   Daemon a;
   start(a, "tcp://127.0.0.1:0");
-  const DaemonProducer p = producer(a);
-  auto conn = transport::Connection::connect(a.endpoint, "raw", p.connect);
+  auto conn = transport::Connection::connect(a.endpoint, "raw", connect_options(a));
   ASSERT_TRUE(conn.has_value()) << conn.error().to_string();
   transport::OpenStream request;
   request.spec = spec_of("icdar");

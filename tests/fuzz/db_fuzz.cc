@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "augment/db_targets.h"
+#include "augment/db/targets.h"
 #include "augment/polygon_policy.h"
 #include "base/log.h"
 #include "tests/fuzz/fuzz_targets.h"
@@ -60,16 +60,19 @@ void apply_policy(augment::InvalidPolygon p, std::vector<double>& xy, std::vecto
   const Status s = policy.apply(words, w, h, counts);
   TF_CHECK(s.ok()) << s.to_string();
   TF_CHECK(counts.invalid() <= ends.size() && words.ends.size() <= ends.size());
-  TF_CHECK(ends.size() - words.ends.size() == counts.non_finite) << "only non-finite words are dropped";
+  TF_CHECK(ends.size() - words.ends.size() == counts.non_finite)
+      << "only non-finite words are dropped";
   for (double v : words.xy) TF_CHECK(std::isfinite(v)) << "a non-finite point passed the policy";
   uint32_t first = 0;
   for (size_t k = 0; k < words.ends.size(); ++k) {
-    const std::span<const double> ring(words.xy.data() + 2 * size_t{first}, 2 * size_t{words.ends[k] - first});
+    const std::span<const double> ring(words.xy.data() + 2 * size_t{first},
+                                       2 * size_t{words.ends[k] - first});
     first = words.ends[k];
     if (p == augment::InvalidPolygon::kKeep || words.labels[k] == 0) continue;
     const augment::PolygonDefect d = policy.inspect(ring, w, h);
-    TF_CHECK(d == augment::PolygonDefect::kNone) << "word " << k << " stayed valid with defect " << static_cast<int>(d)
-                                                 << " under policy " << static_cast<int>(p);
+    TF_CHECK(d == augment::PolygonDefect::kNone)
+        << "word " << k << " stayed valid with defect " << static_cast<int>(d) << " under policy "
+        << static_cast<int>(p);
   }
   xy = std::move(words.xy), ends = std::move(words.ends), labels = std::move(words.labels);
 }
@@ -92,17 +95,23 @@ void db_one_input(std::span<const uint8_t> input) {
     for (int i = 0; i < 2 * n; ++i) xy.push_back(coordinate(b));
     ends.push_back(static_cast<uint32_t>(xy.size() / 2));
   }
-  if (policy < 3) apply_policy(static_cast<augment::InvalidPolygon>(policy), xy, ends, labels, w, h);
+  if (policy < 3)
+    apply_policy(static_cast<augment::InvalidPolygon>(policy), xy, ends, labels, w, h);
   const size_t plane = static_cast<size_t>(h) * w;
   std::vector<float> planes(4 * plane, -5.f);
   auto view = [&](size_t k) {
-    return MutableImageView{reinterpret_cast<uint8_t*>(planes.data() + k * plane), h, w, 1,
-                            static_cast<ptrdiff_t>(w * sizeof(float)), DType::kF32};
+    return MutableImageView{reinterpret_cast<uint8_t*>(planes.data() + k * plane),
+                            h,
+                            w,
+                            1,
+                            static_cast<ptrdiff_t>(w * sizeof(float)),
+                            DType::kF32};
   };
   std::vector<unsigned char> ignore(labels.size(), 7);
   augment::DbScratch scratch;
-  const Status s = augment::make_db_targets({view(0), view(1), view(2), view(3)},
-                                            augment::PolygonsView{xy, ends}, labels, o, scratch, ignore);
+  const Status s =
+      augment::make_db_targets({view(0), view(1), view(2), view(3)},
+                               augment::PolygonsView{xy, ends}, labels, o, scratch, ignore);
   if (!s.ok()) {
     TF_CHECK(s.code() == Code::kInvalidArgument) << s.to_string();
     TF_CHECK(s.message().find("DB targets") == 0) << s.to_string();
@@ -111,7 +120,8 @@ void db_one_input(std::span<const uint8_t> input) {
   check_maps(planes, plane, o);
   for (size_t k = 0; k < labels.size(); ++k) {
     TF_CHECK(ignore[k] == 0 || ignore[k] == 1) << "ignore tag " << int{ignore[k]};
-    TF_CHECK(labels[k] != 0 || ignore[k] == 1) << "polygon " << k << " given as ignored came back valid";
+    TF_CHECK(labels[k] != 0 || ignore[k] == 1)
+        << "polygon " << k << " given as ignored came back valid";
   }
 }
 

@@ -47,8 +47,8 @@ struct Target {
   TargetFn run;
 };
 inline constexpr Target kTargets[] = {
-    {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},   {"decode", decode_one_input},
-    {"cache", cache_one_input},     {"wire", wire_one_input},     {"poly", poly_one_input},
+    {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},           {"decode", decode_one_input},
+    {"cache", cache_one_input},     {"wire", wire_one_input},         {"poly", poly_one_input},
     {"db", db_one_input},           {"manifest", manifest_one_input},
 };
 

@@ -43,8 +43,7 @@ void check_record(const loader::SampleRecord& rec) {
     TF_CHECK(rec.labels[i] == kLabelValid || rec.labels[i] == kLabelIgnored)
         << "label " << int{rec.labels[i]};
     for (float v : rec.quads[i].xy)
-      TF_CHECK(std::isfinite(v))
-          << "line " << rec.lines[i] << ": coordinate " << v;
+      TF_CHECK(std::isfinite(v)) << "line " << rec.lines[i] << ": coordinate " << v;
   }
 }
 

@@ -47,27 +47,34 @@ const std::vector<Folder>& folders() {
 
 Result<loader::Dataset> read(const Folder& f, const loader::ReaderOptions& o) {
   switch (f.kind) {
-    case Kind::kTotalText: return loader::read_totaltext(f.root, o);
+    case Kind::kTotalText:
+      return loader::read_totaltext(f.root, o);
     case Kind::kCtwTxt:
-    case Kind::kCtwXml: return loader::read_ctw1500(f.root, o);
-    case Kind::kPaddle: return loader::read_paddle(f.root, {f.label}, o);
-    case Kind::kMmocr: return loader::read_mmocr(f.root, f.label, o);
+    case Kind::kCtwXml:
+      return loader::read_ctw1500(f.root, o);
+    case Kind::kPaddle:
+      return loader::read_paddle(f.root, {f.label}, o);
+    case Kind::kMmocr:
+      return loader::read_mmocr(f.root, f.label, o);
   }
   return Status::invalid_argument("unknown kind");
 }
 
 void check_record(const loader::SampleRecord& rec) {
   const size_t n = rec.quads.size();
-  TF_CHECK(rec.labels.size() == n && rec.texts.size() == n && rec.lines.size() == n) << "word vectors differ";
+  TF_CHECK(rec.labels.size() == n && rec.texts.size() == n && rec.lines.size() == n)
+      << "word vectors differ";
   TF_CHECK(rec.poly_labels.size() == rec.poly_points.size()) << "a label per polygon";
   TF_CHECK(n <= rec.poly_points.size()) << "more quads than polygons";
   size_t points = 0;
   for (size_t i = 0; i < rec.poly_points.size(); ++i) {
     TF_CHECK(rec.poly_points[i] >= 3) << "polygon of " << rec.poly_points[i] << " points";
-    TF_CHECK(rec.poly_labels[i] == kLabelValid || rec.poly_labels[i] == kLabelIgnored) << "polygon label";
+    TF_CHECK(rec.poly_labels[i] == kLabelValid || rec.poly_labels[i] == kLabelIgnored)
+        << "polygon label";
     points += rec.poly_points[i];
   }
-  TF_CHECK(points * 2 == rec.poly_xy.size()) << points << " points, " << rec.poly_xy.size() << " coordinates";
+  TF_CHECK(points * 2 == rec.poly_xy.size())
+      << points << " points, " << rec.poly_xy.size() << " coordinates";
   for (float v : rec.poly_xy) TF_CHECK(std::isfinite(v)) << "polygon coordinate " << v;
   for (size_t i = 0; i < n; ++i) {
     TF_CHECK(rec.labels[i] == kLabelValid || rec.labels[i] == kLabelIgnored) << "label";

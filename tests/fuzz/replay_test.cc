@@ -77,9 +77,11 @@ std::string target_name(const ::testing::TestParamInfo<Target>& target) {
 // mutation starts from a manifest that opens; a change of the format or of those files shows here
 // (the message holds the text to save as the seed).
 TEST(FuzzSeedTest, TheManifestSeedIsWhatMergeWritesOfTheTargetsShards) {
-  const std::vector<uint8_t> seed = read_bytes(kFuzzDir / "corpus" / "manifest" / "merged.tfmanifest");
+  const std::vector<uint8_t> seed =
+      read_bytes(kFuzzDir / "corpus" / "manifest" / "merged.tfmanifest");
   const std::string expected = manifest_seed_for_testing();
-  EXPECT_EQ(std::string(seed.begin(), seed.end()), expected) << "tests/fuzz/corpus/manifest/merged.tfmanifest";
+  EXPECT_EQ(std::string(seed.begin(), seed.end()), expected)
+      << "tests/fuzz/corpus/manifest/merged.tfmanifest";
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplayTest, ::testing::ValuesIn(kTargets), target_name);

@@ -3,6 +3,7 @@
 # prints executions per target. New corpus entries go to BUILD/fuzz/<target>/corpus (the seeds in
 # tests/fuzz/corpus/ are read, never written); a finding is saved in BUILD/fuzz/<target>/ as
 # crash-*, leak-*, timeout-* or oom-*, and makes the script exit 1 after the other targets ran.
+# FUZZ_RUNS=N also stops each target after N executions (whichever limit comes first).
 # Usage: tests/fuzz/run_fuzzers.sh BUILD SECONDS [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,9 +33,12 @@ for t in "${targets[@]}"; do
   work=$build/fuzz/$t
   mkdir -p "$work/corpus"
   dict=()
+  runs_limit=()
+  [ -n "${FUZZ_RUNS:-}" ] && runs_limit=("-runs=$FUZZ_RUNS")
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=("-dict=tests/fuzz/dict/$t.dict")
   status=0
   "$exe" "$work/corpus" "tests/fuzz/corpus/$t" "${dict[@]}" -max_total_time="$seconds" \
+    "${runs_limit[@]}" \
     -max_len="${max_len[$t]:-8192}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$work/" >"$work/log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)

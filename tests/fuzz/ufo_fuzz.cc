@@ -50,8 +50,7 @@ void check_record(const loader::SampleRecord& rec) {
     TF_CHECK(i == 0 || rec.lines[i] > rec.lines[i - 1])
         << rec.image << ": word ordinals out of order";
     for (float v : rec.quads[i].xy)
-      TF_CHECK(std::isfinite(v))
-          << rec.image << " word " << rec.lines[i] << ": coordinate " << v;
+      TF_CHECK(std::isfinite(v)) << rec.image << " word " << rec.lines[i] << ": coordinate " << v;
   }
 }
 

@@ -14,7 +14,8 @@ void wire_one_input(std::span<const uint8_t> input) {
   if (!message.has_value()) {
     const Code code = message.error().code();
     // kInvalidArgument: an enumerant this build does not know (refused, never defaulted).
-    TF_CHECK(code == Code::kCorrupt || code == Code::kUnimplemented || code == Code::kInvalidArgument)
+    TF_CHECK(code == Code::kCorrupt || code == Code::kUnimplemented ||
+             code == Code::kInvalidArgument)
         << message.error().to_string();
     return;
   }

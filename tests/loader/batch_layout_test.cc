@@ -1,12 +1,11 @@
 // BatchLayout from the target builder: for EAST it is, tensor for tensor and byte for byte, the
 // layout that was written out by hand before builders existed (image, score, geo, mask).
-#include "loader/batch.h"
-
 #include <gtest/gtest.h>
 
 #include <string_view>
 
 #include "augment/target_builder.h"
+#include "loader/batch.h"
 
 namespace textfeed::loader {
 namespace {
@@ -23,14 +22,17 @@ TEST(TargetBuilderTest, TheEastBatchLayoutIsTheImageScoreGeoMaskLayout) {
     for (bool u8 : {false, true}) {
       augment::AugmentOptions o = augment::profile_defaults(profile);
       if (u8) o.dtype = DType::kU8;
-      o.crop_size = profile == augment::Profile::kUpstage ? 1000 : 516;  // rows that are not 64-byte multiples
+      o.crop_size = profile == augment::Profile::kUpstage
+                        ? 1000
+                        : 516;  // rows that are not 64-byte multiples
       const int b = 3, c = o.crop_size, m = o.map_size();
-      const auto builder = augment::make_target_builder(augment::target_kind(profile), o);
+      const auto builder = augment::make_target_builder(o);
       const BatchLayout l = BatchLayout::make(b, o, *builder);
-      const Expected want[] = {{"image", u8 ? DType::kU8 : DType::kF32, 3, c},
-                               {"score", DType::kF32, 1, m},
-                               {"geo", DType::kF32, 5, m},
-                               {o.mask == augment::MaskKind::kRoi ? "roi" : "ignored", DType::kF32, 1, m}};
+      const Expected want[] = {
+          {"image", u8 ? DType::kU8 : DType::kF32, 3, c},
+          {"score", DType::kF32, 1, m},
+          {"geo", DType::kF32, 5, m},
+          {o.mask == augment::MaskKind::kRoi ? "roi" : "ignored", DType::kF32, 1, m}};
       ASSERT_EQ(l.tensors.size(), 4u);
       EXPECT_EQ(l.batch_size, b);
       EXPECT_EQ(l.crop_size, c);
@@ -40,8 +42,10 @@ TEST(TargetBuilderTest, TheEastBatchLayoutIsTheImageScoreGeoMaskLayout) {
         SCOPED_TRACE(std::string(want[t].name));
         EXPECT_EQ(d.name, want[t].name);
         EXPECT_EQ(d.dtype, want[t].dtype);
-        EXPECT_EQ(d.shape, (std::array<int64_t, 4>{b, want[t].channels, want[t].side, want[t].side}));
-        const size_t sample = static_cast<size_t>(want[t].channels * want[t].side * want[t].side) * dtype_size(d.dtype);
+        EXPECT_EQ(d.shape,
+                  (std::array<int64_t, 4>{b, want[t].channels, want[t].side, want[t].side}));
+        const size_t sample = static_cast<size_t>(want[t].channels * want[t].side * want[t].side) *
+                              dtype_size(d.dtype);
         EXPECT_EQ(d.sample_bytes, sample);
         EXPECT_EQ(d.size_bytes, sample * b);
         EXPECT_EQ(d.offset_bytes, offset);

@@ -34,7 +34,8 @@ class SlowSamples {
       }
       cv_.notify_all();
       for (int k = 0; k < kSamplesPerBatch; ++k) {
-        if (cancel.cancelled()) return Status::cancelled("cancelled at sample " + std::to_string(k));
+        if (cancel.cancelled())
+          return Status::cancelled("cancelled at sample " + std::to_string(k));
         std::unique_lock<std::mutex> lock(mu_);
         in_sample_ = true;
         cv_.notify_all();
@@ -117,7 +118,8 @@ TEST(BatchStreamTest, TheDestructorCancelsAndWaitsOnlyForTheSampleInProgress) {
   std::future<void> destroyed = std::async(std::launch::async, [&] { stream.reset(); });
   // It returns without a single permit: no batch has to run to its end.
   const bool prompt = destroyed.wait_for(kDeadline) == std::future_status::ready;
-  if (!prompt) slow.permit(2 * kSamplesPerBatch);  // let it finish, so that the test fails, not hangs
+  if (!prompt)
+    slow.permit(2 * kSamplesPerBatch);  // let it finish, so that the test fails, not hangs
   destroyed.wait();
   EXPECT_TRUE(prompt) << "the destructor waited for whole batches";
   EXPECT_EQ(slow.samples_done(), 0);

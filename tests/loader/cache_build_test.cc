@@ -2,6 +2,7 @@
 // whose header fails is quarantined alone, images of extreme aspect, folders and FIFOs are
 // quarantined with a reason, a mostly bad or empty dataset fails the build, a cancelled build
 // stops; a failed build leaves nothing at or beside its output.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loader/cache_builder.h"
 #include "loader/cache_source.h"
@@ -37,7 +36,8 @@ class CacheBuildTest : public ::testing::Test {
     ds_.samples.push_back(std::move(rec));
   }
   void add_good(int count) {
-    for (int i = 0; i < count; ++i) add("good" + std::to_string(i) + ".jpg", encoded_image(".jpg", 64, 48, i));
+    for (int i = 0; i < count; ++i)
+      add("good" + std::to_string(i) + ".jpg", encoded_image(".jpg", 64, 48, i));
   }
   Result<BuildReport> build(CacheBuildOptions o, int threads = 1) {
     ds_.root = dir_.path().string();
@@ -66,7 +66,8 @@ class CacheBuildTest : public ::testing::Test {
 TEST_F(CacheBuildTest, EveryFormatTheReadersAcceptIsBuiltAtItsHeaderSize) {
   for (const char* ext : {".jpg", ".png", ".bmp", ".tif", ".webp", ".ppm"})
     add(std::string("pic") + ext, encoded_image(ext, 64, 48));
-  for (auto [profile, image_size] : {std::pair{augment::Profile::kSakura, 0}, std::pair{augment::Profile::kUpstage, 96}}) {
+  for (auto [profile, image_size] :
+       {std::pair{augment::Profile::kSakura, 0}, std::pair{augment::Profile::kUpstage, 96}}) {
     CacheBuildOptions o;
     o.profile = profile;
     o.image_size = image_size;
@@ -91,7 +92,8 @@ TEST_F(CacheBuildTest, EveryFormatTheReadersAcceptIsBuiltAtItsHeaderSize) {
 TEST_F(CacheBuildTest, AJpegWhoseHeaderFailsIsQuarantinedAlone) {
   add_good(5);
   add("poison.jpg", testing::with_frame_size(encoded_image(".jpg", 64, 48), 65535, 65535));
-  for (int i = 5; i < 10; ++i) add("good" + std::to_string(i) + ".jpg", encoded_image(".jpg", 64, 48, i));
+  for (int i = 5; i < 10; ++i)
+    add("good" + std::to_string(i) + ".jpg", encoded_image(".jpg", 64, 48, i));
   CacheBuildOptions o;
   o.image_size = 0;
   o.max_bad_share = 0.5;
@@ -100,7 +102,8 @@ TEST_F(CacheBuildTest, AJpegWhoseHeaderFailsIsQuarantinedAlone) {
   EXPECT_EQ(r->samples, 10u) << reasons(*r);
   ASSERT_EQ(r->quarantine.size(), 1u) << reasons(*r);
   EXPECT_EQ(r->quarantine[0].file, "images/poison.jpg");
-  EXPECT_NE(r->quarantine[0].reason.find("bad JPEG header"), std::string::npos) << r->quarantine[0].reason;
+  EXPECT_NE(r->quarantine[0].reason.find("bad JPEG header"), std::string::npos)
+      << r->quarantine[0].reason;
 }
 
 TEST_F(CacheBuildTest, ExtremeAspectFoldersAndFifosAreQuarantinedWithTheirReason) {
@@ -133,7 +136,8 @@ TEST_F(CacheBuildTest, ACoordinateThatOverflowsOnceResizedIsQuarantinedNotStored
   ASSERT_TRUE(r.has_value()) << r.error().to_string();
   EXPECT_EQ(r->samples, 3u);
   ASSERT_EQ(r->quarantine.size(), 1u);
-  EXPECT_NE(r->quarantine[0].reason.find("overflows float32"), std::string::npos) << r->quarantine[0].reason;
+  EXPECT_NE(r->quarantine[0].reason.find("overflows float32"), std::string::npos)
+      << r->quarantine[0].reason;
 }
 
 TEST_F(CacheBuildTest, AnImageResizedPastThePixelLimitIsQuarantinedBeforeItIsAllocated) {
@@ -148,7 +152,8 @@ TEST_F(CacheBuildTest, AnImageResizedPastThePixelLimitIsQuarantinedBeforeItIsAll
   EXPECT_EQ(r->samples, 3u);
   ASSERT_EQ(r->quarantine.size(), 1u) << reasons(*r);
   EXPECT_EQ(r->quarantine[0].file, "images/square.jpg");
-  EXPECT_NE(r->quarantine[0].reason.find("would have 65536 pixels, over the limit of 60000"), std::string::npos)
+  EXPECT_NE(r->quarantine[0].reason.find("would have 65536 pixels, over the limit of 60000"),
+            std::string::npos)
       << r->quarantine[0].reason;
   // image_size itself is bounded as the augmentation's is: 0, or 32..32768.
   for (int bad : {-1, 1, 31, 32769, 1 << 30}) {
@@ -156,7 +161,8 @@ TEST_F(CacheBuildTest, AnImageResizedPastThePixelLimitIsQuarantinedBeforeItIsAll
     auto refused = build(o);
     ASSERT_FALSE(refused.has_value()) << bad;
     EXPECT_EQ(refused.error().code(), Code::kInvalidArgument);
-    EXPECT_NE(refused.error().message().find("image_size"), std::string::npos) << refused.error().message();
+    EXPECT_NE(refused.error().message().find("image_size"), std::string::npos)
+        << refused.error().message();
   }
 }
 
@@ -175,7 +181,8 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
     auto r = build_cache(ds_, o, pool, nullptr);
     ASSERT_FALSE(r.has_value()) << input;
     EXPECT_EQ(r.error().code(), Code::kInvalidArgument);
-    EXPECT_NE(r.error().message().find(std::string("is ") + input + " of the dataset being built"), std::string::npos)
+    EXPECT_NE(r.error().message().find(std::string("is ") + input + " of the dataset being built"),
+              std::string::npos)
         << r.error().message();
     EXPECT_EQ(fs::file_size(o.out), before) << input;
   }
@@ -185,7 +192,8 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
   WorkerPool pool(1);
   auto refused = build_cache(ds_, o, pool, nullptr);
   ASSERT_FALSE(refused.has_value());
-  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("is not a textfeed cache"), std::string::npos)
+      << refused.error().message();
   EXPECT_EQ(fs::file_size(o.out), image.size());
   // An empty file there is replaced, and so is the cache that build wrote.
   testing::write_bytes(o.out, {});
@@ -198,14 +206,16 @@ TEST_F(CacheBuildTest, ForceNeverReplacesAnInputOfTheBuildWithTheCache) {
 
 TEST_F(CacheBuildTest, MoreBadImagesThanTheAllowedShareFailTheBuildAndWriteNothing) {
   add_good(7);
-  for (int i = 0; i < 3; ++i) add("junk" + std::to_string(i) + ".jpg", {0xFF, 0xD8, 0xFF, 0x00, 0x01});
+  for (int i = 0; i < 3; ++i)
+    add("junk" + std::to_string(i) + ".jpg", {0xFF, 0xD8, 0xFF, 0x00, 0x01});
   CacheBuildOptions o;
   o.image_size = 0;
   o.max_bad_share = 0.2;  // at most 2 of 10
   auto r = build(o, 2);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code(), Code::kCorrupt);
-  EXPECT_NE(r.error().message().find("more than the allowed share"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("more than the allowed share"), std::string::npos)
+      << r.error().message();
   EXPECT_NE(r.error().message().find("images/junk0.jpg"), std::string::npos) << r.error().message();
   EXPECT_TRUE(leftovers().empty()) << leftovers()[0];
   // The default share (5%) refuses 1 bad image of 10 as well; 30% accepts 3.
@@ -228,9 +238,11 @@ TEST_F(CacheBuildTest, AnEmptyDatasetOrOneWithNothingUsableIsRefused) {
   o.max_bad_share = 1;
   r = build(o);
   ASSERT_FALSE(r.has_value());
-  EXPECT_NE(r.error().message().find("none of the 1 images"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("none of the 1 images"), std::string::npos)
+      << r.error().message();
   // ... and says why, as the build that stops on too many bad images does.
-  EXPECT_NE(r.error().message().find("First failures: images/junk.jpg: "), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("First failures: images/junk.jpg: "), std::string::npos)
+      << r.error().message();
   EXPECT_TRUE(leftovers().empty());
 }
 
@@ -259,7 +271,8 @@ TEST_F(CacheBuildTest, ACancelledBuildStopsAndLeavesNothing) {
 TEST_F(CacheBuildTest, CacheKeepsEveryPolygon) {
   add("poly.jpg", encoded_image(".jpg", 64, 48));
   SampleRecord& rec = ds_.samples.back();
-  rec.poly_xy = {4, 4, 20, 4, 20, 12, 4, 12, 1, 1, 9, 1, 5, 7, 30, 30, 40, 30, 44, 36, 40, 42, 30, 42};
+  rec.poly_xy = {4, 4, 20, 4,  20, 12, 4,  12, 1,  1,  9,  1,
+                 5, 7, 30, 30, 40, 30, 44, 36, 40, 42, 30, 42};
   rec.poly_points = {4, 3, 5};
   rec.poly_labels = {kLabelValid, kLabelIgnored, kLabelValid};
   for (int image_size : {0, 128}) {

@@ -13,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/east/chain.h"
 #include "loader/compact_expander.h"
 #include "loader/pipeline.h"
 
@@ -104,7 +105,8 @@ TEST(CompactTest, WordsFarOffTheCropAreNotSentAndTheBatchesAreTheSame) {
     EXPECT_EQ(full, expanded) << "epoch " << epoch;
   }
   EXPECT_GT(left_out, 0) << "the strip's words never went far off the crop";
-  EXPECT_LE(farthest, 65.0 * (*p)->layout().crop_size) << "a word sent beyond what a receiver takes";
+  EXPECT_LE(farthest, 65.0 * (*p)->layout().crop_size)
+      << "a word sent beyond what a receiver takes";
   std::filesystem::remove_all(dir);
 }
 
@@ -184,7 +186,8 @@ TEST(CompactTest, AForgedRowWithAFarCornerIsRefused) {
   row.quads[12] = 40000;  // word 1's third corner
   const Status forged = (*e)->expand(crops.data(), {&row, 1}, slot.data());
   EXPECT_EQ(forged.code(), Code::kCorrupt);
-  EXPECT_NE(forged.message().find("compact row 0: word 1 reaches 40000 px, beyond 64 crop sides of the 512 px crop"),
+  EXPECT_NE(forged.message().find(
+                "compact row 0: word 1 reaches 40000 px, beyond 64 crop sides of the 512 px crop"),
             std::string::npos)
       << forged.message();
   for (const double edge : {65.0 * 512, -64.0 * 512}) {  // the bound itself is within
@@ -205,24 +208,31 @@ TEST(CompactTest, WordsTheTargetsCannotSeeAreNotSentAndChangeNothing) {
     const double c = s.augment.crop_size;
     auto e = CompactExpander::create(s);
     ASSERT_TRUE(e.has_value());
-    const std::vector<double> kept = {
-        10, 10, 50, 10, 50, 30, 10, 30,           // inside
-        -3 * c, 40, 100, 40, 100, 90, -3 * c, 90,  // reaching far left, seen in the crop
-        60, 200, 160, 200, 160, 260, 60, 260,     // inside, ignored
-        c - 20, c - 20, 2 * c, c - 20, 2 * c, c + 9, c - 20, c + 9};  // over the corner
-    const std::vector<double> unseen = {
-        -2 * c, 50, -1.5 * c, 50, -1.5 * c, 80, -2 * c, 80,              // left, on kept rows
-        2 * c + 1, 10, 3 * c, 10, 3 * c, 40, 2 * c + 1, 40,              // right
-        10, -c - 1, 50, -c - 1, 50, -2 * c, 10, -2 * c,                  // above
-        10, 2.5 * c, 60, 2.5 * c, 60, 3 * c, 10, 3 * c,                  // below
-        10, 10, 2e6, 10, 50, 30, 10, 30};                                // beyond the builder's bound
+    const std::vector<double> kept = {10,     10,     50,    10,     50,
+                                      30,     10,     30,  // inside
+                                      -3 * c, 40,     100,   40,     100,
+                                      90,     -3 * c, 90,  // reaching far left, seen in the crop
+                                      60,     200,    160,   200,    160,
+                                      260,    60,     260,  // inside, ignored
+                                      c - 20, c - 20, 2 * c, c - 20, 2 * c,
+                                      c + 9,  c - 20, c + 9};  // over the corner
+    const std::vector<double> unseen = {-2 * c,    50,        -1.5 * c, 50,      -1.5 * c,
+                                        80,        -2 * c,    80,  // left, on kept rows
+                                        2 * c + 1, 10,        3 * c,    10,      3 * c,
+                                        40,        2 * c + 1, 40,  // right
+                                        10,        -c - 1,    50,       -c - 1,  50,
+                                        -2 * c,    10,        -2 * c,  // above
+                                        10,        2.5 * c,   60,       2.5 * c, 60,
+                                        3 * c,     10,        3 * c,  // below
+                                        10,        10,        2e6,      10,      50,
+                                        30,        10,        30};  // beyond the builder's bound
     std::vector<double> all(kept.begin(), kept.begin() + 8);
     all.insert(all.end(), unseen.begin(), unseen.begin() + 16);
     all.insert(all.end(), kept.begin() + 8, kept.end());
     all.insert(all.end(), unseen.begin() + 16, unseen.end());
     const std::vector<unsigned char> all_labels = {1, 1, 0, 1, 0, 1, 1, 0, 1};
     CompactRow sent;
-    keep_visible_words(all, all_labels, s.augment.crop_size, sent);
+    augment::keep_visible_words(all, all_labels, s.augment.crop_size, sent);
     EXPECT_EQ(sent.quads, kept);
     EXPECT_EQ(sent.labels, (std::vector<unsigned char>{1, 1, 0, 1}));
     // The unseen words that a receiver takes (all but the one past the builder's bound) change
@@ -248,8 +258,8 @@ namespace {
 // bad sample of the sending pipeline: replaced and reported under skip, naming it under fail,
 // never a failed stream (issue 30).
 TEST(CompactTest, AVisibleWordBeyondTheReachIsABadSampleOfItsPolicy) {
-  const std::filesystem::path root =
-      std::filesystem::temp_directory_path() / ("textfeed_compact_reach_" + std::to_string(::getpid()));
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("textfeed_compact_reach_" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "images");
   std::filesystem::create_directories(root / "gt");
   for (int i = 0; i < 2; ++i) {

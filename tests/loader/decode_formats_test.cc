@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "loader/decode.h"
 #include "tests/loader/test_images.h"
@@ -56,7 +55,8 @@ TEST(DecodeFormatsTest, ImagesOverTheLimitAreRefusedFromTheHeaderForEveryFormat)
 // Little-endian TIFF directory entry `tag` of `tiff` set to `value` (as LONG).
 bool patch_tiff_tag(std::vector<uint8_t>& tiff, uint16_t tag, uint32_t value) {
   if (tiff.size() < 8 || tiff[0] != 'I') return false;
-  const uint32_t ifd = tiff[4] | tiff[5] << 8 | tiff[6] << 16 | static_cast<uint32_t>(tiff[7]) << 24;
+  const uint32_t ifd =
+      tiff[4] | tiff[5] << 8 | tiff[6] << 16 | static_cast<uint32_t>(tiff[7]) << 24;
   const int n = tiff[ifd] | tiff[ifd + 1] << 8;
   for (int i = 0; i < n; ++i) {
     uint8_t* e = tiff.data() + ifd + 2 + 12 * i;
@@ -106,9 +106,11 @@ TEST(DecodeFormatsTest, FormatsWhoseSizeCannotBeReadFirstAreRefusedByName) {
       {"x.j2k", "\xff\x4f\xff\x51" + std::string(64, '\0')},
       {"x.exr", "\x76\x2f\x31\x01" + std::string(64, '\0')},
       {"x.gif", "GIF89a\x08\x00\x08\x00\x00\x00\x00;"},
-      {"x.ras", "\x59\xa6\x6a\x95" + std::string("\0\0\0\x08\0\0\0\x08\0\0\0\x18", 12) + std::string(16 + 192, '\0')},
+      {"x.ras", "\x59\xa6\x6a\x95" + std::string("\0\0\0\x08\0\0\0\x08\0\0\0\x18", 12) +
+                    std::string(16 + 192, '\0')},
   };
-  const char* const what[] = {"Radiance HDR", "PFM", "JPEG 2000", "JPEG 2000", "OpenEXR", "GIF", "Sun raster"};
+  const char* const what[] = {"Radiance HDR", "PFM", "JPEG 2000", "JPEG 2000",
+                              "OpenEXR",      "GIF", "Sun raster"};
   Decoder d;
   for (size_t i = 0; i < std::size(cases); ++i) {
     const auto& [name, text] = cases[i];

@@ -24,8 +24,7 @@ namespace {
 std::vector<uint8_t> sample_jpeg() {
   std::vector<uint8_t> b;
   EXPECT_TRUE(
-      read_file(std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample/images/img_1.jpg", b)
-          .ok());
+      read_file(std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample/images/img_1.jpg", b).ok());
   return b;
 }
 
@@ -397,9 +396,11 @@ TEST(DecodeWindowTest, InteriorEqualsTheWholeDecode) {
     const int margin = 8;
     int differ = 0;
     for (int y = margin; y < part.height() - margin; ++y)
-      differ += std::memcmp(part.data() + (static_cast<size_t>(y) * part.width() + (x0 - w->x0 + margin)) * 3,
-                            whole.data() + (static_cast<size_t>(y + y0) * whole.width() + x0 + margin) * 3,
-                            static_cast<size_t>(x1 - x0 - 2 * margin) * 3) != 0;
+      differ +=
+          std::memcmp(
+              part.data() + (static_cast<size_t>(y) * part.width() + (x0 - w->x0 + margin)) * 3,
+              whole.data() + (static_cast<size_t>(y + y0) * whole.width() + x0 + margin) * 3,
+              static_cast<size_t>(x1 - x0 - 2 * margin) * 3) != 0;
     EXPECT_EQ(differ, 0) << "rows that differ from the whole decode at " << e << "/8";
   }
   Image all;

@@ -27,12 +27,14 @@ std::string make_dataset(const ScratchDir& dir, const std::vector<std::pair<int,
     std::vector<uint8_t> jpeg = testing::encoded_image(".jpg", std::abs(w), h, static_cast<int>(i));
     if (w < 0) jpeg = testing::with_garbage_frame(jpeg);
     testing::write_bytes(dir.path() / "images" / (name + ".jpg"), jpeg);
-    testing::write_text(dir.path() / "gt" / ("gt_" + name + ".txt"), testing::icdar_line(std::abs(w), h));
+    testing::write_text(dir.path() / "gt" / ("gt_" + name + ".txt"),
+                        testing::icdar_line(std::abs(w), h));
   }
   return dir.path().string();
 }
 
-PipelineSpec eval_spec(augment::Profile profile, const std::string& path, int canvas, OnBadSample policy) {
+PipelineSpec eval_spec(augment::Profile profile, const std::string& path, int canvas,
+                       OnBadSample policy) {
   PipelineSpec o = default_spec(profile, path);
   o.mode = Mode::kEval;
   o.augment.image_size = canvas;
@@ -67,7 +69,8 @@ TEST(EvalTest, NeverTakesSkipAndTrainingNeverTakesReport) {
   auto src = SampleSource::open(path, {});
   ASSERT_TRUE(src.has_value());
   PipelineSpec eval = eval_spec(augment::Profile::kUpstage, path, 256, OnBadSample::kSkip);
-  EXPECT_NE(validate(eval).message().find("never replaces"), std::string::npos) << validate(eval).message();
+  EXPECT_NE(validate(eval).message().find("never replaces"), std::string::npos)
+      << validate(eval).message();
   EXPECT_EQ(BatchPipeline::create(*src, eval).error().code(), Code::kInvalidArgument);
   PipelineSpec train = default_spec(augment::Profile::kUpstage, path);
   train.on_bad_sample = OnBadSample::kReport;
@@ -81,7 +84,8 @@ TEST(EvalTest, ImagesLargerThanTheCanvasFailCreationInOneMessage) {
   const std::string path = make_dataset(dir, {{200, 100}, {900, 300}, {150, 150}, {700, 700}});
   auto src = SampleSource::open(path, {});
   ASSERT_TRUE(src.has_value());
-  auto p = BatchPipeline::create(*src, eval_spec(augment::Profile::kSakura, path, 320, OnBadSample::kFail));
+  auto p = BatchPipeline::create(
+      *src, eval_spec(augment::Profile::kSakura, path, 320, OnBadSample::kFail));
   ASSERT_FALSE(p.has_value());
   const std::string m = p.error().message();
   EXPECT_EQ(p.error().code(), Code::kInvalidArgument);
@@ -91,7 +95,8 @@ TEST(EvalTest, ImagesLargerThanTheCanvasFailCreationInOneMessage) {
   EXPECT_EQ(m.find("img_0.jpg"), std::string::npos) << m;
   EXPECT_NE(m.find("image_size=896 fits every image"), std::string::npos) << m;
   // The canvas that message names makes the pipeline.
-  EXPECT_TRUE(BatchPipeline::create(*src, eval_spec(augment::Profile::kSakura, path, 896, OnBadSample::kFail))
+  EXPECT_TRUE(BatchPipeline::create(
+                  *src, eval_spec(augment::Profile::kSakura, path, 896, OnBadSample::kFail))
                   .has_value());
 }
 
@@ -100,7 +105,8 @@ TEST(EvalTest, ReportLeavesUnusableRowsBlankAndReportsEachOnceWithoutAReplacemen
   const std::string path = make_dataset(dir, {{200, 100}, {900, 300}, {150, 150}, {700, 700}});
   auto src = SampleSource::open(path, {});
   ASSERT_TRUE(src.has_value());
-  auto p = BatchPipeline::create(*src, eval_spec(augment::Profile::kSakura, path, 320, OnBadSample::kReport));
+  auto p = BatchPipeline::create(
+      *src, eval_spec(augment::Profile::kSakura, path, 320, OnBadSample::kReport));
   ASSERT_TRUE(p.has_value()) << p.error().to_string();
   const Filled f = fill_first(**p);
   ASSERT_TRUE(f.status.ok()) << f.status.to_string();
@@ -129,13 +135,14 @@ TEST(EvalTest, AnImageThatCannotBeReadFailsItsBatchOrIsReportedMissing) {
   auto src = SampleSource::open(path, {});
   ASSERT_TRUE(src.has_value());
   std::filesystem::remove(dir.path() / "images" / "img_2.jpg");  // gone after the index was read
-  auto failing = BatchPipeline::create(*src, eval_spec(augment::Profile::kUpstage, path, 256, OnBadSample::kFail));
+  auto failing = BatchPipeline::create(
+      *src, eval_spec(augment::Profile::kUpstage, path, 256, OnBadSample::kFail));
   ASSERT_TRUE(failing.has_value()) << failing.error().to_string();
   const Filled bad = fill_first(**failing);
   EXPECT_FALSE(bad.status.ok());
   EXPECT_NE(bad.status.message().find("img_1.jpg"), std::string::npos) << bad.status.message();
-  auto reporting =
-      BatchPipeline::create(*src, eval_spec(augment::Profile::kUpstage, path, 256, OnBadSample::kReport));
+  auto reporting = BatchPipeline::create(
+      *src, eval_spec(augment::Profile::kUpstage, path, 256, OnBadSample::kReport));
   ASSERT_TRUE(reporting.has_value());
   const Filled f = fill_first(**reporting);
   ASSERT_TRUE(f.status.ok()) << f.status.to_string();
@@ -156,9 +163,11 @@ TEST(EvalTest, DbEvaluatesOnAMultipleOfThirtyTwo) {
   auto src = SampleSource::open(path, {});
   ASSERT_TRUE(src.has_value());
   PipelineSpec odd = eval_spec(augment::Profile::kDb, path, 250, OnBadSample::kFail);
-  EXPECT_NE(validate(odd).message().find("multiple of 32"), std::string::npos) << validate(odd).message();
+  EXPECT_NE(validate(odd).message().find("multiple of 32"), std::string::npos)
+      << validate(odd).message();
   EXPECT_FALSE(BatchPipeline::create(*src, odd).has_value());
-  auto p = BatchPipeline::create(*src, eval_spec(augment::Profile::kDb, path, 256, OnBadSample::kFail));
+  auto p =
+      BatchPipeline::create(*src, eval_spec(augment::Profile::kDb, path, 256, OnBadSample::kFail));
   ASSERT_TRUE(p.has_value()) << p.error().to_string();
   const Filled f = fill_first(**p);
   ASSERT_TRUE(f.status.ok()) << f.status.to_string();

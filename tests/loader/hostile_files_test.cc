@@ -2,6 +2,7 @@
 // a decoder, images of extreme aspect — reach read_file and the batch pipeline: each is a bad
 // sample with its file and reason, replaced by policy; nothing blocks, aborts or fails a batch.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,13 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loader/dataset_source.h"
 #include "loader/decode.h"
@@ -37,7 +36,9 @@ auto with_deadline(const fs::path& fifo, F body) {
   auto done = std::async(std::launch::async, body);
   if (done.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) {
     ADD_FAILURE() << "blocked on the FIFO " << fifo;
-    for (int i = 0; i < 100 && done.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout; ++i) {
+    for (int i = 0;
+         i < 100 && done.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout;
+         ++i) {
       const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
       if (w >= 0) ::close(w);
     }
@@ -81,9 +82,12 @@ class HostilePipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const fs::path images = dir_.path() / "images";
-    for (int i = 0; i < 6; ++i) testing::write_bytes(images / ("good" + std::to_string(i) + ".jpg"), encoded_image(".jpg", 64, 48, i));
+    for (int i = 0; i < 6; ++i)
+      testing::write_bytes(images / ("good" + std::to_string(i) + ".jpg"),
+                           encoded_image(".jpg", 64, 48, i));
     testing::write_bytes(images / "wide.jpg", encoded_image(".jpg", 3000, 1));
-    testing::write_bytes(images / "poison.jpg", testing::with_frame_size(encoded_image(".jpg", 64, 48), 65535, 65535));
+    testing::write_bytes(images / "poison.jpg",
+                         testing::with_frame_size(encoded_image(".jpg", 64, 48), 65535, 65535));
     testing::write_bytes(images / "pic.tif", encoded_image(".tif", 64, 48));
     testing::write_bytes(images / "pic.bmp", encoded_image(".bmp", 64, 48));
     testing::write_bytes(images / "pic.webp", encoded_image(".webp", 64, 48));
@@ -120,9 +124,9 @@ class HostilePipelineTest : public ::testing::Test {
 };
 
 TEST_F(HostilePipelineTest, EveryHostileImageIsABadSampleReplacedAndNamed) {
-  const std::vector<std::string> names = {"good0.jpg", "sub",       "good1.jpg", "fifo.jpg", "good2.jpg", "poison.jpg",
-                                          "good3.jpg", "wide.jpg",  "good4.jpg", "pic.tif",  "pic.bmp",   "pic.webp",
-                                          "good5.jpg"};
+  const std::vector<std::string> names = {
+      "good0.jpg", "sub",       "good1.jpg", "fifo.jpg", "good2.jpg", "poison.jpg", "good3.jpg",
+      "wide.jpg",  "good4.jpg", "pic.tif",   "pic.bmp",  "pic.webp",  "good5.jpg"};
   auto src = source(names);
   BatchInfo info;
   const Status s = fill_all(src, info);
@@ -155,7 +159,8 @@ TEST_F(HostilePipelineTest, NoReadableReplacementNamesEveryFileTriedAndWhy) {
   const Status s = fill_all(src, info);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("no readable replacement"), std::string::npos) << s.message();
-  for (const char* what : {"images/sub is a folder", "images/fifo.jpg is a FIFO", "poison.jpg: bad JPEG header"})
+  for (const char* what :
+       {"images/sub is a folder", "images/fifo.jpg is a FIFO", "poison.jpg: bad JPEG header"})
     EXPECT_NE(s.message().find(what), std::string::npos) << what << " in: " << s.message();
 }
 
@@ -175,7 +180,8 @@ void produce_under_a_memory_limit(const fs::path& image) {
   ds.root = image.parent_path().string();
   ds.samples.push_back(SampleRecord{image.filename().string(), "", {}, {}, {}, {}, 0, 0});
   augment::AugmentOptions o = augment::profile_defaults(augment::Profile::kSakura);
-  SampleProducer producer(std::make_shared<const DatasetSource>(std::move(ds)), o, DecodeOptions{.windows = false});
+  SampleProducer producer(std::make_shared<const DatasetSource>(std::move(ds)), o,
+                          DecodeOptions{.windows = false});
   std::vector<uint8_t> image_buf(3 * o.crop_size * o.crop_size * sizeof(float));
   const int m = o.map_size();
   std::vector<float> score(m * m), geo(5 * m * m), mask(m * m);
@@ -183,13 +189,17 @@ void produce_under_a_memory_limit(const fs::path& image) {
     return MutableImageView{static_cast<uint8_t*>(p), h, w, 1, static_cast<ptrdiff_t>(w) * elem, t};
   };
   const MutableImageView maps[] = {view(score.data(), m, m, DType::kF32, 4),
-                                   view(geo.data(), 5 * m, m, DType::kF32, 4), view(mask.data(), m, m, DType::kF32, 4)};
-  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4), maps};
+                                   view(geo.data(), 5 * m, m, DType::kF32, 4),
+                                   view(mask.data(), m, m, DType::kF32, 4)};
+  const SampleOutputs out{view(image_buf.data(), 3 * o.crop_size, o.crop_size, DType::kF32, 4),
+                          maps};
   const Status s = producer.produce(0, 0, 0, out);
   std::fprintf(stderr, "%s\n", s.to_string().c_str());
   std::error_code ec;
-  fs::remove_all(image.parent_path(), ec);  // the child's own scratch folder: _Exit runs no destructor
-  std::_Exit(s.code() == Code::kInternal && s.message().find("huge.jpg") != std::string::npos ? 0 : 1);
+  fs::remove_all(image.parent_path(),
+                 ec);  // the child's own scratch folder: _Exit runs no destructor
+  std::_Exit(s.code() == Code::kInternal && s.message().find("huge.jpg") != std::string::npos ? 0
+                                                                                              : 1);
 }
 
 TEST(ProducerTest, AnAllocationThatFailsIsThatSamplesErrorNotAnException) {
@@ -202,9 +212,11 @@ TEST(ProducerTest, AnAllocationThatFailsIsThatSamplesErrorNotAnException) {
 #endif
   ScratchDir dir;
   const fs::path image = dir.path() / "huge.jpg";
-  testing::write_bytes(image, testing::with_frame_size(encoded_image(".jpg", 64, 48), 10000, 10000));
+  testing::write_bytes(image,
+                       testing::with_frame_size(encoded_image(".jpg", 64, 48), 10000, 10000));
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(produce_under_a_memory_limit(image), ::testing::ExitedWithCode(0), "Internal: sample 0 .*huge.jpg");
+  EXPECT_EXIT(produce_under_a_memory_limit(image), ::testing::ExitedWithCode(0),
+              "Internal: sample 0 .*huge.jpg");
 }
 
 }  // namespace

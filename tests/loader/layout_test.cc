@@ -1,8 +1,9 @@
-// Dataset layouts (docs/dataset_layouts.md): the Boostcamp baselines' folders (ROOT/ufo/<split>.json
-// with ROOT/img/<split>/, and ROOT/<x>_receipt/ufo/<split>.json merged), the precedence of image
-// folders, the merge order, a name in two merged files, confinement to the root, the split option
-// and the illegibility option. Each test builds its layout in a temporary folder from a few images
-// of data/icdar15-sample.
+// Dataset layouts (docs/dataset_layouts.md): the Boostcamp baselines' folders
+// (ROOT/ufo/<split>.json with ROOT/img/<split>/, and ROOT/<x>_receipt/ufo/<split>.json merged), the
+// precedence of image folders, the merge order, a name in two merged files, confinement to the
+// root, the split option and the illegibility option. Each test builds its layout in a temporary
+// folder from a few images of data/icdar15-sample.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "base/log.h"
 #include "loader/dataset.h"
@@ -29,7 +28,8 @@ std::string ufo_json(const std::vector<std::string>& names, const char* illegibl
   std::string json = "{\"images\": {";
   for (size_t i = 0; i < names.size(); ++i) {
     json += (i ? ", \"" : "\"") + names[i] +
-            "\": {\"img_w\": 1280, \"img_h\": 720, \"words\": {\"1\": {\"points\": [[10, 10], [60, 10], "
+            "\": {\"img_w\": 1280, \"img_h\": 720, \"words\": {\"1\": {\"points\": [[10, 10], [60, "
+            "10], "
             "[60, 30], [10, 30]], \"transcription\": \"w\", \"illegibility\": " +
             illegible + "}}}";
   }
@@ -39,8 +39,9 @@ std::string ufo_json(const std::vector<std::string>& names, const char* illegibl
 class DatasetLayoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("textfeed_layout_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() /
+            ("textfeed_layout_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -54,14 +55,16 @@ class DatasetLayoutTest : public ::testing::Test {
   void images(const fs::path& folder, const std::vector<std::string>& names) {
     fs::create_directories(root_ / folder);
     for (size_t i = 0; i < names.size(); ++i)
-      fs::copy_file(kSampleImages / ("img_" + std::to_string(i + 1) + ".jpg"), root_ / folder / names[i],
-                    fs::copy_options::overwrite_existing);
+      fs::copy_file(kSampleImages / ("img_" + std::to_string(i + 1) + ".jpg"),
+                    root_ / folder / names[i], fs::copy_options::overwrite_existing);
   }
   // The 7th generation's layout: <lang>_receipt/ufo/<split>.json and <lang>_receipt/img/<split>/.
-  void receipt(const std::string& lang, const std::string& code, int n, const std::string& split = "train") {
+  void receipt(const std::string& lang, const std::string& code, int n,
+               const std::string& split = "train") {
     std::vector<std::string> names;
     for (int i = 0; i < n; ++i)
-      names.push_back("extractor." + code + ".in_house.appen_00000" + std::to_string(i) + "_page0001.jpg");
+      names.push_back("extractor." + code + ".in_house.appen_00000" + std::to_string(i) +
+                      "_page0001.jpg");
     images(lang + "_receipt/img/" + split, names);
     write(lang + "_receipt/ufo/" + split + ".json", ufo_json(names));
   }
@@ -89,7 +92,8 @@ TEST_F(DatasetLayoutTest, SixthGenerationOpensByFileAndByFolder) {
     EXPECT_EQ(ds->files[0].image_dir, "img/train");
     EXPECT_EQ(ds->files[0].samples, 2u);
     EXPECT_TRUE(ds->bad.empty());
-    for (size_t i = 0; i < ds->samples.size(); ++i) EXPECT_TRUE(fs::is_regular_file(ds->image_path(i)));
+    for (size_t i = 0; i < ds->samples.size(); ++i)
+      EXPECT_TRUE(fs::is_regular_file(ds->image_path(i)));
   }
 }
 
@@ -105,9 +109,11 @@ TEST_F(DatasetLayoutTest, OpeningASourceLogsEachJsonAndItsImageFolderOnce) {
   ASSERT_TRUE(source.has_value()) << source.error().to_string();
   EXPECT_EQ((*source)->size(), 3u);
   const std::string prefix = "dataset " + root_.string() + ": ";
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       prefix + "chinese_receipt/ufo/train.json: 2 image(s) from chinese_receipt/img/train/",
-                       prefix + "thai_receipt/ufo/train.json: 1 image(s) from thai_receipt/img/train/"}));
+  EXPECT_EQ(
+      lines,
+      (std::vector<std::string>{
+          prefix + "chinese_receipt/ufo/train.json: 2 image(s) from chinese_receipt/img/train/",
+          prefix + "thai_receipt/ufo/train.json: 1 image(s) from thai_receipt/img/train/"}));
 }
 
 TEST_F(DatasetLayoutTest, ImageFoldersArePickedInOrderImgSplitThenImagesThenTheRoot) {
@@ -172,16 +178,17 @@ TEST_F(DatasetLayoutTest, SplitPicksTheJsonAndItsImageFolder) {
   auto missing = open_dataset(root_.string(), test);
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(missing.error().message().find("no ufo/test.json for split 'test' (found: ufo/train.json ufo/val.json)"),
+  EXPECT_NE(missing.error().message().find(
+                "no ufo/test.json for split 'test' (found: ufo/train.json ufo/val.json)"),
             std::string::npos)
       << missing.error().message();
 }
 
 TEST_F(DatasetLayoutTest, BadSplitValuesAreRefusedByName) {
   write("ufo/train.json", ufo_json({}));
-  for (const std::string& bad : {std::string(), std::string("."), std::string(".."), std::string("a/b"),
-                                 std::string("../train"), std::string("/etc/x"), std::string("tr\0ain", 6),
-                                 std::string(256, 's')}) {
+  for (const std::string& bad : {std::string(), std::string("."), std::string(".."),
+                                 std::string("a/b"), std::string("../train"), std::string("/etc/x"),
+                                 std::string("tr\0ain", 6), std::string(256, 's')}) {
     ReaderOptions o;
     o.split = bad;
     const Status v = validate(o);
@@ -197,7 +204,8 @@ TEST_F(DatasetLayoutTest, BadSplitValuesAreRefusedByName) {
   EXPECT_TRUE(validate(longest).ok());
 }
 
-// ---- the 7th generation: <x>_receipt folders merged ----------------------------------------------
+// ---- the 7th generation: <x>_receipt folders merged
+// ----------------------------------------------
 
 TEST_F(DatasetLayoutTest, SeventhGenerationMergesReceiptFoldersInSortedOrder) {
   receipt("vietnamese", "vi", 1);  // made out of order: the merge order is the names' order
@@ -217,12 +225,16 @@ TEST_F(DatasetLayoutTest, SeventhGenerationMergesReceiptFoldersInSortedOrder) {
     EXPECT_EQ(ds->files[i].samples, counts[i]);
   }
   ASSERT_EQ(ds->samples.size(), 6u);
-  EXPECT_EQ(ds->samples[0].image, "chinese_receipt/img/train/extractor.zh.in_house.appen_000000_page0001.jpg");
+  EXPECT_EQ(ds->samples[0].image,
+            "chinese_receipt/img/train/extractor.zh.in_house.appen_000000_page0001.jpg");
   EXPECT_EQ(ds->samples[0].annotation, "chinese_receipt/ufo/train.json");
-  EXPECT_EQ(ds->samples[5].image, "vietnamese_receipt/img/train/extractor.vi.in_house.appen_000000_page0001.jpg");
-  EXPECT_TRUE(std::is_sorted(ds->samples.begin(), ds->samples.end(),
-                             [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; }));
-  for (size_t i = 0; i < ds->samples.size(); ++i) EXPECT_TRUE(fs::is_regular_file(ds->image_path(i)));
+  EXPECT_EQ(ds->samples[5].image,
+            "vietnamese_receipt/img/train/extractor.vi.in_house.appen_000000_page0001.jpg");
+  EXPECT_TRUE(std::is_sorted(
+      ds->samples.begin(), ds->samples.end(),
+      [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; }));
+  for (size_t i = 0; i < ds->samples.size(); ++i)
+    EXPECT_TRUE(fs::is_regular_file(ds->image_path(i)));
   EXPECT_TRUE(ds->bad.empty());
 }
 
@@ -239,7 +251,8 @@ TEST_F(DatasetLayoutTest, SeventhGenerationSplitAndAMissingSplitFile) {
   auto train = open_dataset(root_.string(), {});  // thai_receipt has no train.json
   ASSERT_FALSE(train.has_value());
   EXPECT_EQ(train.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(train.error().message().find("no thai_receipt/ufo/train.json for split 'train'"), std::string::npos)
+  EXPECT_NE(train.error().message().find("no thai_receipt/ufo/train.json for split 'train'"),
+            std::string::npos)
       << train.error().message();
 }
 
@@ -253,15 +266,17 @@ TEST_F(DatasetLayoutTest, AnImageNameInTwoMergedFilesIsAnErrorNamingBoth) {
   auto ds = open_dataset(root_.string(), {});
   ASSERT_FALSE(ds.has_value());
   EXPECT_EQ(ds.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(ds.error().message().find("image '" + name +
-                                      "' is in both chinese_receipt/ufo/train.json and japanese_receipt/ufo/train.json"),
+  EXPECT_NE(ds.error().message().find(
+                "image '" + name +
+                "' is in both chinese_receipt/ufo/train.json and japanese_receipt/ufo/train.json"),
             std::string::npos)
       << ds.error().message();
 }
 
 TEST_F(DatasetLayoutTest, AnImageWhoseLanguageCodeDisagreesWithItsFolderIsKeptInItsJsonsFolder) {
   receipt("chinese", "zh", 1);
-  const std::string stray = "extractor.ja.in_house.appen_000009_page0001.jpg";  // "ja" in chinese_receipt
+  const std::string stray =
+      "extractor.ja.in_house.appen_000009_page0001.jpg";  // "ja" in chinese_receipt
   images("chinese_receipt/img/train", {"extractor.zh.in_house.appen_000000_page0001.jpg", stray});
   write("chinese_receipt/ufo/train.json",
         ufo_json({"extractor.zh.in_house.appen_000000_page0001.jpg", stray}));
@@ -281,7 +296,8 @@ TEST_F(DatasetLayoutTest, AFolderWithNoLayoutSaysWhatItLookedFor) {
       << ds.error().message();
 }
 
-// ---- confinement -----------------------------------------------------------------------------------
+// ---- confinement
+// -----------------------------------------------------------------------------------
 
 TEST_F(DatasetLayoutTest, ASymlinkedImageFolderOutsideTheRootIsRefused) {
   const fs::path outside = root_.string() + "_outside";
@@ -328,7 +344,8 @@ TEST_F(DatasetLayoutTest, ImageNamesThatLeaveTheirFolderAreLeftOutAndListed) {
   fs::copy_file(kSampleImages / "img_1.jpg", outside / "x.jpg");
   images("img/train", {"a.jpg"});
   fs::create_directory_symlink(outside, root_ / "img/train/sub");
-  write("ufo/train.json", ufo_json({"a.jpg", "../../x.jpg", "../../../x.jpg", "sub/x.jpg", "/etc/passwd"}));
+  write("ufo/train.json",
+        ufo_json({"a.jpg", "../../x.jpg", "../../../x.jpg", "sub/x.jpg", "/etc/passwd"}));
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
   EXPECT_EQ(image_names(*ds), std::vector<std::string>{"img/train/a.jpg"});
@@ -336,8 +353,9 @@ TEST_F(DatasetLayoutTest, ImageNamesThatLeaveTheirFolderAreLeftOutAndListed) {
   for (const BadRecord& b : ds->bad) {
     EXPECT_EQ(b.file, "ufo/train.json");
     escapes += b.reason.find("escapes the dataset root") != std::string::npos;
-    links += b.reason.find("image 'sub/x.jpg' lies in a folder that leads outside the dataset root") !=
-             std::string::npos;
+    links +=
+        b.reason.find("image 'sub/x.jpg' lies in a folder that leads outside the dataset root") !=
+        std::string::npos;
     absolute += b.reason.find("is absolute") != std::string::npos;
   }
   EXPECT_EQ(escapes, 2);  // `..` out of img/train/ is refused even where it would stay in the root
@@ -346,7 +364,8 @@ TEST_F(DatasetLayoutTest, ImageNamesThatLeaveTheirFolderAreLeftOutAndListed) {
   fs::remove_all(outside);
 }
 
-// ---- illegibility -------------------------------------------------------------------------------------
+// ---- illegibility
+// -------------------------------------------------------------------------------------
 
 TEST_F(DatasetLayoutTest, IllegibilityIgnoreMasksIllegibleWordsAndValidKeepsThem) {
   images("img/train", {"a.jpg"});

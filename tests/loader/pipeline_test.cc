@@ -19,7 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kSample = std::string(TEXTFEED_DATA_DIR) + "/icdar15-sample";
 
-std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, augment::Profile profile) {
+std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src,
+                                    augment::Profile profile) {
   PipelineSpec o;
   o.augment = augment::profile_defaults(profile);
   o.sampler.seed = 42;
@@ -29,7 +30,8 @@ std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, aug
   return std::move(*p);
 }
 
-std::vector<uint8_t> fill(BatchPipeline& p, int threads, uint64_t epoch, size_t batch, BatchInfo* info_out = nullptr) {
+std::vector<uint8_t> fill(BatchPipeline& p, int threads, uint64_t epoch, size_t batch,
+                          BatchInfo* info_out = nullptr) {
   std::vector<uint8_t> slot(p.layout().slot_bytes, 0);
   WorkerPool pool(threads);
   BatchInfo info;
@@ -52,7 +54,9 @@ TEST(PipelineTest, SameBatchesWithOneOrTwoThreads) {
 }
 
 TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
-  const std::string path = (fs::temp_directory_path() / ("textfeed_pipe_" + std::to_string(::getpid()) + ".tfc")).string();
+  const std::string path =
+      (fs::temp_directory_path() / ("textfeed_pipe_" + std::to_string(::getpid()) + ".tfc"))
+          .string();
   auto ds = open_dataset(kSample, {});
   ASSERT_TRUE(ds.has_value());
   for (auto profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
@@ -71,8 +75,9 @@ TEST(PipelineTest, CacheGivesTheSameTargetsAsTheDataset) {
     const BatchLayout& l = from_ds->layout();
     const TensorDesc& img = l.image();
     // Targets: byte-identical.
-    EXPECT_EQ(0, std::memcmp(x.data() + img.size_bytes, y.data() + img.size_bytes,
-                             l.tensors.back().offset_bytes + l.tensors.back().size_bytes - img.size_bytes));
+    EXPECT_EQ(0, std::memcmp(
+                     x.data() + img.size_bytes, y.data() + img.size_bytes,
+                     l.tensors.back().offset_bytes + l.tensors.back().size_bytes - img.size_bytes));
     // Pixels: identical without a resize (sakura), close with the cache's resample (upstage).
     const float* px = reinterpret_cast<const float*>(x.data());
     const float* py = reinterpret_cast<const float*>(y.data());
@@ -105,7 +110,9 @@ TEST(PipelineTest, WindowDecodesGiveTheWholeDecodesSamples) {
     for (size_t b = 0; b < 2; ++b) {
       const std::vector<uint8_t> a = fill(**windowed, 2, 0, b), c = fill(**whole, 2, 0, b);
       for (const TensorDesc& t : l.targets()) {
-        EXPECT_EQ(0, std::memcmp(a.data() + t.offset_bytes, c.data() + t.offset_bytes, t.size_bytes)) << t.name;
+        EXPECT_EQ(0,
+                  std::memcmp(a.data() + t.offset_bytes, c.data() + t.offset_bytes, t.size_bytes))
+            << t.name;
       }
       // Image: normalized floats in [-1, 1]; the window moves the warp's sample points by a
       // rounding error at most, so pixels differ by a level or two where they differ at all.
@@ -131,7 +138,9 @@ TEST(PipelineTest, BadImageIsSubstitutedAndReported) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy(kSample, dir, fs::copy_options::recursive);
-  { std::ofstream(dir / "images" / "img_1.jpg", std::ios::binary | std::ios::trunc) << "not a jpeg"; }
+  {
+    std::ofstream(dir / "images" / "img_1.jpg", std::ios::binary | std::ios::trunc) << "not a jpeg";
+  }
   auto src = SampleSource::open(dir.string(), {});
   ASSERT_TRUE(src.has_value());
   PipelineSpec o;

@@ -1,6 +1,7 @@
 // The polygon readers (Total-Text, CTW1500, PaddleOCR label files, mmocr json): each reads a small
 // sample written here, keeps every word's points, finds its format, and lists malformed records
 // with file, line or record, and reason.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "loader/dataset.h"
 
@@ -22,8 +21,9 @@ namespace fs = std::filesystem;
 class PolyReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("textfeed_poly_" + std::to_string(::getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() /
+            ("textfeed_poly_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -47,7 +47,8 @@ class PolyReaderTest : public ::testing::Test {
   static std::vector<float> points(const SampleRecord& r, size_t word) {
     size_t at = 0;
     for (size_t w = 0; w < word; ++w) at += 2 * r.poly_points[w];
-    return {r.poly_xy.begin() + static_cast<long>(at), r.poly_xy.begin() + static_cast<long>(at + 2 * r.poly_points[word])};
+    return {r.poly_xy.begin() + static_cast<long>(at),
+            r.poly_xy.begin() + static_cast<long>(at + 2 * r.poly_points[word])};
   }
   fs::path root_;
 };
@@ -92,19 +93,21 @@ TEST_F(PolyReaderTest, TotalTextKeepsEveryPointAndFindsItsFormat) {
 TEST_F(PolyReaderTest, TotalTextMalformedRecordsAreListedWithTheirLine) {
   write("images/img1.jpg", "x");
   write("gt/poly_gt_img1.txt",
-        "stray words\n"                                                              // 1: before any record
-        "x: [[1 9 9 1]], y: [[1 1 5]], ornt: [u'h'], transcriptions: [u'A']\n"      // 2: 4 x, 3 y
-        "x: [[1 9 nan 1]], y: [[1 1 5 5]], ornt: [u'h'], transcriptions: [u'B']\n"  // 3: nan
-        "x: [[1 9 9 1]], y: [[1 1 5 5]], ornt: [u'h']\n"                            // 4: no text
-        "x: [[1 9]], y: [[1 1]], ornt: [u'h'], transcriptions: [u'C']\n"              // 5: 2 points
+        "stray words\n"  // 1: before any record
+        "x: [[1 9 9 1]], y: [[1 1 5]], ornt: [u'h'], transcriptions: [u'A']\n"       // 2: 4 x, 3 y
+        "x: [[1 9 nan 1]], y: [[1 1 5 5]], ornt: [u'h'], transcriptions: [u'B']\n"   // 3: nan
+        "x: [[1 9 9 1]], y: [[1 1 5 5]], ornt: [u'h']\n"                             // 4: no text
+        "x: [[1 9]], y: [[1 1]], ornt: [u'h'], transcriptions: [u'C']\n"             // 5: 2 points
         "x: [[1 9 9 1]], y: [[1 1 5 5]], ornt: [u'h'], transcriptions: [u'OK']\n");  // 6
   auto ds = read_totaltext(root_.string(), {});
   ASSERT_TRUE(ds.has_value());
   ASSERT_EQ(ds->samples[0].poly_points.size(), 1u);
   EXPECT_EQ(ds->samples[0].texts[0], "OK");
-  const std::vector<std::pair<std::string, int>> want = {
-      {"does not start a record", 1}, {"4 x but 3 y", 2}, {"not a finite number", 3}, {"transcriptions", 4},
-      {"2 points", 5}};
+  const std::vector<std::pair<std::string, int>> want = {{"does not start a record", 1},
+                                                         {"4 x but 3 y", 2},
+                                                         {"not a finite number", 3},
+                                                         {"transcriptions", 4},
+                                                         {"2 points", 5}};
   for (const auto& [needle, line] : want) {
     const BadRecord* b = bad(*ds, needle);
     ASSERT_NE(b, nullptr) << needle;
@@ -117,7 +120,8 @@ TEST_F(PolyReaderTest, TotalTextMalformedRecordsAreListedWithTheirLine) {
 
 std::string ctw_offsets_line() {  // box (10, 20)-(100, 60), then 14 points as offsets
   std::string s = "10,20,100,60";
-  for (int i = 0; i < 14; ++i) s.append(",").append(std::to_string(i * 5)).append(i < 7 ? ",0" : ",30");
+  for (int i = 0; i < 14; ++i)
+    s.append(",").append(std::to_string(i * 5)).append(i < 7 ? ",0" : ",30");
   return s;
 }
 
@@ -126,8 +130,10 @@ TEST_F(PolyReaderTest, Ctw1500TxtReadsBothFormsAndFindsItsFormat) {
   write("gt/0001.txt", ctw_offsets_line() + "\n");
   write("images/1001.jpg", "x");
   write("gt/1001.txt",
-        "48,84,61,79,75,73,88,68,102,74,116,79,130,84,135,73,119,67,104,60,89,56,74,61,59,67,45,73,#######\n"
-        "51,137,58,137,66,137,74,137,82,137,90,137,98,137,98,119,90,119,82,119,74,119,66,119,58,119,50,119,####E-313\n");
+        "48,84,61,79,75,73,88,68,102,74,116,79,130,84,135,73,119,67,104,60,89,56,74,61,59,67,45,73,"
+        "#######\n"
+        "51,137,58,137,66,137,74,137,82,137,90,137,98,137,98,119,90,119,82,119,74,119,66,119,58,"
+        "119,50,119,####E-313\n");
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
   EXPECT_EQ(ds->format, DatasetFormat::kCtw1500);
@@ -151,9 +157,12 @@ TEST_F(PolyReaderTest, Ctw1500XmlReadsBoxesAndListsBadOnes) {
   write("gt/0200.xml",
         "<Annotations>\n <image file=\"0200.jpg\">\n"
         "  <box height=\"197\" left=\"131\" top=\"49\" width=\"399\">\n   <label>A&amp;B</label>\n"
-        "   <segs>131,58,208,49,279,56,346,76,412,101,473,141,530,192,510,246,458,210,405,175,350,151,291,137,"
+        "   "
+        "<segs>131,58,208,49,279,56,346,76,412,101,473,141,530,192,510,246,458,210,405,175,350,151,"
+        "291,137,"
         "228,133,165,134</segs>\n  </box>\n"
-        "  <box height=\"1\" left=\"1\" top=\"1\" width=\"1\">\n   <label>###</label>\n   <segs>1,2,3</segs>\n"
+        "  <box height=\"1\" left=\"1\" top=\"1\" width=\"1\">\n   <label>###</label>\n   "
+        "<segs>1,2,3</segs>\n"
         "  </box>\n </image>\n</Annotations>\n");
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
@@ -189,7 +198,8 @@ TEST_F(PolyReaderTest, Ctw1500MalformedTxtLinesAreListed) {
 // ---- PaddleOCR --------------------------------------------------------------------------------
 
 constexpr const char* kPaddle =
-    "imgs/a.jpg\t[{\"transcription\": \"HELLO\", \"points\": [[10, 10], [50, 10], [50, 30], [10, 30]]}, "
+    "imgs/a.jpg\t[{\"transcription\": \"HELLO\", \"points\": [[10, 10], [50, 10], [50, 30], [10, "
+    "30]]}, "
     "{\"transcription\": \"###\", \"points\": [[1, 1], [5, 1], [5, 5], [1, 5]]}, "
     "{\"transcription\": \"*\", \"points\": [[0, 0], [9, 0], [9, 9], [5, 12], [0, 9], [0, 4]]}]\n"
     "imgs/b.jpg\t[]\n";
@@ -203,7 +213,8 @@ TEST_F(PolyReaderTest, PaddleLabelFileReadsWordsAndIgnoresTheirMarks) {
   const SampleRecord* a = find(*ds, "imgs/a.jpg");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->poly_points, (std::vector<uint32_t>{4, 4, 6}));
-  EXPECT_EQ(a->poly_labels, (std::vector<unsigned char>{kLabelValid, kLabelIgnored, kLabelIgnored}));
+  EXPECT_EQ(a->poly_labels,
+            (std::vector<unsigned char>{kLabelValid, kLabelIgnored, kLabelIgnored}));
   EXPECT_EQ(a->quads.size(), 2u);
   EXPECT_EQ(a->lines[0], 1);
   ASSERT_EQ(ds->files.size(), 1u);
@@ -216,16 +227,19 @@ TEST_F(PolyReaderTest, PaddleLabelFileReadsWordsAndIgnoresTheirMarks) {
 }
 
 TEST_F(PolyReaderTest, PaddleMalformedLinesAreListedWithTheirLine) {
-  write("label.txt",
-        "ok.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0], [4, 0], [4, 4]]}]\n"  // 1: a triangle, kept
-        "no tab here\n"                                                                    // 2
-        "bad.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0], [4, 0]\n"               // 3: broken json
-        "../out.jpg\t[]\n"                                                                 // 4: escapes
-        "ok.jpg\t[]\n"                                                                     // 5: twice
-        "w.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0, 1], [4, 0], [4, 4]]}, "
-        "{\"points\": [[0, 0], [4, 0], [4, 4]]}, "
-        "{\"transcription\": \"B\", \"transcription\": \"C\", \"points\": [[0, 0], [4, 0], [4, 4]]}, "
-        "{\"transcription\": \"D\", \"points\": [[0, 0], [4, 1e39], [4, 4]]}]\n");       // 6
+  write(
+      "label.txt",
+      "ok.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0], [4, 0], [4, 4]]}]\n"  // 1: a
+                                                                                      // triangle,
+                                                                                      // kept
+      "no tab here\n"                                                                 // 2
+      "bad.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0], [4, 0]\n"  // 3: broken json
+      "../out.jpg\t[]\n"                                                    // 4: escapes
+      "ok.jpg\t[]\n"                                                        // 5: twice
+      "w.jpg\t[{\"transcription\": \"A\", \"points\": [[0, 0, 1], [4, 0], [4, 4]]}, "
+      "{\"points\": [[0, 0], [4, 0], [4, 4]]}, "
+      "{\"transcription\": \"B\", \"transcription\": \"C\", \"points\": [[0, 0], [4, 0], [4, 4]]}, "
+      "{\"transcription\": \"D\", \"points\": [[0, 0], [4, 1e39], [4, 4]]}]\n");  // 6
   ReaderOptions o;
   o.format = ReaderFormat::kPaddle;
   auto ds = open_dataset((root_ / "label.txt").string(), o);
@@ -233,10 +247,14 @@ TEST_F(PolyReaderTest, PaddleMalformedLinesAreListedWithTheirLine) {
   ASSERT_EQ(ds->samples.size(), 2u);  // ok.jpg and w.jpg (no word)
   EXPECT_EQ(find(*ds, "ok.jpg")->poly_points, (std::vector<uint32_t>{3}));
   EXPECT_TRUE(find(*ds, "w.jpg")->poly_points.empty());
-  const std::vector<std::pair<std::string, int>> want = {
-      {"no TAB", 2},           {"not valid JSON", 3},         {"escapes the dataset root", 4},
-      {"appears twice", 5},    {"not an [x, y] pair", 6},     {"no 'transcription'", 6},
-      {"'transcription' twice", 6}, {"32-bit float", 6}};
+  const std::vector<std::pair<std::string, int>> want = {{"no TAB", 2},
+                                                         {"not valid JSON", 3},
+                                                         {"escapes the dataset root", 4},
+                                                         {"appears twice", 5},
+                                                         {"not an [x, y] pair", 6},
+                                                         {"no 'transcription'", 6},
+                                                         {"'transcription' twice", 6},
+                                                         {"32-bit float", 6}};
   for (const auto& [needle, line] : want) {
     const BadRecord* b = bad(*ds, needle);
     ASSERT_NE(b, nullptr) << needle;
@@ -247,7 +265,8 @@ TEST_F(PolyReaderTest, PaddleMalformedLinesAreListedWithTheirLine) {
 
 // ---- mmocr ------------------------------------------------------------------------------------
 
-constexpr const char* kMmocr = R"({"metainfo": {"dataset_type": "TextDetDataset", "task_name": "textdet",
+constexpr const char* kMmocr =
+    R"({"metainfo": {"dataset_type": "TextDetDataset", "task_name": "textdet",
   "category": [{"id": 0, "name": "text"}]},
  "data_list": [
   {"img_path": "textdet_imgs/train/a.jpg", "height": 100, "width": 200, "instances": [
@@ -398,7 +417,8 @@ TEST_F(PolyReaderTest, ListFormatsLeaveOutImagePathsThatAreFoldersOnDisk) {
   // A missing image is not decided at index time: the decoder reports it, as for every format.
   EXPECT_EQ(kept, (std::vector<std::string>{"imgs/a.jpg", "imgs/missing.jpg"}));
   ASSERT_EQ(paddle->bad.size(), 2u);
-  const BadRecord* folder = bad(*paddle, "'imgs/dir.jpg' names a folder, not an image file; left out");
+  const BadRecord* folder =
+      bad(*paddle, "'imgs/dir.jpg' names a folder, not an image file; left out");
   ASSERT_NE(folder, nullptr);
   EXPECT_EQ(folder->file, "label.txt");
   EXPECT_EQ(folder->line, 2);
@@ -411,7 +431,8 @@ TEST_F(PolyReaderTest, ListFormatsLeaveOutImagePathsThatAreFoldersOnDisk) {
   ASSERT_TRUE(mm.has_value()) << mm.error().to_string();
   ASSERT_EQ(mm->samples.size(), 1u);
   EXPECT_EQ(mm->samples[0].image, "imgs/a.jpg");
-  const BadRecord* entry = bad(*mm, "data_list[1] image 'imgs/dir.jpg' names a folder, not an image file");
+  const BadRecord* entry =
+      bad(*mm, "data_list[1] image 'imgs/dir.jpg' names a folder, not an image file");
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->file, "m.json");
 }

@@ -1,5 +1,6 @@
 // Dataset readers: every annotation edge case of docs/targets.md §1.1/§1.2 that applies, format
 // detection, the JSON error locator, a large UFO file, and the real ICDAR-2015 sample.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "loader/dataset.h"
 #include "loader/detail/json_syntax.h"
@@ -231,7 +230,8 @@ TEST_F(ReaderTest, UfoSemanticsOfTheReference) {
   for (const BadRecord& r : ds->bad) {
     EXPECT_EQ(r.file, "ufo/train.json");
     if (r.reason.find("3 points") != std::string::npos) {
-      EXPECT_EQ(r.line, 0);  // no line number that is not one: the reason names the image and the word
+      EXPECT_EQ(r.line,
+                0);  // no line number that is not one: the reason names the image and the word
       EXPECT_NE(r.reason.find("image 'b.jpg' word '5'"), std::string::npos) << r.reason;
     }
   }
@@ -281,7 +281,8 @@ TEST_F(ReaderTest, UfoKeepsEveryWordsOriginalPolygon) {
   EXPECT_EQ(b.poly_points, (std::vector<uint32_t>{4, 4, 5, 4}));
   EXPECT_EQ(b.poly_labels, (std::vector<unsigned char>{1, 0, 1, 1}));
   ASSERT_EQ(b.poly_xy.size(), 2u * (4 + 4 + 5 + 4));
-  EXPECT_EQ(std::vector<float>(b.poly_xy.begin(), b.poly_xy.begin() + 8), (std::vector<float>{0, 0, 10, 0, 10, 5, 0, 5}));
+  EXPECT_EQ(std::vector<float>(b.poly_xy.begin(), b.poly_xy.begin() + 8),
+            (std::vector<float>{0, 0, 10, 0, 10, 5, 0, 5}));
 }
 
 TEST_F(ReaderTest, UfoIgnoreTagsAreAnOption) {

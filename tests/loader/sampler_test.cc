@@ -32,7 +32,7 @@ TEST(SamplerTest, TwoRanksCoverTheEpochOncePlusPadding) {
     for (uint32_t i : all_batches(*s, 3)) ++count[i];
   }
   EXPECT_EQ(batches[0], batches[1]);
-  EXPECT_EQ(batches[0], 2u);  // 6 samples in batches of 4: 4 + 2
+  EXPECT_EQ(batches[0], 2u);   // 6 samples in batches of 4: 4 + 2
   ASSERT_EQ(count.size(), n);  // every sample at least once
   int twice = 0;
   for (auto& [idx, c] : count) {
@@ -43,7 +43,8 @@ TEST(SamplerTest, TwoRanksCoverTheEpochOncePlusPadding) {
 }
 
 TEST(SamplerTest, DropLastDropsTheUnevenTailAndShortBatch) {
-  auto s = Sampler::create(11, {.seed = 1, .batch_size = 4, .rank = 1, .world_size = 2, .drop_last = true});
+  auto s = Sampler::create(
+      11, {.seed = 1, .batch_size = 4, .rank = 1, .world_size = 2, .drop_last = true});
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->samples_per_rank(), 5u);
   EXPECT_EQ(s->batches_per_epoch(), 1u);
@@ -107,7 +108,8 @@ TEST(SamplerTest, UnpaddedShardsCoverEverySampleExactlyOnce) {
     for (const int world : {1, 2, 3, 5}) {
       std::map<uint32_t, int> count;
       for (int rank = 0; rank < world; ++rank) {
-        SamplerOptions o{.seed = 9, .batch_size = 3, .rank = rank, .world_size = world, .shuffle = false};
+        SamplerOptions o{
+            .seed = 9, .batch_size = 3, .rank = rank, .world_size = world, .shuffle = false};
         o.pad = false;
         auto s = Sampler::create(n, o);
         ASSERT_TRUE(s.has_value()) << n << " " << world;
@@ -117,7 +119,8 @@ TEST(SamplerTest, UnpaddedShardsCoverEverySampleExactlyOnce) {
         EXPECT_EQ(s->padded_samples(), 0u);
         const std::vector<uint32_t> seen = all_batches(*s, 4);
         ASSERT_EQ(seen.size(), expected);
-        for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], rank + k * world);  // dataset order
+        for (size_t k = 0; k < seen.size(); ++k)
+          EXPECT_EQ(seen[k], rank + k * world);  // dataset order
         for (uint32_t i : seen) ++count[i];
       }
       ASSERT_EQ(count.size(), n) << n << " over " << world;
@@ -151,8 +154,9 @@ TEST(SamplerTest, ABatchPastAnUnpaddedRanksEndIsRefused) {
 }  // namespace
 
 // Every rank's batches of `epoch`, for world size `w` (the other options from `o`).
-std::map<uint32_t, int> counts_over_ranks(const std::vector<size_t>& sizes, const std::vector<double>& weights,
-                                          SamplerOptions o, uint64_t epoch, std::vector<size_t>* per_rank = nullptr) {
+std::map<uint32_t, int> counts_over_ranks(const std::vector<size_t>& sizes,
+                                          const std::vector<double>& weights, SamplerOptions o,
+                                          uint64_t epoch, std::vector<size_t>* per_rank = nullptr) {
   std::map<uint32_t, int> count;
   for (int r = 0; r < o.world_size; ++r) {
     o.rank = r;
@@ -173,7 +177,8 @@ std::map<uint32_t, int> counts_over_ranks(const std::vector<size_t>& sizes, cons
 
 TEST(SamplerTest, UnweightedSourcesConcatenateAndTwoRanksCoverEachSampleOnce) {
   std::vector<size_t> per_rank;
-  const auto count = counts_over_ranks({5, 7}, {}, {.seed = 4, .batch_size = 4, .world_size = 2}, 2, &per_rank);
+  const auto count =
+      counts_over_ranks({5, 7}, {}, {.seed = 4, .batch_size = 4, .world_size = 2}, 2, &per_rank);
   ASSERT_EQ(count.size(), 12u);
   for (const auto& [index, c] : count) EXPECT_EQ(c, 1) << index;
   EXPECT_EQ(per_rank, (std::vector<size_t>{6, 6}));
@@ -199,13 +204,15 @@ TEST(SamplerTest, LocateMapsAnIndexToItsSourceAndIndexThere) {
 TEST(SamplerTest, QuotasRoundByLargestRemainder) {
   auto s = Sampler::create({10, 10, 10}, {1, 1, 1}, {.epoch_size = 10});
   ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->quotas(), (std::vector<uint64_t>{4, 3, 3}));  // 3.33 each: the first gets the one left
+  EXPECT_EQ(s->quotas(),
+            (std::vector<uint64_t>{4, 3, 3}));  // 3.33 each: the first gets the one left
   auto t = Sampler::create({4, 40}, {1, 3}, {});
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->quotas(), (std::vector<uint64_t>{11, 33}));  // 44 draws in 1:3
   auto u = Sampler::create({4, 40}, {2, 1}, {.epoch_size = 7});
   ASSERT_TRUE(u.has_value());
-  EXPECT_EQ(u->quotas(), (std::vector<uint64_t>{5, 2}));  // 4.67 and 2.33: the larger remainder first
+  EXPECT_EQ(u->quotas(),
+            (std::vector<uint64_t>{5, 2}));  // 4.67 and 2.33: the larger remainder first
 }
 
 TEST(SamplerTest, WeightedEpochRepeatsTheSmallSourceAndSubsamplesTheLargeOne) {
@@ -261,7 +268,8 @@ TEST(SamplerTest, RejectsWeightsThatDoNotFit) {
   EXPECT_FALSE(Sampler::create({10, 10}, {1}, {}).has_value());
   EXPECT_FALSE(Sampler::create({10, 10}, {1, 0}, {}).has_value());
   EXPECT_FALSE(Sampler::create({10, 0}, {}, {}).has_value());
-  EXPECT_FALSE(Sampler::create({10}, {}, {.epoch_size = 5}).has_value());  // epoch_size needs weights
+  EXPECT_FALSE(
+      Sampler::create({10}, {}, {.epoch_size = 5}).has_value());  // epoch_size needs weights
 }
 
 // The samples ranks 0..w-1 of stage (w, b) delivered in their first `k` batches of `order`.
@@ -335,7 +343,8 @@ TEST(SamplerTest, ElasticResumeRefusesAStageThatDeliveredMoreThanItHad) {
   o.resume = {0, {{2, 4, {4}}}};  // 10 samples on 2 ranks of batch 4: 2 batches each, not 4
   auto s = Sampler::create(10, o);
   ASSERT_FALSE(s.has_value());
-  EXPECT_NE(s.error().message().find("delivered 4 batches"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("delivered 4 batches"), std::string::npos)
+      << s.error().message();
   o.resume = {0, {{2, 4, {1, 1, 1}}}};  // 3 counts for 2 ranks
   EXPECT_FALSE(Sampler::create(10, o).has_value());
 }

@@ -74,7 +74,8 @@ class InMemorySource final : public SampleSource {
   std::vector<Image> images_;
 };
 
-std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src, augment::Profile profile) {
+std::unique_ptr<BatchPipeline> make(std::shared_ptr<const SampleSource> src,
+                                    augment::Profile profile) {
   PipelineSpec o;
   o.augment = augment::profile_defaults(profile);
   o.sampler.seed = 11;
@@ -98,7 +99,8 @@ TEST(SampleSourceTest, AnInMemorySourceOfTheSameFilesGivesTheDatasetsBatches) {
   for (auto profile : {augment::Profile::kSakura, augment::Profile::kUpstage}) {
     auto from_folder = make(std::make_shared<const DatasetSource>(*ds), profile);
     auto from_memory = make(std::make_shared<const InMemorySource>(*ds, false), profile);
-    EXPECT_EQ(from_memory->source().describe(), "memory (" + std::to_string(ds->samples.size()) + " images)");
+    EXPECT_EQ(from_memory->source().describe(),
+              "memory (" + std::to_string(ds->samples.size()) + " images)");
     for (size_t b = 0; b < 2; ++b) {
       BatchInfo a, m;
       EXPECT_EQ(fill(*from_folder, 2, b, a), fill(*from_memory, 1, b, m)) << "batch " << b;
@@ -118,7 +120,8 @@ TEST(SampleSourceTest, DecodedPixelsFromASourceGiveTheSameBatchesWhateverTheThre
   // Something was written: the image tensor is not all zeros.
   const TensorDesc& img = p->layout().image();
   EXPECT_NE(std::vector<uint8_t>(img.size_bytes, 0),
-            std::vector<uint8_t>(a.begin() + img.offset_bytes, a.begin() + img.offset_bytes + img.size_bytes));
+            std::vector<uint8_t>(a.begin() + img.offset_bytes,
+                                 a.begin() + img.offset_bytes + img.size_bytes));
 }
 
 TEST(SampleSourceTest, AReadErrorIsABadSampleReplacedAsAnyOther) {
@@ -136,7 +139,8 @@ TEST(SampleSourceTest, AReadErrorIsABadSampleReplacedAsAnyOther) {
   EXPECT_EQ(got.errors[0].index, victim);
   EXPECT_NE(got.errors[0].replaced_by, victim);
   EXPECT_EQ(got.errors[0].code, Code::kIo);
-  EXPECT_NE(got.errors[0].message.find("memory: sample " + std::to_string(victim) + " is gone"), std::string::npos)
+  EXPECT_NE(got.errors[0].message.find("memory: sample " + std::to_string(victim) + " is gone"),
+            std::string::npos)
       << got.errors[0].message;
   EXPECT_EQ(got.indices.at(1), got.errors[0].replaced_by);
 }

@@ -132,7 +132,8 @@ TEST(SpecTest, NamesRoundTripAndUnknownOnesAreNamed) {
   EXPECT_EQ(illegibility_name(Illegibility::kValid), "valid");
   const Status illegible = parse_illegibility("true").status();
   EXPECT_EQ(illegible.code(), Code::kInvalidArgument);
-  EXPECT_NE(illegible.message().find("illegibility must be one of 'ignore', 'valid', got 'true'"), std::string::npos)
+  EXPECT_NE(illegible.message().find("illegibility must be one of 'ignore', 'valid', got 'true'"),
+            std::string::npos)
       << illegible.message();
   PipelineSpec unknown = valid();
   unknown.sources[0].reader.illegibility = static_cast<Illegibility>(7);
@@ -142,7 +143,8 @@ TEST(SpecTest, NamesRoundTripAndUnknownOnesAreNamed) {
   expect_refused(split, "split");
   const Status bad = parse_poly_policy("hull").status();
   EXPECT_EQ(bad.code(), Code::kInvalidArgument);
-  EXPECT_NE(bad.message().find("'skip', 'minrect', 'mask-ignore'"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("'skip', 'minrect', 'mask-ignore'"), std::string::npos)
+      << bad.message();
   EXPECT_NE(describe(valid()).find("source=data/train"), std::string::npos);
 }
 

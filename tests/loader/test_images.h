@@ -2,18 +2,17 @@
 // with a damaged frame header, and small datasets (ICDAR-2015 folders, UFO json) on disk.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <string>
-#include <vector>
-
-#include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
 
 namespace textfeed::loader::testing {
 
@@ -59,8 +58,9 @@ inline std::vector<uint8_t> with_garbage_frame(std::vector<uint8_t> jpeg) {
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
@@ -94,9 +94,9 @@ class ScratchDir {
 // One word per image, in the ICDAR-2015 line format.
 inline std::string icdar_line(int w, int h) {
   const int x1 = w / 4, y1 = h / 4, x2 = 3 * w / 4, y2 = 3 * h / 4;
-  return std::to_string(x1) + "," + std::to_string(y1) + "," + std::to_string(x2) + "," + std::to_string(y1) + "," +
-         std::to_string(x2) + "," + std::to_string(y2) + "," + std::to_string(x1) + "," + std::to_string(y2) +
-         ",word\n";
+  return std::to_string(x1) + "," + std::to_string(y1) + "," + std::to_string(x2) + "," +
+         std::to_string(y1) + "," + std::to_string(x2) + "," + std::to_string(y2) + "," +
+         std::to_string(x1) + "," + std::to_string(y2) + ",word\n";
 }
 
 // A UFO json naming `images` (relative to root/images), each with one word.
@@ -105,7 +105,8 @@ inline std::string ufo_json(const std::vector<std::string>& images) {
   for (size_t i = 0; i < images.size(); ++i) {
     if (i) j += ", ";
     j += "\"" + images[i] +
-         "\": {\"img_w\": 64, \"img_h\": 48, \"words\": {\"1\": {\"points\": [[8, 8], [40, 8], [40, 30], [8, 30]], "
+         "\": {\"img_w\": 64, \"img_h\": 48, \"words\": {\"1\": {\"points\": [[8, 8], [40, 8], "
+         "[40, 30], [8, 30]], "
          "\"transcription\": \"w\", \"illegibility\": false}}}";
   }
   return j + "}}";

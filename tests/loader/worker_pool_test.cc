@@ -3,14 +3,13 @@
 #include "loader/worker_pool.h"
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
 #include <vector>
-
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include "loader/detail/worker_pool_tbb.h"
 
@@ -22,14 +21,16 @@ TEST(WorkerPoolTest, RefusesNegativeAndHugeThreadCountsNamingTheBound) {
     auto pool = WorkerPool::create(threads);
     ASSERT_FALSE(pool.has_value()) << threads;
     EXPECT_EQ(pool.error().code(), Code::kInvalidArgument);
-    EXPECT_EQ(pool.error().message(), "threads must be 0 (one per core) or 1..1024, got " + std::to_string(threads));
+    EXPECT_EQ(pool.error().message(),
+              "threads must be 0 (one per core) or 1..1024, got " + std::to_string(threads));
   }
 }
 
 TEST(WorkerPoolTest, ZeroMeansOnePerCoreAndOtherCountsAreKept) {
   auto one_per_core = WorkerPool::create(0);
   ASSERT_TRUE(one_per_core.has_value()) << one_per_core.error().to_string();
-  EXPECT_EQ((*one_per_core)->threads(), std::clamp(tbb::this_task_arena::max_concurrency(), 1, kMaxWorkerThreads));
+  EXPECT_EQ((*one_per_core)->threads(),
+            std::clamp(tbb::this_task_arena::max_concurrency(), 1, kMaxWorkerThreads));
   auto three = WorkerPool::create(3);
   ASSERT_TRUE(three.has_value());
   EXPECT_EQ((*three)->threads(), 3);
@@ -57,21 +58,25 @@ TEST(WorkerPoolTest, ParallelForRunsEveryIndexOnce) {
 }
 
 TEST(WorkerPoolTest, MakingAPoolChangesNoProcessWideSetting) {
-  const size_t before = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  const size_t before =
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
   auto pool = WorkerPool::create(kMaxWorkerThreads / 4);
   ASSERT_TRUE(pool.has_value()) << pool.error().to_string();
-  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), before);
+  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+            before);
   EXPECT_EQ((*pool)->threads(), kMaxWorkerThreads / 4);
 }
 
 TEST(WorkerPoolTest, ProcessThreadSettingsRaiseTheWorkerLimitWhileTheyLive) {
-  const size_t before = tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+  const size_t before =
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
   {
     const ProcessThreadSettings settings;
     EXPECT_GE(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
               static_cast<size_t>(kMaxWorkerThreads) + 1);
   }
-  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), before);
+  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+            before);
 }
 
 TEST(WorkerPoolTest, ABorrowedArenaRunsThePoolsWork) {

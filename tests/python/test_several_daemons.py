@@ -159,10 +159,36 @@ def test_compact_payload_gives_the_full_batches(daemons):
         assert {p["transport"] for p in loader.stats()["producers"]} == {"frames, compact"}
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="not db"):
         textfeed.Loader([procs[0].endpoint], dataset="icdar", payload="compact", batch_size=2, profile="db")
-    with pytest.raises(textfeed.errors.InvalidArgumentError, match="list of endpoints"):
-        textfeed.Loader(procs[0].endpoint, dataset="icdar", payload="compact", **ARGS)
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="goes with an endpoint"):
+        textfeed.Loader(dataset=str(SAMPLE), payload="compact", **ARGS)
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="payload"):
         textfeed.Loader([procs[0].endpoint], dataset="icdar", payload="tiny", **ARGS)
+
+
+@pytest.mark.parametrize("daemon", [0, 1], ids=["ipc", "tcp"])
+def test_one_endpoint_is_a_list_of_one(daemons, daemon):
+    # endpoint="x" and endpoint=["x"] open the same feed: the same batches, and the same stats.
+    procs, keys = daemons
+    expected = _embedded(2)
+    key = dict(curve_server_key=keys["curve_server_key"][daemon], curve_client_key=keys["curve_client_key"])
+    stats = []
+    for endpoint in (procs[daemon].endpoint, [procs[daemon].endpoint]):
+        with textfeed.Loader(endpoint, dataset="icdar", prefetch=2, **(key if daemon else {}), **ARGS) as loader:
+            _check_epoch(loader, expected[0])
+            _check_epoch(loader, expected[1])
+            s = loader.stats()
+            stats.append((s["mode"], s["transport"], [(p["name"], p["state"], p["transport"], p["delivered"])
+                                                      for p in s["producers"]]))
+    want = "shm" if daemon == 0 else "frames"
+    assert stats[0] == stats[1] == ("remote", want, [(f"the daemon at {procs[daemon].endpoint}", "up", want, 10)])
+    if daemon == 0:
+        return
+    # The compact payload and the local threads are a feed's, whatever the number of daemons.
+    with textfeed.Loader(procs[1].endpoint, dataset="icdar", payload="compact", local_threads=1,
+                         local_dataset=str(SAMPLE), prefetch=2, **key, **ARGS) as loader:
+        _check_epoch(loader, expected[0])
+        assert loader.stats()["mode"] == "several"
+        assert [p["transport"] for p in loader.stats()["producers"]] == ["frames, compact", "embedded"]
 
 
 def test_bad_arguments_of_several_endpoints(daemons):
@@ -174,8 +200,8 @@ def test_bad_arguments_of_several_endpoints(daemons):
         textfeed.Loader([], dataset="icdar", **ARGS)
     with pytest.raises(textfeed.errors.ArgumentTypeError, match="endpoint"):
         textfeed.Loader({ipc}, dataset="icdar", **ARGS)
-    with pytest.raises(textfeed.errors.InvalidArgumentError, match="list of endpoints"):
-        textfeed.Loader(ipc, dataset="icdar", local_threads=1, **ARGS)
+    with pytest.raises(textfeed.errors.InvalidArgumentError, match="go with an endpoint"):
+        textfeed.Loader(dataset=str(SAMPLE), local_threads=1, **ARGS)
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="one each"):
         textfeed.Loader([ipc], dataset="icdar", curve_server_key=[None, None], **ARGS)
     with pytest.raises(textfeed.errors.InvalidArgumentError, match="local_threads"):

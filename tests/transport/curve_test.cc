@@ -36,7 +36,8 @@ TEST_F(CurveKeyFileTest, AKeyPairRoundTripsWithTheSecretPrivate) {
   ASSERT_TRUE(back.has_value()) << back.error().to_string();
   EXPECT_EQ(back->secret_key, keys->secret_key);
   EXPECT_EQ(*read_curve_public_file(dir_ + "/k.pub"), keys->public_key);
-  EXPECT_EQ(write_curve_key_files(dir_ + "/k", *keys, false).code(), Code::kInvalidArgument) << "exists";
+  EXPECT_EQ(write_curve_key_files(dir_ + "/k", *keys, false).code(), Code::kInvalidArgument)
+      << "exists";
   EXPECT_TRUE(write_curve_key_files(dir_ + "/k", *keys, true).ok());
 }
 

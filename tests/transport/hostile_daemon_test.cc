@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "loader/worker_pool.h"
 #include "loader/source.h"
+#include "loader/worker_pool.h"
 #include "transport/connection.h"
 #include "transport/daemon/server.h"
 #include "transport/shm.h"
@@ -85,7 +85,8 @@ TEST_F(HostileClientTest, AClientNameOverItsBoundIsRefusedAndStatsStayReadable) 
   auto big = Connection::connect(server_->endpoint(), std::string((1 << 20) - 512, 'n'));
   ASSERT_FALSE(big.has_value());
   EXPECT_EQ(big.error().code(), Code::kInvalidArgument);
-  EXPECT_NE(big.error().message().find("clientName"), std::string::npos) << big.error().message().substr(0, 200);
+  EXPECT_NE(big.error().message().find("clientName"), std::string::npos)
+      << big.error().message().substr(0, 200);
   EXPECT_LT(big.error().message().size(), 200u) << "the refusal does not repeat the name";
   auto fine = connect(std::string(kMaxClientNameBytes, 'n'));
   ASSERT_TRUE(fine);
@@ -98,8 +99,9 @@ TEST_F(HostileClientTest, AClientNameOverItsBoundIsRefusedAndStatsStayReadable) 
   EXPECT_EQ(s->streams[0].client, std::string(kMaxClientNameBytes, 'n'));
 }
 
-// A text of a request just under 1 MiB (an option's name then; an ignore tag now) was refused with an Error that repeated it and the known names:
-// over the envelope limit, so no reply went out at all and the client waited for its timeout.
+// A text of a request just under 1 MiB (an option's name then; an ignore tag now) was refused with
+// an Error that repeated it and the known names: over the envelope limit, so no reply went out at
+// all and the client waited for its timeout.
 TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
   auto c = connect();
   ASSERT_TRUE(c);
@@ -109,12 +111,14 @@ TEST_F(HostileClientTest, ARefusalOfAHugeTextStillReachesTheClient) {
     // Without a reply the client's wait ends in kUnavailable: the code tells, not the time taken.
     auto opened = c->open(o, 20s);
     ASSERT_FALSE(opened.has_value());
-    EXPECT_EQ(opened.error().code(), Code::kInvalidArgument) << opened.error().to_string().substr(0, 200);
+    EXPECT_EQ(opened.error().code(), Code::kInvalidArgument)
+        << opened.error().to_string().substr(0, 200);
     EXPECT_NE(opened.error().message().find("at most 4096"), std::string::npos)
         << opened.error().message().substr(0, 200);
   }
   OpenStream o = request();
-  o.spec.sources[0].path = std::string(loader::kMaxTextBytes, 'd');  // within the bound: named in the reply
+  o.spec.sources[0].path =
+      std::string(loader::kMaxTextBytes, 'd');  // within the bound: named in the reply
   auto opened = c->open(o, 10s);
   ASSERT_FALSE(opened.has_value());
   EXPECT_EQ(opened.error().code(), Code::kNotFound);
@@ -132,7 +136,8 @@ TEST_F(HostileClientTest, ClosedComesOnlyOnceTheFillsOfAFailedStreamHaveStopped)
   fs::copy(kSample, bad, fs::copy_options::recursive);
   auto src = loader::SampleSource::open(bad.string(), {});
   ASSERT_TRUE(src.has_value()) << src.error().to_string();
-  std::ofstream(bad / (*src)->name(0), std::ios::trunc) << "not a picture";  // batch 0 fails at once
+  std::ofstream(bad / (*src)->name(0), std::ios::trunc)
+      << "not a picture";  // batch 0 fails at once
   stop();
   start({{"bad", *src}});
   auto c = connect();
@@ -170,7 +175,8 @@ TEST_F(HostileClientTest, ClosedComesOnlyOnceTheFillsOfAFailedStreamHaveStopped)
 // A peer at the endpoint that is no textfeed daemon answered Hello with garbage: the client's
 // error was Cap'n Proto's own words, naming neither the endpoint nor that the peer sent it.
 TEST(ForeignPeerTest, GarbageFromThePeerIsReportedAsComingFromItsEndpoint) {
-  const std::string endpoint = "ipc:///tmp/textfeed-foreign-" + std::to_string(::getpid()) + ".sock";
+  const std::string endpoint =
+      "ipc:///tmp/textfeed-foreign-" + std::to_string(::getpid()) + ".sock";
   void* context = zmq_ctx_new();
   void* router = zmq_socket(context, ZMQ_ROUTER);
   ASSERT_EQ(zmq_bind(router, endpoint.c_str()), 0);
@@ -182,7 +188,8 @@ TEST(ForeignPeerTest, GarbageFromThePeerIsReportedAsComingFromItsEndpoint) {
     int more = 1;
     size_t size = sizeof(more);
     char body[4096];
-    while (zmq_getsockopt(router, ZMQ_RCVMORE, &more, &size) == 0 && more) zmq_recv(router, body, sizeof(body), 0);
+    while (zmq_getsockopt(router, ZMQ_RCVMORE, &more, &size) == 0 && more)
+      zmq_recv(router, body, sizeof(body), 0);
     const uint8_t garbage[24] = {};
     zmq_send(router, id, static_cast<size_t>(n), ZMQ_SNDMORE);
     zmq_send(router, garbage, sizeof(garbage), 0);
@@ -196,7 +203,8 @@ TEST(ForeignPeerTest, GarbageFromThePeerIsReportedAsComingFromItsEndpoint) {
   ::unlink(endpoint.substr(6).c_str());
   ASSERT_FALSE(c.has_value());
   EXPECT_EQ(c.error().code(), Code::kCorrupt);
-  EXPECT_NE(c.error().message().find("a message from " + endpoint), std::string::npos) << c.error().message();
+  EXPECT_NE(c.error().message().find("a message from " + endpoint), std::string::npos)
+      << c.error().message();
 }
 
 }  // namespace

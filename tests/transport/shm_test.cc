@@ -69,21 +69,26 @@ TEST(ShmTest, TheDaemonMapsOnlySealedMemoryFilesLargeEnough) {
   ASSERT_EQ(::ftruncate(unsealed, 64 << 10), 0);
   auto open = ShmRegion::map_received(FileDescriptor(unsealed), 4096);
   EXPECT_EQ(open.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(open.status().message().find("F_SEAL_SHRINK"), std::string::npos) << open.status().message();
+  EXPECT_NE(open.status().message().find("F_SEAL_SHRINK"), std::string::npos)
+      << open.status().message();
 
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   ::close(pipe_fds[1]);
-  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(pipe_fds[0]), 4096).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(pipe_fds[0]), 4096).status().code(),
+            Code::kInvalidArgument);
 
   const std::string file = scratch_path("file");
   const int f = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(f, 0);
   ASSERT_EQ(::ftruncate(f, 64 << 10), 0);
   ::unlink(file.c_str());
-  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(f), 4096).status().code(), Code::kInvalidArgument)
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(f), 4096).status().code(),
+            Code::kInvalidArgument)
       << "a file on disk is not a memory file";
-  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::open("/dev/null", O_RDWR | O_CLOEXEC)), 4096).status().code(),
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::open("/dev/null", O_RDWR | O_CLOEXEC)), 4096)
+                .status()
+                .code(),
             Code::kInvalidArgument);
 }
 
@@ -98,12 +103,14 @@ TEST(ShmTest, SparseMemoryIsRefusedSoTheDaemonNeverAllocatesIt) {
   ASSERT_EQ(::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
   auto sparse = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
   EXPECT_EQ(sparse.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(sparse.status().message().find("sparse"), std::string::npos) << sparse.status().message();
+  EXPECT_NE(sparse.status().message().find("sparse"), std::string::npos)
+      << sparse.status().message();
   // Half of it touched: still not what it lends.
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ASSERT_NE(p, MAP_FAILED);
   std::memset(p, 1, bytes / 2);
-  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes).status().code(),
+            Code::kInvalidArgument);
   EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes / 2).has_value())
       << "the half it has can be lent";
   std::memset(p, 1, bytes);
@@ -120,19 +127,22 @@ TEST(ShmTest, AHoleInTheLentRangeIsRefusedWhateverTheFileHoldsElsewhere) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(2 * bytes)), 0);
   ASSERT_EQ(::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
-  auto* p = static_cast<uint8_t*>(::mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  auto* p =
+      static_cast<uint8_t*>(::mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
   ASSERT_NE(p, MAP_FAILED);
   std::memset(p + bytes, 1, bytes);  // the second half only
   auto holed = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
   EXPECT_EQ(holed.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(holed.status().message().find("hole at byte 0"), std::string::npos) << holed.status().message();
+  EXPECT_NE(holed.status().message().find("hole at byte 0"), std::string::npos)
+      << holed.status().message();
   // An untouched end of the range is enough to refuse it (2 MiB, so that huge tmpfs pages, where
   // they are on, leave it a hole too).
   const size_t tail = 2 << 20;
   std::memset(p, 1, bytes - tail);
   auto end = ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes);
   EXPECT_EQ(end.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(end.status().message().find("hole at byte " + std::to_string(bytes - tail)), std::string::npos)
+  EXPECT_NE(end.status().message().find("hole at byte " + std::to_string(bytes - tail)),
+            std::string::npos)
       << end.status().message();
   EXPECT_TRUE(ShmRegion::map_received(FileDescriptor(::dup(fd)), bytes - tail).has_value());
   std::memset(p, 1, bytes);
@@ -165,10 +175,10 @@ TEST(ShmTest, TheInboxTakesATokenAndOneDescriptor) {
 
   // Malformed hand-overs are dropped, their descriptors closed.
   const std::string token_text(reinterpret_cast<const char*>(token.data()), token.size());
-  send_raw(path, token_text, {});                              // no descriptor
-  send_raw(path, token_text, {(*r)->fd(), (*r)->fd()});        // two
-  send_raw(path, token_text + "x", {(*r)->fd()});              // a longer token
-  send_raw(path, token_text.substr(0, 8), {(*r)->fd()});       // a shorter one
+  send_raw(path, token_text, {});                         // no descriptor
+  send_raw(path, token_text, {(*r)->fd(), (*r)->fd()});   // two
+  send_raw(path, token_text + "x", {(*r)->fd()});         // a longer token
+  send_raw(path, token_text.substr(0, 8), {(*r)->fd()});  // a shorter one
   got = (*inbox)->receive(8, &refused);
   EXPECT_TRUE(got.empty());
   EXPECT_EQ(refused, 4u);

@@ -1,10 +1,9 @@
 // Wire codec: every message survives a round trip; hostile frames give a Status, never a crash.
 #include "transport/wire.h"
 
-#include <gtest/gtest.h>
-
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <gtest/gtest.h>
 
 #include <random>
 
@@ -90,13 +89,15 @@ TEST(WireTest, HandshakeAndStreamMessagesRoundTrip) {
   EXPECT_EQ(am.slot_stride, 1ull << 28);
   EXPECT_EQ(std::get<MemoryAttached>(round_trip(MemoryAttached{9})).stream_id, 9u);
 
-  const TensorDesc t{"geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4, 5ull * 512 * 512 * 4};
+  const TensorDesc t{
+      "geo", DType::kF32, {8, 5, 512, 512}, 4096, 8ull * 5 * 512 * 512 * 4, 5ull * 512 * 512 * 4};
   const std::vector<uint8_t> token = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   auto so = std::get<StreamOpened>(round_trip(StreamOpened{9, 125, 1000, 1 << 30, {t}, 16, token}));
   EXPECT_EQ(so.max_credits, 16u);
   EXPECT_EQ(so.memory_token, token);
   EXPECT_TRUE(std::get<StreamOpened>(round_trip(StreamOpened{})).memory_token.empty());
-  const HelloReply hr = std::get<HelloReply>(round_trip(HelloReply{kProtocolVersion, "d", {"a"}, "/run/tf.sock.mem", 250}));
+  const HelloReply hr = std::get<HelloReply>(
+      round_trip(HelloReply{kProtocolVersion, "d", {"a"}, "/run/tf.sock.mem", 250}));
   EXPECT_EQ(hr.memory_socket, "/run/tf.sock.mem");
   EXPECT_EQ(hr.heartbeat_millis, 250u);
   ASSERT_EQ(so.tensors.size(), 1u);
@@ -208,15 +209,27 @@ TEST(WireTest, UnknownEnumerantsAreRefusedNotDefaulted) {
   const std::vector<uint8_t> good = frame([](O) {});
   ASSERT_TRUE(decode(good).has_value());
   const std::pair<std::vector<uint8_t>, const char*> bad[] = {
-      {frame([](O o) { o.getSpec().getRecipe().setDtype(static_cast<wire::DType>(7)); }), "Recipe.dtype"},
+      {frame([](O o) { o.getSpec().getRecipe().setDtype(static_cast<wire::DType>(7)); }),
+       "Recipe.dtype"},
       {frame([](O o) { o.setTransport(static_cast<wire::Transport>(9)); }), "OpenStream.transport"},
-      {frame([](O o) { o.getSpec().setOnBadSample(static_cast<wire::OnBadSample>(9)); }), "PipelineSpec.onBadSample"},
-      {frame([](O o) { o.getSpec().getRecipe().setProfile(static_cast<wire::Profile>(4)); }), "Recipe.profile"},
-      {frame([](O o) { o.getSpec().getRecipe().setChannelOrder(static_cast<wire::ChannelOrder>(2)); }), "Recipe.channelOrder"},
-      {frame([](O o) { o.getSpec().getRecipe().setColorMath(static_cast<wire::ColorMath>(3)); }), "Recipe.colorMath"},
-      {frame([](O o) { o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3)); }),
+      {frame([](O o) { o.getSpec().setOnBadSample(static_cast<wire::OnBadSample>(9)); }),
+       "PipelineSpec.onBadSample"},
+      {frame([](O o) { o.getSpec().getRecipe().setProfile("psenet-from-the-future"); }),
+       "Recipe.profile"},
+      {frame([](O o) {
+         o.getSpec().getRecipe().setChannelOrder(static_cast<wire::ChannelOrder>(2));
+       }),
+       "Recipe.channelOrder"},
+      {frame([](O o) { o.getSpec().getRecipe().setColorMath(static_cast<wire::ColorMath>(3)); }),
+       "Recipe.colorMath"},
+      {frame([](O o) {
+         o.getSpec().getSources()[0].initReader().setPolyPolicy(static_cast<wire::PolyPolicy>(3));
+       }),
        "ReaderOptions.polyPolicy"},
-      {frame([](O o) { o.getSpec().getSources()[0].initReader().setIllegibility(static_cast<wire::Illegibility>(2)); }),
+      {frame([](O o) {
+         o.getSpec().getSources()[0].initReader().setIllegibility(
+             static_cast<wire::Illegibility>(2));
+       }),
        "ReaderOptions.illegibility"},
   };
   for (const auto& [bytes, field] : bad) {
@@ -301,12 +314,14 @@ TEST(WireTest, ReaderFormatRoundTripsAndDefaultsToAuto) {
     w.getSpec().getSources()[0].initReader().setSplit("train");  // fields 0..8 only
   }));
   ASSERT_TRUE(old_sender.has_value()) << old_sender.error().to_string();
-  EXPECT_EQ(std::get<OpenStream>(*old_sender).spec.sources[0].reader.format, loader::ReaderFormat::kAuto);
+  EXPECT_EQ(std::get<OpenStream>(*old_sender).spec.sources[0].reader.format,
+            loader::ReaderFormat::kAuto);
   auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder w) {
     w.getSpec().getSources()[0].initReader().setFormat(static_cast<wire::ReaderFormat>(7));
   }));
   ASSERT_FALSE(unknown.has_value());
-  EXPECT_NE(unknown.error().message().find("ReaderOptions.format"), std::string::npos) << unknown.error().message();
+  EXPECT_NE(unknown.error().message().find("ReaderOptions.format"), std::string::npos)
+      << unknown.error().message();
 }
 
 // Protocol 4: the colour jitter travels as ranges, with the profile bc7 and the colour arithmetic;
@@ -329,29 +344,35 @@ TEST(WireTest, ColourRangesAndBc7RoundTrip) {
   OpenStream plain;
   plain.spec = loader::default_spec(augment::Profile::kBc7, "t");
   const auto bc7 = std::get<OpenStream>(round_trip(plain));
-  EXPECT_EQ(augment::describe(bc7.spec.augment), augment::describe(augment::profile_defaults(augment::Profile::kBc7)));
-  // Out-of-bounds ranges decode (the wire carries values) and are refused by validate() at the edge.
+  EXPECT_EQ(augment::describe(bc7.spec.augment),
+            augment::describe(augment::profile_defaults(augment::Profile::kBc7)));
+  // Out-of-bounds ranges decode (the wire carries values) and are refused by validate() at the
+  // edge.
   o.spec.augment.hue = {0.4, 0.2};
-  EXPECT_EQ(augment::validate(std::get<OpenStream>(round_trip(o)).spec.augment).code(), Code::kInvalidArgument);
+  EXPECT_EQ(augment::validate(std::get<OpenStream>(round_trip(o)).spec.augment).code(),
+            Code::kInvalidArgument);
   const auto scalars = decode(open_stream_frame([](wire::OpenStream::Builder b) {
     b.getSpec().getRecipe().setObsoleteBrightness(0.9);  // protocol 3's scalar: not read
   }));
   ASSERT_TRUE(scalars.has_value());
   EXPECT_EQ(std::get<OpenStream>(*scalars).spec.augment.brightness,
-            std::get<OpenStream>(*decode(open_stream_frame([](wire::OpenStream::Builder) {}))).spec.augment.brightness);
+            std::get<OpenStream>(*decode(open_stream_frame([](wire::OpenStream::Builder) {
+            }))).spec.augment.brightness);
 }
 
 // The transport benchmark mode (OpenStream.benchmark, ordinal 15) was retired: an old client that
 // still sets it gets an ordinary stream, since the field is not read.
 TEST(WireTest, AnOldClientsBenchmarkFlagIsIgnored) {
   const auto frame = [](bool benchmark) {
-    return open_stream_frame([&](wire::OpenStream::Builder o) { o.setObsoleteBenchmark(benchmark); });
+    return open_stream_frame(
+        [&](wire::OpenStream::Builder o) { o.setObsoleteBenchmark(benchmark); });
   };
   auto old_client = decode(frame(true));
   ASSERT_TRUE(old_client.has_value()) << old_client.error().to_string();
   auto plain = decode(frame(false));
   ASSERT_TRUE(plain.has_value());
-  EXPECT_EQ(*encode(*old_client), *encode(*plain)) << "the retired flag changes nothing the daemon reads";
+  EXPECT_EQ(*encode(*old_client), *encode(*plain))
+      << "the retired flag changes nothing the daemon reads";
 }
 
 // Texts travel with every byte: a NUL inside a name was cut there on decode (and on encode), so the
@@ -366,7 +387,8 @@ TEST(WireTest, TextsKeepTheirNulBytesSoTheReceiverRefusesThem) {
   const Status refused = loader::validate(back.spec);
   EXPECT_EQ(refused.code(), Code::kInvalidArgument);
   EXPECT_NE(refused.message().find("NUL"), std::string::npos) << refused.message();
-  const auto hello = std::get<Hello>(round_trip(Hello{kProtocolVersion, std::string("na\0me", 5), 1}));
+  const auto hello =
+      std::get<Hello>(round_trip(Hello{kProtocolVersion, std::string("na\0me", 5), 1}));
   EXPECT_EQ(hello.client_name.size(), 5u);
 }
 
@@ -392,16 +414,27 @@ TEST(WireTest, ListsLongerThanTheirFieldsCanMeanAreRefused) {
     fill(b.initRoot<wire::Envelope>());
     return frame_of(b);
   };
-  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(16); })).has_value());
-  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(17); })).status().code(),
+  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) {
+                e.initStreamOpened().initTensors(16);
+              })).has_value());
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStreamOpened().initTensors(17); }))
+                .status()
+                .code(),
             Code::kCorrupt);
-  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) { e.initBatch().initIndices(4096); })).has_value());
+  EXPECT_TRUE(decode(frame([](wire::Envelope::Builder e) {
+                e.initBatch().initIndices(4096);
+              })).has_value());
   auto rows = decode(frame([](wire::Envelope::Builder e) { e.initBatch().initIndices(4097); }));
   EXPECT_EQ(rows.status().code(), Code::kCorrupt);
-  EXPECT_NE(rows.status().message().find("Batch.indices"), std::string::npos) << rows.status().message();
-  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initCredit().initSlots(5000); })).status().code(),
+  EXPECT_NE(rows.status().message().find("Batch.indices"), std::string::npos)
+      << rows.status().message();
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initCredit().initSlots(5000); }))
+                .status()
+                .code(),
             Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStats().initStreams(70000); })).status().code(),
+  EXPECT_EQ(decode(frame([](wire::Envelope::Builder e) { e.initStats().initStreams(70000); }))
+                .status()
+                .code(),
             Code::kCorrupt);
 }
 
@@ -425,7 +458,8 @@ TEST(WireTest, SpecListsOverTheirLimitAreInvalidArgumentsNamingFieldAndLimit) {
          for (unsigned i = 0; i < 300; ++i) tags.set(i, "###");
        }),
        "ReaderOptions.ignoreTags", loader::kMaxIgnoreTags},
-      {open_stream_frame([](wire::OpenStream::Builder o) { o.getSpec().getSampler().initResumeStages(65); }),
+      {open_stream_frame(
+           [](wire::OpenStream::Builder o) { o.getSpec().getSampler().initResumeStages(65); }),
        "Sampler.resumeStages", loader::kMaxResumeStages},
   };
   for (const Case& c : cases) {
@@ -448,7 +482,14 @@ TEST(WireTest, BatchSampleMetadataRoundTrips) {
   BatchHeader b{9, 0, 1, 0, {}, {2, 4, 6}, {}};
   b.samples = {{"images/a.jpg", 720, 1280, 0.5, 0.25, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
                {"images/b.png", 10, 20, 2.0, 3.0, {}, {}, {}},
-               {"images/c.jpg", 33, 44, 1.0, 1.0, {0, 0, 9, 0, 9, 9, 5, 12, 0, 9, 1.5f, 2.5f, 3, 4, 5, 6}, {5, 3}, {1, 0}}};
+               {"images/c.jpg",
+                33,
+                44,
+                1.0,
+                1.0,
+                {0, 0, 9, 0, 9, 9, 5, 12, 0, 9, 1.5f, 2.5f, 3, 4, 5, 6},
+                {5, 3},
+                {1, 0}}};
   const auto back = std::get<BatchHeader>(round_trip(b));
   EXPECT_EQ(back.samples, b.samples);
   b.samples.clear();  // a training batch without return_polygons: no lists at all
@@ -459,7 +500,14 @@ TEST(WireTest, BatchSampleMetadataPastItsBoundsOrInconsistentIsRefused) {
   // Too many points for one batch: the encoder's caller (the pipeline) refuses it first, and a
   // frame that claims it is refused on decode.
   BatchHeader big{9, 0, 1, 0, {}, {0}, {}};
-  big.samples = {{"x", 1, 1, 1, 1, std::vector<float>(2 * (kMaxBatchPoints + 1)), {uint32_t(kMaxBatchPoints + 1)}, {0}}};
+  big.samples = {{"x",
+                  1,
+                  1,
+                  1,
+                  1,
+                  std::vector<float>(2 * (kMaxBatchPoints + 1)),
+                  {uint32_t(kMaxBatchPoints + 1)},
+                  {0}}};
   EXPECT_EQ(check_sample_meta(big.samples).code(), Code::kInvalidArgument);
   auto frame = [](auto fill) {
     capnp::MallocMessageBuilder b;
@@ -482,7 +530,8 @@ TEST(WireTest, BatchSampleMetadataPastItsBoundsOrInconsistentIsRefused) {
   auto liar = decode(frame([&](wire::Batch::Builder b) { one_row(b, 4, 6); }));
   EXPECT_EQ(liar.status().code(), Code::kCorrupt);
   // xy entries no word uses.
-  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { one_row(b, 3, 8); })).status().code(), Code::kCorrupt);
+  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { one_row(b, 3, 8); })).status().code(),
+            Code::kCorrupt);
   // One row's lists for a batch of two rows.
   auto rows = decode(frame([&](wire::Batch::Builder b) {
     one_row(b, 3, 6);
@@ -490,7 +539,9 @@ TEST(WireTest, BatchSampleMetadataPastItsBoundsOrInconsistentIsRefused) {
   }));
   EXPECT_EQ(rows.status().code(), Code::kCorrupt);
   // Past the per-batch word bound.
-  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { b.initPointCounts(kMaxBatchWords + 1); })).status().code(),
+  EXPECT_EQ(decode(frame([&](wire::Batch::Builder b) { b.initPointCounts(kMaxBatchWords + 1); }))
+                .status()
+                .code(),
             Code::kCorrupt);
 }
 
@@ -505,12 +556,10 @@ TEST(WireTest, SpecModeAndReturnPolygonsRoundTrip) {
   EXPECT_EQ(back.spec.mode, loader::Mode::kEval);
   EXPECT_EQ(back.spec.on_bad_sample, loader::OnBadSample::kReport);
   EXPECT_TRUE(back.spec.return_polygons);
-  auto unknown = decode(open_stream_frame([](wire::OpenStream::Builder b) {
-    b.getSpec().setMode(static_cast<wire::Mode>(7));
-  }));
+  auto unknown = decode(open_stream_frame(
+      [](wire::OpenStream::Builder b) { b.getSpec().setMode(static_cast<wire::Mode>(7)); }));
   EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
 }
-
 
 // Assigned credits and compact rows round-trip; compact lists that disagree, or an unknown colour
 // op, are refused on decode.
@@ -528,9 +577,13 @@ TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefus
 
   BatchHeader b{9, 0, 1, 0, {}, {2, 4}, {}};
   b.compact.resize(2);
-  b.compact[0].color = {true, 1.1, 0.9, 1.2, -0.05,
-                        {augment::ColorOp::kHue, augment::ColorOp::kContrast, augment::ColorOp::kBrightness,
-                         augment::ColorOp::kSaturation}};
+  b.compact[0].color = {true,
+                        1.1,
+                        0.9,
+                        1.2,
+                        -0.05,
+                        {augment::ColorOp::kHue, augment::ColorOp::kContrast,
+                         augment::ColorOp::kBrightness, augment::ColorOp::kSaturation}};
   b.compact[0].quads = {1.5, 2.25, 3, 4, 5, 6, 7, 8.125};
   b.compact[0].labels = {0};
   const auto back = std::get<BatchHeader>(round_trip(b));
@@ -556,15 +609,24 @@ TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefus
     return frame_of(m);
   };
   EXPECT_TRUE(decode(frame([](wire::Batch::Builder) {})).has_value());
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactQuads(9); })).status().code(), Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactWords(1).set(0, 7); })).status().code(),
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactQuads(9); })).status().code(),
             Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactFactors(3); })).status().code(), Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactOrders(4).set(0, 9); })).status().code(),
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactWords(1).set(0, 7); }))
+                .status()
+                .code(),
             Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactLabels(kMaxCompactWords + 1); })).status().code(),
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactFactors(3); })).status().code(),
             Code::kCorrupt);
-  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactApplied(2); })).status().code(), Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactOrders(4).set(0, 9); }))
+                .status()
+                .code(),
+            Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactLabels(kMaxCompactWords + 1); }))
+                .status()
+                .code(),
+            Code::kCorrupt);
+  EXPECT_EQ(decode(frame([](wire::Batch::Builder x) { x.initCompactApplied(2); })).status().code(),
+            Code::kCorrupt);
   // Credit epochs and batches of different lengths, and more than a Credit may name.
   for (const auto& [epochs, batches] : {std::pair<unsigned, unsigned>{2, 1}, {4097, 4097}}) {
     capnp::MallocMessageBuilder m;

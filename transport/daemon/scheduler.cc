@@ -37,7 +37,8 @@ void Scheduler::fill_started(uint64_t id) {
 
 void Scheduler::fill_finished(uint64_t id) {
   auto it = streams_.find(id);
-  TF_CHECK(it != streams_.end() && it->second.in_flight > 0) << "stream " << id << " finished a fill it never started";
+  TF_CHECK(it != streams_.end() && it->second.in_flight > 0)
+      << "stream " << id << " finished a fill it never started";
   --it->second.in_flight;
   --in_flight_;
   forget_if_done(it);

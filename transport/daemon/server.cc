@@ -21,17 +21,17 @@
 #include <set>
 #include <sstream>
 #include <vector>
-
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/wakeup.h"
 #include "loader/dataset_source.h"
 #include "loader/mixture_source.h"
 #include "loader/worker_pool.h"
 #include "transport/daemon/detail/ipc_claim.h"
 #include "transport/daemon/detail/server_stream.h"
-#include "transport/daemon/detail/wakeup.h"
 #include "transport/daemon/detail/zap.h"
 #include "transport/daemon/scheduler.h"
 #include "transport/daemon/session_table.h"
@@ -46,37 +46,36 @@ namespace {
 using internal::ServerStream;
 using TimePoint = Clock::TimePoint;
 
-// Heartbeat.unixMillis: wall time, for the client's logs; the daemon's own timing is the Clock's.
-int64_t unix_millis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 size_t default_memory_budget() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t{8} << 30;
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
+                               : size_t{8} << 30;
 }
 
 // Error replies repeat what the client sent: cut to `limit` bytes.
 Status clipped(const Status& s, size_t limit) {
   if (s.message().size() <= limit) return s;
-  return Status(s.code(),
-                s.message().substr(0, limit) + "... (" + std::to_string(s.message().size() - limit) + " more bytes)");
+  return Status(s.code(), s.message().substr(0, limit) + "... (" +
+                              std::to_string(s.message().size() - limit) + " more bytes)");
 }
 
-// A text of a request that the daemon would repeat (logs, replies, Stats), checked against its bound.
+// A text of a request that the daemon would repeat (logs, replies, Stats), checked against its
+// bound.
 Status check_text(const char* field, const std::string& text, size_t limit) {
   if (text.size() <= limit) return Status();
-  return Status::invalid_argument(std::string(field) + " of " + std::to_string(text.size()) + " bytes; at most " +
-                                  std::to_string(limit));
+  return Status::invalid_argument(std::string(field) + " of " + std::to_string(text.size()) +
+                                  " bytes; at most " + std::to_string(limit));
 }
 
 // The reader options a stream asks for must be those the daemon read the dataset with (a cache
 // was read when it was built: they do not apply to it).
 // The first reader option in which `asked` and `read` differ, as "field: asked X, read with Y"
 // (tags as a set: their order and repeats mean nothing); empty when they agree.
-std::string reader_difference(const loader::ReaderOptions& asked, const loader::ReaderOptions& read) {
-  const auto tags = [](const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()); };
+std::string reader_difference(const loader::ReaderOptions& asked,
+                              const loader::ReaderOptions& read) {
+  const auto tags = [](const std::vector<std::string>& v) {
+    return std::set<std::string>(v.begin(), v.end());
+  };
   const auto join = [](const std::set<std::string>& v) {
     std::string out;
     for (const std::string& t : v) out += (out.empty() ? "" : ",") + t;
@@ -102,7 +101,8 @@ std::string reader_difference(const loader::ReaderOptions& asked, const loader::
     return differ("drop_under_area", num(asked.drop_under_area), num(read.drop_under_area));
   if (asked.ignore_under_area != read.ignore_under_area)
     return differ("ignore_under_area", num(asked.ignore_under_area), num(read.ignore_under_area));
-  if (asked.images_dir != read.images_dir) return differ("images_dir", asked.images_dir, read.images_dir);
+  if (asked.images_dir != read.images_dir)
+    return differ("images_dir", asked.images_dir, read.images_dir);
   if (asked.gt_dir != read.gt_dir) return differ("gt_dir", asked.gt_dir, read.gt_dir);
   if (asked.illegibility != read.illegibility)
     return differ("illegibility", std::string(loader::illegibility_name(asked.illegibility)),
@@ -114,8 +114,8 @@ std::string reader_difference(const loader::ReaderOptions& asked, const loader::
   return {};
 }
 
-Status check_reader(const std::string& name, const loader::SampleSource& source, const loader::ReaderOptions& asked,
-                    const loader::ReaderOptions& read) {
+Status check_reader(const std::string& name, const loader::SampleSource& source,
+                    const loader::ReaderOptions& asked, const loader::ReaderOptions& read) {
   if (const auto* mixture = dynamic_cast<const loader::MixtureSource*>(&source)) {
     for (const loader::MixtureSource::Member& m : mixture->members())
       TF_RETURN_IF_ERROR(check_reader(name, *m.source, asked, read));
@@ -124,19 +124,22 @@ Status check_reader(const std::string& name, const loader::SampleSource& source,
   if (dynamic_cast<const loader::DatasetSource*>(&source) == nullptr) return Status();
   const std::string difference = reader_difference(asked, read);
   if (difference.empty()) return Status();
-  return Status::invalid_argument("the stream asks for other reader options than this daemon read '" + name +
-                                  "' with (" + difference + "): start `textfeed serve` with the same reader flags");
+  return Status::invalid_argument(
+      "the stream asks for other reader options than this daemon read '" + name + "' with (" +
+      difference + "): start `textfeed serve` with the same reader flags");
 }
 
 const char* message_name(const Message& m) {
-  static const char* names[] = {"Hello",          "HelloReply", "OpenStream",     "StreamOpened", "Credit",
-                                "Batch",          "EndOfEpoch", "Error",          "Close",        "Heartbeat",
-                                "AttachMemory",   "MemoryAttached", "Closed",     "StatsRequest", "Stats"};
+  static const char* names[] = {"Hello",  "HelloReply",   "OpenStream",   "StreamOpened",
+                                "Credit", "Batch",        "EndOfEpoch",   "Error",
+                                "Close",  "Heartbeat",    "AttachMemory", "MemoryAttached",
+                                "Closed", "StatsRequest", "Stats"};
   return names[m.index()];
 }
 
 size_t fill_budget(const ServerOptions& o, const loader::WorkerPool& pool) {
-  return o.max_in_flight > 0 ? static_cast<size_t>(o.max_in_flight) : static_cast<size_t>(pool.threads()) + 2;
+  return o.max_in_flight > 0 ? static_cast<size_t>(o.max_in_flight)
+                             : static_cast<size_t>(pool.threads()) + 2;
 }
 
 std::shared_ptr<const Clock> clock_of(const ServerOptions& o) {
@@ -160,13 +163,13 @@ struct Server::Impl {
   zmq::socket_t socket{context, zmq::socket_type::router};
   std::unique_ptr<internal::ZapHandler> zap;
   std::unique_ptr<MemoryInbox> inbox;  // ipc: where clients hand over their shared memory
-  std::shared_ptr<internal::Wakeup> wakeup = std::make_shared<internal::Wakeup>();
+  std::shared_ptr<Wakeup> wakeup;      // set by create(): its eventfd failure is checked there
   std::string bound;
   ino_t bound_inode = 0;  // of the ipc socket file this daemon bound
   bool tcp = false;
   TimePoint started{}, last_trim{}, last_refusal_log{};
   uint64_t refused_memory = 0;  // memory hand-overs refused since the last log line
-  SessionTable sessions;        // declared after the socket: its streams go first, waiting for fills
+  SessionTable sessions;  // declared after the socket: its streams go first, waiting for fills
   Scheduler scheduler;
   // Stream ids start at a random point, so that a client's messages for a stream of a daemon that
   // died never name a stream of its restarted successor.
@@ -183,7 +186,8 @@ struct Server::Impl {
     // but only while the path is still the socket this daemon bound.
     struct stat st {};
     const std::string path = bound.rfind("ipc://", 0) == 0 ? bound.substr(6) : std::string();
-    if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == bound_inode)
+    if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+        st.st_ino == bound_inode)
       ::unlink(path.c_str());
   }
 
@@ -200,13 +204,16 @@ struct Server::Impl {
     if (unread.count(peer)) return false;
     auto bytes = encode(m);
     if (!bytes.has_value()) {
-      TF_LOG(Error) << "serve: cannot encode " << message_name(m) << ": " << bytes.error().to_string();
+      TF_LOG(Error) << "serve: cannot encode " << message_name(m) << ": "
+                    << bytes.error().to_string();
       return false;
     }
     if (!send_routing_id(peer)) return false;
-    socket.send(zmq::buffer(*bytes), payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
+    socket.send(zmq::buffer(*bytes),
+                payload.empty() ? zmq::send_flags::none : zmq::send_flags::sndmore);
     for (size_t i = 0; i < payload.size(); ++i)
-      socket.send(payload[i], i + 1 < payload.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+      socket.send(payload[i],
+                  i + 1 < payload.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
     sessions.sent_to(peer, now());
     return true;
   }
@@ -216,9 +223,11 @@ struct Server::Impl {
     try {
       // ROUTER_MANDATORY: a full queue is EAGAIN here, before anything of the message is queued
       // (ZeroMQ counts whole messages against the high-water mark, so the rest then goes too).
-      if (socket.send(zmq::buffer(peer), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) return true;
+      if (socket.send(zmq::buffer(peer), zmq::send_flags::sndmore | zmq::send_flags::dontwait))
+        return true;
       unread.insert(peer);
-      TF_LOG(Warning) << "serve: " << sessions.describe(peer) << " does not read its messages (its queue is full): "
+      TF_LOG(Warning) << "serve: " << sessions.describe(peer)
+                      << " does not read its messages (its queue is full): "
                       << "ending its streams; it resumes when it reconnects";
       return false;
     } catch (const zmq::error_t& e) {
@@ -261,15 +270,20 @@ struct Server::Impl {
                        << " stream(s) of its earlier connection";
         forget_peer(other);
       }
-      if (sessions.session_has_running_fills(h.session)) return sessions.hold_hello(peer, h.session);
+      if (sessions.session_has_running_fills(h.session))
+        return sessions.hold_hello(peer, h.session);
     }
     send(peer, hello_reply());
   }
 
   HelloReply hello_reply() const {
-    HelloReply r{kProtocolVersion, options.name, {}, inbox ? inbox->path() : std::string(),
+    HelloReply r{kProtocolVersion,
+                 options.name,
+                 {},
+                 inbox ? inbox->path() : std::string(),
                  static_cast<uint32_t>(options.client_heartbeat_interval().count()),
-                 static_cast<uint32_t>(std::clamp<int64_t>(options.heartbeat_interval.count(), 1, UINT32_MAX))};
+                 static_cast<uint32_t>(
+                     std::clamp<int64_t>(options.heartbeat_interval.count(), 1, UINT32_MAX))};
     for (const auto& [name, src] : options.datasets) r.datasets.push_back(name);
     return r;
   }
@@ -282,13 +296,15 @@ struct Server::Impl {
     if (const auto* c = std::get_if<Close>(&m)) return close(peer, *c);
     if (std::holds_alternative<Heartbeat>(m)) return;
     if (std::holds_alternative<StatsRequest>(m)) return send_stats(peer);
-    error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) + " from a client"));
+    error(peer, Status::invalid_argument(std::string("unexpected ") + message_name(m) +
+                                         " from a client"));
   }
 
   void handle_hello(const std::string& peer, const Hello& h) {
     if (h.protocol_version != kProtocolVersion)
-      return error(peer, Status::unimplemented("protocol version " + std::to_string(h.protocol_version) +
-                                               " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
+      return error(peer, Status::unimplemented(
+                             "protocol version " + std::to_string(h.protocol_version) +
+                             " is not this daemon's (" + std::to_string(kProtocolVersion) + ")"));
     // Before it is kept: every log line, Error and Stats about this client repeats its name.
     if (Status st = check_text("Hello.clientName", h.client_name, kMaxClientNameBytes); !st.ok())
       return error(peer, st);
@@ -297,7 +313,9 @@ struct Server::Impl {
 
   void attach(const std::string& peer, const AttachMemory& a) {
     ServerStream* s = sessions.find_stream(peer, a.stream_id);
-    if (!s) return error(peer, Status::not_found("no stream " + std::to_string(a.stream_id)), a.stream_id);
+    if (!s)
+      return error(peer, Status::not_found("no stream " + std::to_string(a.stream_id)),
+                   a.stream_id);
     if (s->awaiting_memory()) receive_memory();  // a descriptor queued since this pass began
     if (Status st = s->attach(a); !st.ok()) {
       error(peer, st, a.stream_id);
@@ -311,7 +329,9 @@ struct Server::Impl {
 
   void credit(const std::string& peer, const Credit& c) {
     ServerStream* s = sessions.find_stream(peer, c.stream_id);
-    if (!s) return error(peer, Status::not_found("no stream " + std::to_string(c.stream_id)), c.stream_id);
+    if (!s)
+      return error(peer, Status::not_found("no stream " + std::to_string(c.stream_id)),
+                   c.stream_id);
     Result<uint32_t> granted = s->credit(c);
     if (!granted.has_value()) return error(peer, granted.error(), c.stream_id);
     scheduler.credit(c.stream_id, *granted);
@@ -333,7 +353,8 @@ struct Server::Impl {
 
   void send_stats(const std::string& peer) {
     const Stats st = stats();
-    if (!send(peer, st) && !unread.count(peer))  // never silence: say why (--max-streams set so high)
+    if (!send(peer, st) &&
+        !unread.count(peer))  // never silence: say why (--max-streams set so high)
       error(peer, Status::overloaded("the Stats of " + std::to_string(st.streams.size()) +
                                      " streams do not fit in one message of " +
                                      std::to_string(kMaxEnvelopeBytes >> 20) + " MiB"));
@@ -344,10 +365,12 @@ struct Server::Impl {
     const size_t own = sessions.streams_of(peer).size();
     const size_t total = sessions.streams().size() + sessions.graves().size();
     if (own >= static_cast<size_t>(options.max_streams_per_client))
-      return Status::overloaded("this client has " + std::to_string(own) + " open streams, the daemon's limit " +
+      return Status::overloaded("this client has " + std::to_string(own) +
+                                " open streams, the daemon's limit " +
                                 "(--max-streams-per-client)");
     if (total >= static_cast<size_t>(options.max_streams))
-      return Status::overloaded("the daemon has " + std::to_string(total) + " streams open or ending, its limit " +
+      return Status::overloaded("the daemon has " + std::to_string(total) +
+                                " streams open or ending, its limit " +
                                 "(--max-streams); try again later");
     return Status();
   }
@@ -358,25 +381,32 @@ struct Server::Impl {
     TF_RETURN_IF_ERROR(loader::validate(o.spec).with_context("OpenStream"));
     for (const loader::SourceSpec& source : o.spec.sources) {
       const auto dataset = options.datasets.find(source.path);
-      if (dataset == options.datasets.end()) return Status::not_found("no dataset named '" + source.path + "'");
+      if (dataset == options.datasets.end())
+        return Status::not_found("no dataset named '" + source.path + "'");
       TF_RETURN_IF_ERROR(check_reader(source.path, *dataset->second, source.reader, options.reader)
                              .with_context("OpenStream"));
       if (dataset->second->parts().size() > 1 && (o.spec.sources.size() > 1 || source.weight > 0))
-        return Status::invalid_argument("OpenStream: dataset '" + source.path + "' is a mixture of " +
-                                        std::to_string(dataset->second->parts().size()) +
-                                        " sources with the daemon's weights: stream it alone and without a weight");
+        return Status::invalid_argument(
+            "OpenStream: dataset '" + source.path + "' is a mixture of " +
+            std::to_string(dataset->second->parts().size()) +
+            " sources with the daemon's weights: stream it alone and without a weight");
     }
     if (o.transport == Transport::kSharedMemory && !inbox)
-      return Status::invalid_argument("shared memory is offered over the daemon's ipc endpoint only; " + bound +
-                                      " takes frames");
+      return Status::invalid_argument(
+          "shared memory is offered over the daemon's ipc endpoint only; " + bound +
+          " takes frames");
     return stream_limits(peer).with_context("OpenStream");
   }
 
-  // The stream's source: the named dataset, or a mixture of the named ones with the client's weights.
-  Result<std::shared_ptr<const loader::SampleSource>> stream_source(const loader::PipelineSpec& spec) const {
-    if (spec.sources.size() == 1 && spec.sources[0].weight == 0) return options.datasets.at(spec.sources[0].path);
+  // The stream's source: the named dataset, or a mixture of the named ones with the client's
+  // weights.
+  Result<std::shared_ptr<const loader::SampleSource>> stream_source(
+      const loader::PipelineSpec& spec) const {
+    if (spec.sources.size() == 1 && spec.sources[0].weight == 0)
+      return options.datasets.at(spec.sources[0].path);
     std::vector<loader::MixtureSource::Member> members;
-    for (const loader::SourceSpec& s : spec.sources) members.push_back({options.datasets.at(s.path), s.path, s.weight});
+    for (const loader::SourceSpec& s : spec.sources)
+      members.push_back({options.datasets.at(s.path), s.path, s.weight});
     TF_ASSIGN_OR_RETURN(std::shared_ptr<const loader::MixtureSource> mixture,
                         loader::MixtureSource::create(std::move(members)));
     return std::shared_ptr<const loader::SampleSource>(std::move(mixture));
@@ -388,19 +418,23 @@ struct Server::Impl {
     config.peer = peer;
     config.client_name = sessions.find_peer(peer)->name;
     config.dataset = o.spec.sources[0].path;
-    if (o.spec.sources.size() > 1) config.dataset += " and " + std::to_string(o.spec.sources.size() - 1) + " more";
+    if (o.spec.sources.size() > 1)
+      config.dataset += " and " + std::to_string(o.spec.sources.size() - 1) + " more";
     config.request = o;
     config.decode = options.decode;
     config.max_credits = options.max_credits;
     config.frame_buffers = options.frame_buffers;
     TF_ASSIGN_OR_RETURN(std::shared_ptr<const loader::SampleSource> source, stream_source(o.spec));
-    auto s = ServerStream::create(std::move(config), std::move(source), *pool, wakeup, options.max_batch_bytes);
+    auto s = ServerStream::create(std::move(config), std::move(source), *pool, wakeup,
+                                  options.max_batch_bytes);
     if (!s.has_value()) return s.error().with_context("OpenStream");
-    if (const size_t in_use = sessions.memory_in_use(); in_use + (*s)->memory_bytes() > options.max_memory_bytes)
-      return Status::overloaded("OpenStream: its " + std::to_string((*s)->memory_bytes() >> 20) +
-                                " MiB of frame buffers would take the daemon past its memory budget (" +
-                                std::to_string(in_use >> 20) + " of " + std::to_string(options.max_memory_bytes >> 20) +
-                                " MiB in use; --max-memory-mib)");
+    if (const size_t in_use = sessions.memory_in_use();
+        in_use + (*s)->memory_bytes() > options.max_memory_bytes)
+      return Status::overloaded(
+          "OpenStream: its " + std::to_string((*s)->memory_bytes() >> 20) +
+          " MiB of frame buffers would take the daemon past its memory budget (" +
+          std::to_string(in_use >> 20) + " of " + std::to_string(options.max_memory_bytes >> 20) +
+          " MiB in use; --max-memory-mib)");
     return s;
   }
 
@@ -411,10 +445,12 @@ struct Server::Impl {
     ++next_id;
     const StreamOpened reply = (*s)->opened();
     const loader::SamplerOptions& sampler = o.spec.sampler;
-    TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << sessions.describe(peer) << " on '"
-                 << o.spec.sources[0].path << "' (" << augment::profile_name(o.spec.augment.profile) << ", batch "
-                 << sampler.batch_size << ", rank " << sampler.rank << "/" << sampler.world_size << ", "
-                 << transport_name(o.transport) << ") from epoch " << o.start.epoch << " batch " << o.start.batch;
+    TF_LOG(Info) << "serve: stream " << reply.stream_id << " for " << sessions.describe(peer)
+                 << " on '" << o.spec.sources[0].path << "' ("
+                 << augment::profile_name(o.spec.augment.profile) << ", batch "
+                 << sampler.batch_size << ", rank " << sampler.rank << "/" << sampler.world_size
+                 << ", " << transport_name(o.transport) << ") from epoch " << o.start.epoch
+                 << " batch " << o.start.batch;
     sessions.add_stream(std::move(*s));
     scheduler.add_stream(reply.stream_id);
     send(peer, reply);
@@ -453,24 +489,29 @@ struct Server::Impl {
       ServerStream* target = nullptr;
       for (const auto& [id, s] : sessions.streams())
         if (const MemoryToken* t = s->awaiting_memory(); t && *t == d.token) target = s.get();
-      if (target) target->deposit(std::move(d.fd));
-      else ++refused;
+      if (target)
+        target->deposit(std::move(d.fd));
+      else
+        ++refused;
     }
     // Counted, and said at most once an interval: a client of the same user could flood the socket.
     refused_memory += refused;
     if (refused_memory > 0 && now() - last_refusal_log > options.refusal_log_interval) {
-      TF_LOG(Warning) << "serve: refused " << refused_memory << " memory hand-over(s) with no matching stream "
+      TF_LOG(Warning) << "serve: refused " << refused_memory
+                      << " memory hand-over(s) with no matching stream "
                       << "token (or malformed, or from another user)";
       refused_memory = 0;
       last_refusal_log = now();
     }
   }
 
-  // Receives and handles pending messages (at most `budget`, so batches keep flowing under a flood).
+  // Receives and handles pending messages (at most `budget`, so batches keep flowing under a
+  // flood).
   void receive(int budget) {
     for (int n = 0; n < budget; ++n) {
       std::vector<zmq::message_t> parts;
-      if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait)) return;
+      if (!zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait))
+        return;
       if (parts.size() >= 2) receive_one(parts);
     }
   }
@@ -478,20 +519,27 @@ struct Server::Impl {
   // One client message: [routing id, envelope].
   void receive_one(const std::vector<zmq::message_t>& parts) {
     const std::string peer = parts[0].to_string();
-    if (!sessions.find_peer(peer) && sessions.clients() >= static_cast<size_t>(options.max_clients)) {
-      send(peer, ErrorReply{Code::kOverloaded, "the daemon has " + std::to_string(sessions.clients()) +
-                                                   " clients, its limit (--max-clients); try again later", 0});
+    if (!sessions.find_peer(peer) &&
+        sessions.clients() >= static_cast<size_t>(options.max_clients)) {
+      send(peer, ErrorReply{Code::kOverloaded,
+                            "the daemon has " + std::to_string(sessions.clients()) +
+                                " clients, its limit (--max-clients); try again later",
+                            0});
       return;
     }
     const Peer& p = sessions.touch(peer, now());
     if (parts.size() > 2)
-      return error(peer, Status::invalid_argument("a client message with " + std::to_string(parts.size() - 1) +
+      return error(peer, Status::invalid_argument("a client message with " +
+                                                  std::to_string(parts.size() - 1) +
                                                   " frames; clients send one"));
-    auto m = decode(std::span<const uint8_t>(static_cast<const uint8_t*>(parts[1].data()), parts[1].size()));
+    auto m = decode(
+        std::span<const uint8_t>(static_cast<const uint8_t*>(parts[1].data()), parts[1].size()));
     if (!m.has_value()) return error(peer, m.error());
     if (!p.hello && !std::holds_alternative<Hello>(*m) && !std::holds_alternative<StatsRequest>(*m))
       // A client whose connection outlived its daemon (this one restarted): it must start over.
-      return error(peer, Status::unavailable("this daemon does not know this client (it restarted?): connect again"));
+      return error(peer,
+                   Status::unavailable(
+                       "this daemon does not know this client (it restarted?): connect again"));
     handle(peer, *m);
   }
 
@@ -519,9 +567,11 @@ struct Server::Impl {
       total_rate.add(static_cast<double>(out->header.indices.size()), t);
       if (!send(s.peer(), out->header, std::move(out->payload))) {  // never drop a batch silently
         if (!unread.count(s.peer()))  // the peer reads and is there: the batch could not be encoded
-          error(s.peer(), Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
-                                           std::to_string(id) + " could not be encoded (a header over 1 MiB?)"),
-                id);
+          error(
+              s.peer(),
+              Status::internal("batch " + std::to_string(out->header.batch) + " of stream " +
+                               std::to_string(id) + " could not be encoded (a header over 1 MiB?)"),
+              id);
         return false;
       }
       if (out->end_of_epoch) send(s.peer(), EndOfEpoch{id, epoch});
@@ -565,13 +615,15 @@ struct Server::Impl {
     for (const std::string& peer : sessions.release_hellos()) send(peer, hello_reply());
   }
 
-  // Forgets clients silent past the timeout at `t` (ending their streams), and sends heartbeats due.
+  // Forgets clients silent past the timeout at `t` (ending their streams), and sends heartbeats
+  // due.
   void check_peers(TimePoint t) {
     for (const std::string& peer : sessions.silent_peers(t, options.client_timeout)) {
       if (const size_t n = sessions.streams_of(peer).size(); n > 0) {
-        const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(t - sessions.find_peer(peer)->last_seen);
-        TF_LOG(Warning) << "serve: " << sessions.describe(peer) << " silent for " << silent.count() << " ms: ending its "
-                        << n << " stream(s) and reclaiming their memory";
+        const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(
+            t - sessions.find_peer(peer)->last_seen);
+        TF_LOG(Warning) << "serve: " << sessions.describe(peer) << " silent for " << silent.count()
+                        << " ms: ending its " << n << " stream(s) and reclaiming their memory";
       }
       forget_peer(peer);
     }
@@ -651,7 +703,8 @@ struct Server::Impl {
   Status bind_socket() {
     try {
       if (options.curve.enabled()) {
-        TF_ASSIGN_OR_RETURN(zap, internal::ZapHandler::create(context, options.curve.allowed_clients));
+        TF_ASSIGN_OR_RETURN(zap,
+                            internal::ZapHandler::create(context, options.curve.allowed_clients));
         socket.set(zmq::sockopt::curve_server, 1);
         socket.set(zmq::sockopt::curve_secretkey, options.curve.server.secret_key);
         socket.set(zmq::sockopt::zap_domain, "textfeed");
@@ -686,7 +739,8 @@ struct Server::Impl {
     const std::string mem = std::filesystem::absolute(bound.substr(6) + ".mem", ec).string();
     auto memory = MemoryInbox::bind(mem);
     if (!memory.has_value())
-      TF_LOG(Warning) << "serve: shared memory is off (clients get frames): " << memory.error().to_string();
+      TF_LOG(Warning) << "serve: shared memory is off (clients get frames): "
+                      << memory.error().to_string();
     else
       inbox = std::move(*memory);
   }
@@ -698,10 +752,13 @@ struct Server::Impl {
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() = default;
 
-Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, loader::WorkerPool& pool) {
+Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options,
+                                               loader::WorkerPool& pool) {
   if (options.datasets.empty()) return Status::invalid_argument("serve: no dataset to serve");
   auto impl = std::make_unique<Impl>(options, pool);
-  if (!impl->wakeup->ok()) return Status::from_errno("serve: eventfd", errno);
+  Result<Wakeup> wakeup = Wakeup::create();
+  if (!wakeup.has_value()) return wakeup.error().with_context("serve");
+  impl->wakeup = std::make_shared<Wakeup>(std::move(*wakeup));
   TF_RETURN_IF_ERROR(check_endpoint(options.endpoint, EndpointUse::kBind).with_context("serve"));
   impl->tcp = options.endpoint.rfind("tcp://", 0) == 0;
   const bool ipc = options.endpoint.rfind("ipc://", 0) == 0;
@@ -711,8 +768,9 @@ Result<std::unique_ptr<Server>> Server::create(const ServerOptions& options, loa
     impl->claim = std::move(*claim);
   }
   if (impl->tcp && !options.curve.enabled() && !options.allow_plain_tcp)
-    return Status::invalid_argument("serve: tcp needs CurveZMQ keys (--curve-key and --allow; see `textfeed keygen`) "
-                                    "or an explicit --insecure-tcp");
+    return Status::invalid_argument(
+        "serve: tcp needs CurveZMQ keys (--curve-key and --allow; see `textfeed keygen`) "
+        "or an explicit --insecure-tcp");
   TF_RETURN_IF_ERROR(impl->bind_socket());
   if (ipc) impl->offer_shared_memory();
   return std::unique_ptr<Server>(new Server(std::move(impl)));

@@ -28,7 +28,8 @@ class Server {
   // allow_plain_tcp, bad keys, a path that is not ours to replace, an abstract ipc socket),
   // kUnavailable (bind failed, another daemon on the path). Fills run on `pool`, which must
   // outlive the Server.
-  static Result<std::unique_ptr<Server>> create(const ServerOptions& options, loader::WorkerPool& pool);
+  static Result<std::unique_ptr<Server>> create(const ServerOptions& options,
+                                                loader::WorkerPool& pool);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -41,21 +41,24 @@ std::string SessionTable::describe(const std::string& peer) const {
   return p && !p->name.empty() ? "'" + p->name + "'" : "a client";
 }
 
-std::vector<std::string> SessionTable::silent_peers(Clock::TimePoint now, std::chrono::milliseconds timeout) const {
+std::vector<std::string> SessionTable::silent_peers(Clock::TimePoint now,
+                                                    std::chrono::milliseconds timeout) const {
   std::vector<std::string> out;
   for (const auto& [peer, p] : peers_)
     if (now - p.last_seen > timeout) out.push_back(peer);
   return out;
 }
 
-std::vector<std::string> SessionTable::heartbeats_due(Clock::TimePoint now, std::chrono::milliseconds interval) const {
+std::vector<std::string> SessionTable::heartbeats_due(Clock::TimePoint now,
+                                                      std::chrono::milliseconds interval) const {
   std::vector<std::string> out;
   for (const auto& [peer, p] : peers_)
     if (now - p.last_sent >= interval) out.push_back(peer);
   return out;
 }
 
-std::vector<std::string> SessionTable::other_connections(const std::string& peer, uint64_t session) const {
+std::vector<std::string> SessionTable::other_connections(const std::string& peer,
+                                                         uint64_t session) const {
   std::vector<std::string> out;
   for (const auto& [other, p] : peers_)
     if (other != peer && p.session == session) out.push_back(other);
@@ -136,15 +139,17 @@ std::vector<Buried> SessionTable::bury(const std::function<void(uint64_t)>& fini
 }
 
 bool SessionTable::session_has_running_fills(uint64_t session) const {
-  return std::any_of(graveyard_.begin(), graveyard_.end(),
-                     [&](const Grave& g) { return g.session == session && g.stream->running() > 0; });
+  return std::any_of(graveyard_.begin(), graveyard_.end(), [&](const Grave& g) {
+    return g.session == session && g.stream->running() > 0;
+  });
 }
 
 std::vector<std::string> SessionTable::release_hellos() {
   std::vector<std::string> out;
   for (size_t i = 0; i < pending_hellos_.size();) {
     const uint64_t session = pending_hellos_[i].session;
-    if (std::any_of(graveyard_.begin(), graveyard_.end(), [&](const Grave& g) { return g.session == session; })) {
+    if (std::any_of(graveyard_.begin(), graveyard_.end(),
+                    [&](const Grave& g) { return g.session == session; })) {
       ++i;
       continue;
     }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "loader/pipeline.h"
-#include "transport/daemon/clock.h"
 
 namespace textfeed::transport {
 
@@ -24,7 +24,7 @@ class ServerStream;
 // One client connection.
 struct Peer {
   Clock::TimePoint last_seen{}, last_sent{};
-  std::string name;    // Hello.clientName
+  std::string name;  // Hello.clientName
   uint64_t session = 0;
   bool hello = false;  // said Hello to this daemon (a client of a daemon that restarted has not)
 };
@@ -67,9 +67,11 @@ class SessionTable {
   // "'name'" for log lines and errors, or "a client" before it said its name.
   std::string describe(const std::string& peer) const;
   // Peers heard from longer than `timeout` before `now`.
-  std::vector<std::string> silent_peers(Clock::TimePoint now, std::chrono::milliseconds timeout) const;
+  std::vector<std::string> silent_peers(Clock::TimePoint now,
+                                        std::chrono::milliseconds timeout) const;
   // Peers sent nothing for `interval` (or longer) before `now`: a heartbeat is due.
-  std::vector<std::string> heartbeats_due(Clock::TimePoint now, std::chrono::milliseconds interval) const;
+  std::vector<std::string> heartbeats_due(Clock::TimePoint now,
+                                          std::chrono::milliseconds interval) const;
   // Other connections of `session` (a client that reconnected): not `peer` itself.
   std::vector<std::string> other_connections(const std::string& peer, uint64_t session) const;
   // Ends the peer's open streams and forgets it; returns the ids of the streams it ended.
@@ -95,7 +97,9 @@ class SessionTable {
   // Sessions: a Hello answered only once the fills of the session's earlier streams have stopped.
   // Whether an ended stream of `session` still has fills running.
   bool session_has_running_fills(uint64_t session) const;
-  void hold_hello(const std::string& peer, uint64_t session) { pending_hellos_.push_back({peer, session}); }
+  void hold_hello(const std::string& peer, uint64_t session) {
+    pending_hellos_.push_back({peer, session});
+  }
   // The held Hellos that may be answered now (no ended stream of their session is left); they are
   // no longer held.
   std::vector<std::string> release_hellos();

@@ -14,7 +14,7 @@ import numbers
 import os
 from typing import Any, Dict, Optional, Sequence, TypeVar
 
-from . import errors
+from . import _core, errors
 
 MAX_TEXT = 4096  # characters of a name, an endpoint or an option value; PATH_MAX bytes of a path
 U64_MAX = 2**64 - 1
@@ -124,20 +124,23 @@ def path(name: str, value: Any) -> bytes:
     return encoded
 
 
-# The augmentation options that are ranges (augment::UniformRange): they also take a (lo, hi) pair.
-RANGE_OPTIONS = ("brightness", "contrast", "saturation", "hue")
+# How many numbers a recipe option given as a sequence takes, by the kind of its row in the C++
+# field table (augment/profile.h recipe_fields()): a range (lo, hi), a triple (one per image plane).
+_SEQUENCE_LENGTH = {"factor_range": 2, "shift_range": 2, "triple": 3}
+_SEQUENCE_OPTIONS = {row["name"]: _SEQUENCE_LENGTH[row["kind"]] for row in _core.recipe_fields()
+                     if row["kind"] in _SEQUENCE_LENGTH}
 
 
 def option_value(name: str, value: Any) -> str:
-    """An augmentation option's value as the text C++ parses (bool, int, finite float or str; an
-    option of RANGE_OPTIONS also takes a (lo, hi) tuple or list of two reals: brightness=(0.8, 1.0)
-    becomes "0.8,1.0")."""
-    if isinstance(value, (tuple, list)) and name in RANGE_OPTIONS:
-        if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
-            raise errors.ArgumentTypeError(f"{name} as a range must be a (lo, hi) pair of numbers, got "
-                                           f"{_type_name(value)} {value!r:.80}")
-        lo, hi = (real(name, v, -math.inf, math.inf) for v in value)
-        return f"{lo!r},{hi!r}"
+    """A recipe option's value as the text C++ parses (bool, int, finite float or str; a range
+    option also takes a (lo, hi) pair of reals: brightness=(0.8, 1.0) becomes "0.8,1.0"; a triple,
+    mean or std, three reals)."""
+    count = _SEQUENCE_OPTIONS.get(name)
+    if isinstance(value, (tuple, list)) and count is not None:
+        if len(value) != count or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
+            shape = "as a range must be a (lo, hi) pair" if count == 2 else "must be three"
+            raise errors.ArgumentTypeError(f"{name} {shape} of numbers, got {_type_name(value)} {value!r:.80}")
+        return ",".join(repr(real(name, v, -math.inf, math.inf)) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, numbers.Integral):

@@ -248,6 +248,8 @@ MAX_WORLD_SIZE: int
 MAX_PREFETCH: int
 MAX_IGNORE_TAGS: int
 MAX_SOURCES: int
+MAX_AREA: float
+MAX_WEIGHT: float
 
 def reader_defaults(profile: Profile) -> ReaderOptions: ...
 MAX_EPOCH_SIZE: int
@@ -255,8 +257,28 @@ MAX_RESUME_STAGES: int
 
 def default_on_bad_sample(mode: Mode) -> OnBadSample: ...
 def option_names() -> str: ...
+def recipe_fields() -> list[dict[str, Any]]: ...
 
 # register_loader.cc
+
+# Feed.stats()'s "transport" (and each producer's), and each producer's "state"; textfeed.Loader.stats()
+# gives their text ("shm", "frames, compact", "lost").
+
+class ProducerState(enum.Enum):
+    UP = 0
+    LOST = 1
+    OUT = 2
+    @property
+    def text(self) -> str: ...
+
+class FeedTransport(enum.Enum):
+    EMBEDDED = 0
+    SHM = 1
+    FRAMES = 2
+    FRAMES_COMPACT = 3
+    MULTI = 4
+    @property
+    def text(self) -> str: ...
 
 class SlotLease:
     """One batch slot of a loader's ring, as a writable buffer (the buffer protocol)."""

@@ -15,6 +15,7 @@ import functools
 import inspect
 import itertools
 import logging
+import math
 import numbers
 import os
 import socket
@@ -181,11 +182,12 @@ def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options:
         keywords = inspect.signature(Loader.__init__).parameters
         raise _dataloader.unknown_keywords_error(unknown, known | {k for k in keywords if k not in ("self", "options")})
     overrides = {k: _args.option_value(k, v) for k, v in options.items()}
-    for name, value, lowest in (("image_size", image_size, 0), ("crop_size", crop_size, 1)):  # image_size 0: off
+    # Their types are checked here, their bounds by the recipe's table (one message at every edge).
+    for name, value in (("image_size", image_size), ("crop_size", crop_size)):
         if value is not None:
-            overrides[name] = str(_args.integer(name, value, lowest, 1 << 20))
+            overrides[name] = str(_args.integer(name, value, -(2**31), 2**31 - 1))
     if map_scale is not None:
-        overrides["map_scale"] = repr(_args.real("map_scale", map_scale, 0, 1, lo_open=True))
+        overrides["map_scale"] = repr(_args.real("map_scale", map_scale, -math.inf, math.inf))
     return overrides
 
 
@@ -226,17 +228,6 @@ def _daemon_arguments(transport: Any, **seconds: Any) -> Dict[str, Any]:
     return out
 
 
-def _remote_opener(endpoint: Optional[str], transport: Any, timeout: Any, daemon_timeout: Any,
-                   reconnect_timeout: Any, server_key: Any, client_key: Any) -> Any:
-    """_core.open_remote with the remote-only arguments checked and bound."""
-    return functools.partial(
-        _core.open_remote, endpoint,
-        **_daemon_arguments(transport, timeout=timeout, daemon_timeout=daemon_timeout,
-                            reconnect_timeout=reconnect_timeout),
-        curve_server_key=b"" if server_key is None else _args.path("curve_server_key", server_key),
-        curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key))
-
-
 def _endpoints(endpoint: Any) -> Optional[Any]:
     """None, one endpoint (a str), or a list of them (several producers, MAX_PRODUCERS at most)."""
     if endpoint is None or isinstance(endpoint, str):
@@ -253,8 +244,9 @@ def _endpoints(endpoint: Any) -> Optional[Any]:
 
 
 def _server_keys(value: Any, endpoints: List[str]) -> List[bytes]:
-    """curve_server_key for a list of endpoints: None, one file for every tcp endpoint, or one per
-    endpoint (None where that daemon takes no CURVE, e.g. ipc)."""
+    """curve_server_key for a list of endpoints: None, one file for every tcp endpoint (for the
+    one endpoint of a list of one, whatever it is), or one per endpoint (None where that daemon
+    takes no CURVE, e.g. ipc)."""
     if value is None:
         return []
     if isinstance(value, (list, tuple)):
@@ -263,7 +255,7 @@ def _server_keys(value: Any, endpoints: List[str]) -> List[bytes]:
                                               "endpoints: one each (None for a daemon without CURVE)")
         return [b"" if v is None else _args.path(f"curve_server_key[{i}]", v) for i, v in enumerate(value)]
     key = _args.path("curve_server_key", value)
-    return [key if e.startswith("tcp://") else b"" for e in endpoints]
+    return [key if e.startswith("tcp://") or len(endpoints) == 1 else b"" for e in endpoints]
 
 
 _PAYLOADS = ("full", "compact")
@@ -271,7 +263,7 @@ _PAYLOADS = ("full", "compact")
 
 def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_timeout: Any, reconnect_timeout: Any,
                   stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any, payload: Any) -> Any:
-    """_core.open_multi with the arguments of several producers checked and bound."""
+    """_core.open_multi with the arguments of a feed of daemons checked and bound."""
     return functools.partial(
         _core.open_multi, endpoints,
         **_daemon_arguments(transport, timeout=timeout, daemon_timeout=daemon_timeout,
@@ -370,8 +362,9 @@ class Loader:
             feeds this rank from all of those daemons at once (and from ``local_threads``): each
             batch is made by whichever has room, and delivered in order; a daemon that dies or
             stalls has its batches made by the others, and rejoins when it comes back
-            (docs/design.md "Several producers"). ``prefetch`` is then per producer; the ring
-            holds ``prefetch * (producers + 1) + 1`` slots.
+            (docs/design.md "Several producers"). One endpoint is the list of one: ``"x"`` and
+            ``["x"]`` are the same feed. ``prefetch`` is per producer; the ring holds
+            ``prefetch * producers + 1`` slots, and ``prefetch`` more with several producers.
         dataset: with an endpoint, a dataset NAME the daemon serves; else a dataset folder
             (ICDAR-2015), a UFO ``.json``, a cache file from ``textfeed cache build`` or a manifest of
             shard files from ``textfeed cache merge``, as a str or ``os.PathLike``.
@@ -447,20 +440,21 @@ class Loader:
             (see ``on_bad_sample``).
         return_polygons: training mode: each batch also carries every sample's polygons after the
             augmentation, in crop pixels (``polygons``, ``ignore``).
-        local_threads: with a list of endpoints, this process's own worker threads as one more
+        local_threads: with an endpoint, this process's own worker threads as one more
             producer (1..MAX_WORKER_THREADS); None: none. They read ``local_dataset`` (what
             ``dataset`` takes in embedded mode; default: the daemons' dataset names taken as
             paths), which must be the daemons' dataset (its fingerprint is checked).
-        stall_timeout: with a list of endpoints, seconds a daemon may hold the batch the training
+        stall_timeout: with several producers, seconds a daemon may hold the batch the training
             waits for before it is taken for lost (its batches go to the others) though it still
             answers.
-        payload: with a list of endpoints, ``"full"`` or ``"compact"``: the daemons send each
+        payload: with an endpoint, ``"full"`` or ``"compact"``: the daemons send each
             batch's warped uint8 crops (before the colour jitter), colour draws and words, and this
             process's producer threads run the colour jitter, the normalization and the targets
             (about a quarter of the bytes on the network for upstage; the same batches, byte for
             byte; training with an EAST profile, as frames).
-        curve_server_key with a list of endpoints: one file for every tcp endpoint, or a list with
-            one per endpoint (None for a daemon without CURVE).
+        curve_server_key with a list of endpoints: one file for every tcp endpoint (the one
+            endpoint's whatever it is), or a list with one per endpoint (None for a daemon without
+            CURVE).
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -505,14 +499,12 @@ class Loader:
         self._pinned = False
         self._said_missing: set = set()  # eval rows reported missing that were logged
         endpoint = _endpoints(endpoint)
-        several = isinstance(endpoint, list)
-        if not several and (local_threads is not None or local_dataset is not None):
-            raise errors.InvalidArgumentError("local_threads and local_dataset go with a list of endpoints "
-                                              "(endpoint=[...]): this process's threads as one more producer")
+        if endpoint is None and (local_threads is not None or local_dataset is not None):
+            raise errors.InvalidArgumentError("local_threads and local_dataset go with an endpoint: this "
+                                              "process's threads as one more producer beside the daemons")
         payload = _args.choice("payload", payload, _PAYLOADS)
-        if not several and payload != "full":
-            raise errors.InvalidArgumentError("payload='compact' goes with a list of endpoints (endpoint=[...], "
-                                              "one is enough)")
+        if endpoint is None and payload != "full":
+            raise errors.InvalidArgumentError("payload='compact' goes with an endpoint: the daemons send it")
         if local_dataset is not None and local_threads is None:
             raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
         common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
@@ -535,17 +527,15 @@ class Loader:
             raise errors.InvalidArgumentError("epoch_size applies to weighted sources (Source(path, weight=...)); "
                                               "without weights an epoch is every sample once")
         threads = _thread_count(threads)
-        if several:
-            opener = _multi_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout, stall_timeout,
-                                   curve_server_key, curve_client_key, local_threads, payload)
-        else:
-            opener = _remote_opener(endpoint, transport, timeout, daemon_timeout, reconnect_timeout,
-                                    curve_server_key, curve_client_key)
+        # One endpoint is a list of one: the same feed either way. Checked in embedded mode too.
+        endpoints = [] if endpoint is None else [endpoint] if isinstance(endpoint, str) else endpoint
+        opener = _multi_opener(endpoints, transport, timeout, daemon_timeout, reconnect_timeout, stall_timeout,
+                               curve_server_key, curve_client_key, local_threads, payload)
         if endpoint is None:
             opener = functools.partial(_core.open_embedded, threads=threads)
         common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
         spec = _pipeline_spec(sources, common, overrides)
-        if several:
+        if endpoint is not None:
             # The local threads read paths: local_dataset, or the daemons' dataset names taken as paths.
             local_spec = None
             if local_threads is not None:
@@ -721,7 +711,7 @@ class Loader:
     def stats(self) -> Dict[str, Any]:
         """Batches and samples delivered, samples/s, seconds spent waiting, slots in flight and held,
         skipped samples, reconnects; in embedded mode also ms per sample for each pipeline stage.
-        With a list of endpoints, ``producers``: per daemon (and the local threads) its ``state``
+        With an endpoint, ``producers``: per daemon (and the local threads) its ``state``
         ("up", "lost", "out"), ``transport``, batches ``delivered`` and ``reissued`` (made by the
         others when it was lost), ``in_flight``, ``wait_seconds`` (the training waiting for its
         batches), ``reconnects`` and ``last_error``; and ``remade``: batches made again because an
@@ -729,8 +719,13 @@ class Loader:
         self._check_process()
         s = dict(self._live_feed().stats())
         s["samples_per_second"] = s["samples"] / s["elapsed_seconds"] if s["elapsed_seconds"] > 0 else 0.0
-        s["mode"] = ("embedded" if self._endpoint is None else
-                     "several" if isinstance(self._endpoint, list) else "remote")
+        transport: _core.FeedTransport = s["transport"]
+        s["transport"] = transport.text  # the enums' text, as stats have always shown them
+        producers = [dict(p, state=p["state"].text, transport=p["transport"].text) for p in s.get("producers", [])]
+        if producers:
+            s["producers"] = producers
+        s["mode"] = ("embedded" if transport == _core.FeedTransport.EMBEDDED else
+                     "several" if transport == _core.FeedTransport.MULTI else "remote")
         s["pinned"] = self._pinned
         return s
 

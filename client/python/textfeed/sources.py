@@ -16,8 +16,8 @@ from . import _args, _core, errors
 
 __all__ = ["Source", "paddle_sources"]
 
-MAX_AREA = 1e12  # px², the reader's bound on an area (loader/spec.h ReaderOptions)
-MAX_WEIGHT = 1e9  # loader/spec.h kMaxWeight
+MAX_AREA = _core.MAX_AREA  # px², the reader's bound on an area (loader/spec.h kMaxArea)
+MAX_WEIGHT = _core.MAX_WEIGHT  # loader/spec.h kMaxWeight
 MAX_SOURCES = _core.MAX_SOURCES
 # The reader's keywords, as Loader and Source take them (None keeps the default).
 READER_KEYWORDS = ("ignore_text", "ignore_tags", "poly_policy", "ignore_under_area", "images_dir", "illegibility",

@@ -6,9 +6,9 @@
 #include <memory>
 #include <thread>
 
-#include "loader/worker_pool.h"
 #include "loader/source.h"
-#include "tests/transport/daemon/fake_clock.h"
+#include "loader/worker_pool.h"
+#include "tests/transport/fake_clock.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"
 #include "transport/daemon/server.h"

@@ -41,7 +41,8 @@ TEST(SchedulerTest, TheBudgetBoundsFillsInFlightAndTheTurnGoesOnWhereItStopped) 
   EXPECT_EQ(start_all(s), (std::vector<uint64_t>{1, 2}));
   EXPECT_FALSE(s.next().has_value()) << "the budget is spent";
   s.fill_finished(1);
-  EXPECT_EQ(start_all(s), (std::vector<uint64_t>{3})) << "stream 3's turn, though stream 1 finished";
+  EXPECT_EQ(start_all(s), (std::vector<uint64_t>{3}))
+      << "stream 3's turn, though stream 1 finished";
   s.fill_finished(2);
   s.fill_finished(3);
   EXPECT_EQ(start_all(s), (std::vector<uint64_t>{1, 2}));

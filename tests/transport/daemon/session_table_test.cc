@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/transport/daemon/fake_clock.h"
+#include "tests/transport/fake_clock.h"
 
 namespace textfeed::transport {
 namespace {
@@ -21,7 +21,8 @@ TEST(SessionTableTest, ASilentClientIsDroppedAfterItsTimeoutAndALiveOneIsNot) {
   table.touch("live", clock.now());  // a heartbeat
   EXPECT_TRUE(table.silent_peers(clock.now(), timeout).empty());
   clock.advance(400ms);
-  EXPECT_TRUE(table.silent_peers(clock.now(), timeout).empty()) << "exactly the timeout is not past it";
+  EXPECT_TRUE(table.silent_peers(clock.now(), timeout).empty())
+      << "exactly the timeout is not past it";
   clock.advance(1ms);
   EXPECT_EQ(table.silent_peers(clock.now(), timeout), std::vector<std::string>{"silent"});
   EXPECT_EQ(table.describe("silent"), "'quiet rank'");
@@ -29,7 +30,8 @@ TEST(SessionTableTest, ASilentClientIsDroppedAfterItsTimeoutAndALiveOneIsNot) {
   EXPECT_EQ(table.clients(), 1u);
   EXPECT_EQ(table.describe("silent"), "a client");
   clock.advance(599ms);
-  EXPECT_TRUE(table.silent_peers(clock.now(), timeout).empty()) << "the live client's timeout runs from its heartbeat";
+  EXPECT_TRUE(table.silent_peers(clock.now(), timeout).empty())
+      << "the live client's timeout runs from its heartbeat";
   clock.advance(2ms);
   EXPECT_EQ(table.silent_peers(clock.now(), timeout), std::vector<std::string>{"live"});
 }

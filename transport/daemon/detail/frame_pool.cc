@@ -10,7 +10,9 @@
 namespace textfeed::transport::internal {
 
 FramePool::FramePool(size_t slot_bytes, int capacity, std::shared_ptr<Wakeup> wakeup)
-    : slot_bytes_(slot_bytes), capacity_(static_cast<size_t>(std::max(1, capacity))), wakeup_(std::move(wakeup)) {
+    : slot_bytes_(slot_bytes),
+      capacity_(static_cast<size_t>(std::max(1, capacity))),
+      wakeup_(std::move(wakeup)) {
   buffers_.reserve(capacity_);
 }
 
@@ -27,10 +29,11 @@ Result<std::optional<loader::Slot>> FramePool::acquire() {
     }
   }
   if (buffers_.size() == capacity_) return Out();
-  void* p = ::mmap(nullptr, slot_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      ::mmap(nullptr, slot_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
-    return Status::overloaded("no memory for a frame buffer of " + std::to_string(slot_bytes_ >> 20) +
-                              " MiB: " + std::strerror(errno));
+    return Status::overloaded("no memory for a frame buffer of " +
+                              std::to_string(slot_bytes_ >> 20) + " MiB: " + std::strerror(errno));
   buffers_.push_back(std::make_unique<Buffer>(static_cast<uint8_t*>(p), slot_bytes_));
   return Out(loader::Slot{static_cast<uint32_t>(buffers_.size() - 1), buffers_.back()->bytes});
 }
@@ -53,11 +56,13 @@ void FramePool::free_frame(void*, void* hint) {
   done->pool->give_back(done->id);
 }
 
-std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<TensorDesc>& tensors) {
+std::vector<zmq::message_t> FramePool::messages(uint32_t id,
+                                                const std::vector<TensorDesc>& tensors) {
   uint8_t* bytes = buffers_[id]->bytes;
   std::vector<zmq::message_t> out;
   size_t frames = 0;
-  for (const TensorDesc& t : tensors) frames += (t.size_bytes + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;
+  for (const TensorDesc& t : tensors)
+    frames += (t.size_bytes + kMaxPayloadFrameBytes - 1) / kMaxPayloadFrameBytes;
   if (frames == 0) {
     release(id);
     return out;
@@ -71,7 +76,8 @@ std::vector<zmq::message_t> FramePool::messages(uint32_t id, const std::vector<T
   out.reserve(frames);
   for (const TensorDesc& t : tensors) {
     for (uint64_t at = 0; at < t.size_bytes; at += kMaxPayloadFrameBytes) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size_bytes - at));
+      const size_t n =
+          static_cast<size_t>(std::min<uint64_t>(kMaxPayloadFrameBytes, t.size_bytes - at));
       out.emplace_back(bytes + t.offset_bytes + at, n, &FramePool::free_frame, hint);
     }
   }

@@ -9,11 +9,10 @@
 #include <mutex>
 #include <optional>
 #include <vector>
-
 #include <zmq.hpp>
 
+#include "base/wakeup.h"
 #include "loader/batch_stream.h"
-#include "transport/daemon/detail/wakeup.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport::internal {

@@ -20,7 +20,9 @@ std::vector<TensorDesc> descriptors(const loader::BatchLayout& l, size_t rows) {
 
 }  // namespace
 
-std::vector<std::string> stage_names() { return {loader::kStageNames.begin(), loader::kStageNames.end()}; }
+std::vector<std::string> stage_names() {
+  return {loader::kStageNames.begin(), loader::kStageNames.end()};
+}
 
 std::vector<double> stage_ms_per_sample(const loader::StageTimes& t) {
   const std::array<double, loader::kNumStages> ms = t.ms_per_sample();
@@ -50,36 +52,42 @@ ServerStream::~ServerStream() {
   batches_.reset();  // waits for running fills: they write into the slots
 }
 
-Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
-                                                           std::shared_ptr<const loader::SampleSource> source,
-                                                           loader::WorkerPool& pool, std::shared_ptr<Wakeup> wakeup,
-                                                           size_t max_slot_bytes) {
+Result<std::unique_ptr<ServerStream>> ServerStream::create(
+    Config config, std::shared_ptr<const loader::SampleSource> source, loader::WorkerPool& pool,
+    std::shared_ptr<Wakeup> wakeup, size_t max_slot_bytes) {
   const OpenStream& o = config.request;
   // The spec as the client asked for it (validated by the server and again by the pipeline), read
   // with this daemon's decode limits.
   loader::PipelineSpec spec = o.spec;
   spec.decode = config.decode;
   TF_RETURN_IF_ERROR(loader::validate(spec));
-  TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p, loader::BatchPipeline::create(std::move(source), spec));
+  TF_ASSIGN_OR_RETURN(std::unique_ptr<loader::BatchPipeline> p,
+                      loader::BatchPipeline::create(std::move(source), spec));
   std::shared_ptr<loader::BatchPipeline> pipeline(std::move(p));
   const loader::BatchLayout& layout = pipeline->layout();
   if (layout.slot_bytes > max_slot_bytes)
-    return Status::invalid_argument("a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
-                                    std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
-  TF_RETURN_IF_ERROR(pipeline->sampler().epoch_lengths().check(o.start.epoch, o.start.batch).with_context("start"));
+    return Status::invalid_argument(
+        "a batch of " + std::to_string(layout.slot_bytes >> 20) + " MiB exceeds the daemon's " +
+        std::to_string(max_slot_bytes >> 20) + " MiB limit (--max-batch-mib)");
+  TF_RETURN_IF_ERROR(pipeline->sampler()
+                         .epoch_lengths()
+                         .check(o.start.epoch, o.start.batch)
+                         .with_context("start"));
   const bool compact = o.payload == Payload::kCompact;
   if (compact) {
     if (o.transport != Transport::kFrames)
-      return Status::invalid_argument("payload 'compact' travels as frames: a shared-memory stream has the full "
-                                      "batch written in place already");
+      return Status::invalid_argument(
+          "payload 'compact' travels as frames: a shared-memory stream has the full "
+          "batch written in place already");
     TF_RETURN_IF_ERROR(loader::compact_supported(spec));
   }
-  const uint64_t buffer_bytes =
-      compact ? loader::compact_row_bytes(layout.crop_size) * static_cast<uint64_t>(layout.batch_size)
-              : layout.slot_bytes;
+  const uint64_t buffer_bytes = compact ? loader::compact_row_bytes(layout.crop_size) *
+                                              static_cast<uint64_t>(layout.batch_size)
+                                        : layout.slot_bytes;
   std::unique_ptr<StreamSlots> slots =
       o.transport == Transport::kFrames
-          ? make_frame_slots(config.id, buffer_bytes, std::min(config.frame_buffers, config.max_credits),
+          ? make_frame_slots(config.id, buffer_bytes,
+                             std::min(config.frame_buffers, config.max_credits),
                              static_cast<uint32_t>(config.max_credits), wakeup)
           : make_shared_memory_slots(config.id, layout.slot_bytes);
   const uint64_t epoch = o.start.epoch, start = o.start.batch;
@@ -87,25 +95,30 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(Config config,
   s->compact_bytes_ = compact ? buffer_bytes : 0;
   auto notify = [w = std::move(wakeup)] { w->signal(); };
   if (!compact) {
-    s->batches_ = loader::BatchStream::over(std::move(pipeline), pool, epoch, start, std::move(notify));
+    s->batches_ =
+        loader::BatchStream::over(std::move(pipeline), pool, epoch, start, std::move(notify));
     return s;
   }
   const EpochLengths lengths = pipeline->sampler().epoch_lengths();
   loader::WorkerPool* workers = &pool;
-  loader::BatchStream::CancellableFill fill = [shared = s->pipeline_, workers](
-                                                  uint64_t e, uint64_t b, uint8_t* crops, loader::BatchInfo& info,
-                                                  const loader::CancelToken& cancel) {
-    return shared->fill_compact(e, b, crops, info, *workers, &cancel);
-  };
-  s->batches_ = std::make_unique<loader::BatchStream>(std::move(fill), lengths, pool, epoch, start, std::move(notify));
+  loader::BatchStream::CancellableFill fill =
+      [shared = s->pipeline_, workers](uint64_t e, uint64_t b, uint8_t* crops,
+                                       loader::BatchInfo& info, const loader::CancelToken& cancel) {
+        return shared->fill_compact(e, b, crops, info, *workers, &cancel);
+      };
+  s->batches_ = std::make_unique<loader::BatchStream>(std::move(fill), lengths, pool, epoch, start,
+                                                      std::move(notify));
   return s;
 }
 
 StreamOpened ServerStream::opened() const {
   const loader::BatchLayout& l = pipeline_->layout();
-  StreamOpened o{config_.id,    pipeline_->sampler().batches_per_epoch(),
-                 pipeline_->source().size(), l.slot_bytes,
-                 descriptors(l, static_cast<size_t>(l.batch_size)), static_cast<uint32_t>(config_.max_credits)};
+  StreamOpened o{config_.id,
+                 pipeline_->sampler().batches_per_epoch(),
+                 pipeline_->source().size(),
+                 l.slot_bytes,
+                 descriptors(l, static_cast<size_t>(l.batch_size)),
+                 static_cast<uint32_t>(config_.max_credits)};
   if (const MemoryToken* t = slots_->awaiting_memory()) o.memory_token.assign(t->begin(), t->end());
   o.dataset_fingerprint = pipeline_->source().fingerprint();
   o.resumed_batches = pipeline_->sampler().epoch_lengths().resumed_batches;
@@ -119,17 +132,20 @@ Result<uint32_t> ServerStream::credit(const Credit& c) {
   const std::string stream = "stream " + std::to_string(config_.id);
   if (!config_.request.assigned) {
     if (!c.batches.empty())
-      return Status::invalid_argument("a Credit of " + stream + " names batches, but it was not opened assigned");
+      return Status::invalid_argument("a Credit of " + stream +
+                                      " names batches, but it was not opened assigned");
     return slots_->credit(c, batches_->in_flight());
   }
   const size_t granted = c.slots.empty() ? c.count : c.slots.size();
   if (c.batches.size() != granted)
-    return Status::invalid_argument("a Credit of assigned " + stream + " names " + std::to_string(c.batches.size()) +
-                                    " batches for " + std::to_string(granted) + " slots: one each");
+    return Status::invalid_argument("a Credit of assigned " + stream + " names " +
+                                    std::to_string(c.batches.size()) + " batches for " +
+                                    std::to_string(granted) + " slots: one each");
   for (const Position& p : c.batches)
     if (const uint64_t n = batches_->epoch_lengths().of(p.epoch); p.batch >= n)
-      return Status::invalid_argument("a Credit of " + stream + " names batch " + std::to_string(p.batch) +
-                                      " of epoch " + std::to_string(p.epoch) + ", which has " + std::to_string(n));
+      return Status::invalid_argument("a Credit of " + stream + " names batch " +
+                                      std::to_string(p.batch) + " of epoch " +
+                                      std::to_string(p.epoch) + ", which has " + std::to_string(n));
   TF_ASSIGN_OR_RETURN(uint32_t more, slots_->credit(c, batches_->in_flight()));
   assigned_.insert(assigned_.end(), c.batches.begin(), c.batches.end());
   return more;
@@ -164,9 +180,9 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   for (const loader::CompactRow& row : r->info.compact) words += row.labels.size();
   if (words > kMaxCompactWords) {
     out.error = Status::invalid_argument(
-        "epoch " + std::to_string(r->info.epoch) + " batch " + std::to_string(r->info.batch) + " has " +
-        std::to_string(words) + " words, more than a compact batch carries (" + std::to_string(kMaxCompactWords) +
-        "): use payload 'full'");
+        "epoch " + std::to_string(r->info.epoch) + " batch " + std::to_string(r->info.batch) +
+        " has " + std::to_string(words) + " words, more than a compact batch carries (" +
+        std::to_string(kMaxCompactWords) + "): use payload 'full'");
     slots_->release(r->slot.id);
     return out;
   }
@@ -174,16 +190,20 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   h.stream_id = config_.id;
   h.epoch = r->info.epoch;
   h.batch = r->info.batch;
-  h.tensors = compact_bytes_ > 0 ? std::vector<TensorDesc>{loader::compact_tensor(rows, pipeline_->layout().crop_size)}
-                                 : descriptors(pipeline_->layout(), rows);
+  h.tensors =
+      compact_bytes_ > 0
+          ? std::vector<TensorDesc>{loader::compact_tensor(rows, pipeline_->layout().crop_size)}
+          : descriptors(pipeline_->layout(), rows);
   h.compact = std::move(r->info.compact);
   h.indices = std::move(r->info.indices);
-  for (auto& e : r->info.errors) h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
+  for (auto& e : r->info.errors)
+    h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
   h.samples = std::move(r->info.samples);
   h.polygons = r->info.polygons;
   out.payload = slots_->deliver(r->slot.id, h);
   // An assigned stream's batches come in the client's order: it knows where its epochs end.
-  out.end_of_epoch = !config_.request.assigned && h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
+  out.end_of_epoch =
+      !config_.request.assigned && h.batch + 1 == batches_->epoch_lengths().of(h.epoch);
   ++batches_sent_;
   samples_sent_ += rows;
   skipped_ += h.errors.size();

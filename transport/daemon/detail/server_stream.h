@@ -5,8 +5,8 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,9 +58,9 @@ class ServerStream {
   };
   // Errors: those of loader::validate() and the pipeline (kInvalidArgument), kInvalidArgument
   // (start batch past the epoch, a slot larger than `max_slot_bytes`).
-  static Result<std::unique_ptr<ServerStream>> create(Config config, std::shared_ptr<const loader::SampleSource> source,
-                                                      loader::WorkerPool& workers, std::shared_ptr<Wakeup> wakeup,
-                                                      size_t max_slot_bytes);
+  static Result<std::unique_ptr<ServerStream>> create(
+      Config config, std::shared_ptr<const loader::SampleSource> source,
+      loader::WorkerPool& workers, std::shared_ptr<Wakeup> wakeup, size_t max_slot_bytes);
   ~ServerStream();
 
   uint64_t id() const { return config_.id; }
@@ -102,12 +102,14 @@ class ServerStream {
   loader::PipelineCounters counters() const { return pipeline_->counters(); }
 
  private:
-  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline, std::unique_ptr<StreamSlots> slots);
+  ServerStream(Config config, std::shared_ptr<loader::BatchPipeline> pipeline,
+               std::unique_ptr<StreamSlots> slots);
 
   Config config_;
   std::shared_ptr<loader::BatchPipeline> pipeline_;
   std::unique_ptr<StreamSlots> slots_;
-  std::unique_ptr<loader::BatchStream> batches_;  // after slots_: destroyed first, its fills write there
+  std::unique_ptr<loader::BatchStream>
+      batches_;                    // after slots_: destroyed first, its fills write there
   std::deque<Position> assigned_;  // assigned streams: the batches credited and not yet started
   uint64_t compact_bytes_ = 0;     // payload compact: a full batch's crops; 0: full batches
   uint64_t batches_sent_ = 0, samples_sent_ = 0, skipped_ = 0;

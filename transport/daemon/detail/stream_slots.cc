@@ -63,19 +63,22 @@ Status SharedMemorySlots::attach(const AttachMemory& m) {
   const std::string stream = "stream " + std::to_string(stream_id_);
   if (shm_) return Status::invalid_argument(stream + " already has its memory");
   if (m.slots == 0 || m.slots > kMaxSharedMemorySlots)
-    return Status::invalid_argument("AttachMemory: " + std::to_string(m.slots) + " slots is not in 1.." +
-                                    std::to_string(kMaxSharedMemorySlots));
+    return Status::invalid_argument("AttachMemory: " + std::to_string(m.slots) +
+                                    " slots is not in 1.." + std::to_string(kMaxSharedMemorySlots));
   if (m.slot_stride < slot_bytes_ || m.slot_stride % kSlotStrideAlignBytes != 0 ||
       m.slot_stride > kMaxSlotStrideBytes)
     return Status::invalid_argument("AttachMemory: slot stride " + std::to_string(m.slot_stride) +
-                                    " must be a multiple of " + std::to_string(kSlotStrideAlignBytes) +
+                                    " must be a multiple of " +
+                                    std::to_string(kSlotStrideAlignBytes) +
                                     " and at least the slot size " + std::to_string(slot_bytes_));
   if (!deposited_.valid())
-    return Status::invalid_argument("AttachMemory: no memory descriptor came for " + stream +
-                                    " (send it to HelloReply.memorySocket with the stream's token first)");
+    return Status::invalid_argument(
+        "AttachMemory: no memory descriptor came for " + stream +
+        " (send it to HelloReply.memorySocket with the stream's token first)");
   // One try per token: a descriptor that is refused is gone, and the stream ends with the error.
   token_.reset();
-  TF_ASSIGN_OR_RETURN(shm_, ShmRegion::map_received(std::move(deposited_), static_cast<size_t>(m.slots * m.slot_stride)));
+  TF_ASSIGN_OR_RETURN(shm_, ShmRegion::map_received(std::move(deposited_),
+                                                    static_cast<size_t>(m.slots * m.slot_stride)));
   slot_stride_ = m.slot_stride;
   owner_.assign(m.slots, SlotOwner::kClient);
   return Status();
@@ -84,14 +87,19 @@ Status SharedMemorySlots::attach(const AttachMemory& m) {
 // All or nothing: every slot is checked (a slot named twice in this Credit included) before any is
 // taken, so that two fills can never be given the same slot.
 Status SharedMemorySlots::check_credit(const Credit& c) const {
-  if (!shm_) return Status::invalid_argument("Credit before AttachMemory on a shared-memory stream");
-  if (c.count != 0) return Status::invalid_argument("a shared-memory stream is credited with slots, not a count");
+  if (!shm_)
+    return Status::invalid_argument("Credit before AttachMemory on a shared-memory stream");
+  if (c.count != 0)
+    return Status::invalid_argument("a shared-memory stream is credited with slots, not a count");
   std::vector<bool> named(owner_.size(), false);
   for (uint32_t id : c.slots) {
     if (id >= owner_.size() || owner_[id] != SlotOwner::kClient)
-      return Status::invalid_argument("slot " + std::to_string(id) + " is not the client's to credit (of " +
-                                      std::to_string(owner_.size()) + "; credited twice, or being filled)");
-    if (named[id]) return Status::invalid_argument("slot " + std::to_string(id) + " is named twice in one Credit");
+      return Status::invalid_argument(
+          "slot " + std::to_string(id) + " is not the client's to credit (of " +
+          std::to_string(owner_.size()) + "; credited twice, or being filled)");
+    if (named[id])
+      return Status::invalid_argument("slot " + std::to_string(id) +
+                                      " is named twice in one Credit");
     named[id] = true;
   }
   return Status();
@@ -108,7 +116,8 @@ Result<uint32_t> SharedMemorySlots::credit(const Credit& c, size_t) {
 
 class FrameSlots final : public StreamSlots {
  public:
-  FrameSlots(uint64_t stream_id, uint64_t slot_bytes, int buffers, uint32_t max_credits, std::shared_ptr<Wakeup> wakeup)
+  FrameSlots(uint64_t stream_id, uint64_t slot_bytes, int buffers, uint32_t max_credits,
+             std::shared_ptr<Wakeup> wakeup)
       : stream_id_(stream_id),
         max_credits_(max_credits),
         memory_bytes_(slot_bytes * static_cast<size_t>(buffers)),
@@ -116,9 +125,11 @@ class FrameSlots final : public StreamSlots {
 
   Transport transport() const override { return Transport::kFrames; }
   Result<uint32_t> credit(const Credit& c, size_t in_flight) override {
-    if (!c.slots.empty()) return Status::invalid_argument("a frames stream is credited with a count, not slots");
+    if (!c.slots.empty())
+      return Status::invalid_argument("a frames stream is credited with a count, not slots");
     if (uint64_t{credits_} + in_flight + c.count > max_credits_)
-      return Status::overloaded("more than " + std::to_string(max_credits_) + " batches in flight requested");
+      return Status::overloaded("more than " + std::to_string(max_credits_) +
+                                " batches in flight requested");
     credits_ += c.count;
     return c.count;
   }
@@ -137,7 +148,8 @@ class FrameSlots final : public StreamSlots {
   uint32_t credits_outstanding() const override { return credits_; }
   size_t memory_bytes() const override { return memory_bytes_; }
   Status attach(const AttachMemory&) override {
-    return Status::invalid_argument("stream " + std::to_string(stream_id_) + " was opened for frames, not shared memory");
+    return Status::invalid_argument("stream " + std::to_string(stream_id_) +
+                                    " was opened for frames, not shared memory");
   }
 
  private:
@@ -155,8 +167,10 @@ std::unique_ptr<StreamSlots> make_shared_memory_slots(uint64_t stream_id, uint64
 }
 
 std::unique_ptr<StreamSlots> make_frame_slots(uint64_t stream_id, uint64_t slot_bytes, int buffers,
-                                              uint32_t max_credits, std::shared_ptr<Wakeup> wakeup) {
-  return std::make_unique<FrameSlots>(stream_id, slot_bytes, buffers, max_credits, std::move(wakeup));
+                                              uint32_t max_credits,
+                                              std::shared_ptr<Wakeup> wakeup) {
+  return std::make_unique<FrameSlots>(stream_id, slot_bytes, buffers, max_credits,
+                                      std::move(wakeup));
 }
 
 }  // namespace textfeed::transport::internal

@@ -8,12 +8,11 @@
 #include <memory>
 #include <optional>
 #include <vector>
-
 #include <zmq.hpp>
 
 #include "base/file.h"
+#include "base/wakeup.h"
 #include "loader/batch_stream.h"
-#include "transport/daemon/detail/wakeup.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
 

@@ -13,7 +13,8 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::create(zmq::context_t& context,
                                                        const std::vector<std::string>& allowed) {
   std::unique_ptr<ZapHandler> h(new ZapHandler(context));
   for (const std::string& key : allowed) {
-    if (!is_z85_key(key)) return Status::invalid_argument("allowed client key '" + key + "' is not 40 Z85 characters");
+    if (!is_z85_key(key))
+      return Status::invalid_argument("allowed client key '" + key + "' is not 40 Z85 characters");
     h->allowed_.insert(key);
   }
   try {
@@ -47,18 +48,22 @@ void ZapHandler::handle_pending() {
         } else {
           ++refused_;
           text = "client key not allowed";
-          TF_LOG(Warning) << "serve: refused a CURVE client from " << req[3].to_string() << " with key " << z85
-                          << " (not in the allow list)";
+          TF_LOG(Warning) << "serve: refused a CURVE client from " << req[3].to_string()
+                          << " with key " << z85 << " (not in the allow list)";
         }
       } else {
         ++refused_;
         text = "CURVE required";
-        TF_LOG(Warning) << "serve: refused a " << mechanism << " client from " << req[3].to_string();
+        TF_LOG(Warning) << "serve: refused a " << mechanism << " client from "
+                        << req[3].to_string();
       }
     }
     const std::string request_id = req.size() > 1 ? req[1].to_string() : std::string();
-    std::vector<zmq::const_buffer> reply = {zmq::buffer(std::string_view("1.0")), zmq::buffer(request_id),
-                                            zmq::buffer(status), zmq::buffer(text), zmq::buffer(user),
+    std::vector<zmq::const_buffer> reply = {zmq::buffer(std::string_view("1.0")),
+                                            zmq::buffer(request_id),
+                                            zmq::buffer(status),
+                                            zmq::buffer(text),
+                                            zmq::buffer(user),
                                             zmq::const_buffer()};
     try {
       zmq::send_multipart(socket_, reply);

@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
 #include <zmq.hpp>
 
 #include "base/status.h"
@@ -18,7 +17,8 @@ class ZapHandler {
  public:
   // Binds the ZAP endpoint in `context`. `allowed` are Z85 client public keys.
   // Errors: kInvalidArgument (a key that is not Z85), kUnavailable (bind failed).
-  static Result<std::unique_ptr<ZapHandler>> create(zmq::context_t& context, const std::vector<std::string>& allowed);
+  static Result<std::unique_ptr<ZapHandler>> create(zmq::context_t& context,
+                                                    const std::vector<std::string>& allowed);
   zmq::socket_t& socket() { return socket_; }
   // Answers every pending request without blocking. Refusals are logged with the key.
   void handle_pending();

@@ -1,0 +1,138 @@
+// Field tables: the text of each kind of field, and the bound messages.
+#include "base/field_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace textfeed {
+namespace field_detail {
+namespace {
+
+Status bad_value(std::string_view name, std::string_view text, std::string_view expected) {
+  return Status::invalid_argument("option " + std::string(name) + " = '" + std::string(text) +
+                                  "': expected " + std::string(expected));
+}
+
+// from_chars, not strtod: the same text means the same number whatever the process's locale,
+// and no hex floats.
+bool to_double(std::string_view text, double& out) {
+  double v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
+      !std::isfinite(v))
+    return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+Status parse_int(std::string_view name, std::string_view text, int& out) {
+  int v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    return bad_value(name, text, "an integer");
+  out = v;
+  return Status();
+}
+
+Status parse_double(std::string_view name, std::string_view text, double& out) {
+  if (!to_double(text, out)) return bad_value(name, text, "a finite decimal number");
+  return Status();
+}
+
+Status parse_bool(std::string_view name, std::string_view text, bool& out) {
+  if (text == "true" || text == "1") return out = true, Status();
+  if (text == "false" || text == "0") return out = false, Status();
+  return bad_value(name, text, "true or false");
+}
+
+Status parse_range(std::string_view name, std::string_view text, bool factor, UniformRange& out) {
+  const std::string expected = factor ? "'lo,hi' or one number b >= 0 (for [max(0, 1 - b), 1 + b])"
+                                      : "'lo,hi' or one number h >= 0 (for [-h, h])";
+  const size_t comma = text.find(',');
+  if (comma != std::string_view::npos) {
+    double lo = 0, hi = 0;
+    if (!to_double(text.substr(0, comma), lo) || !to_double(text.substr(comma + 1), hi))
+      return bad_value(name, text, expected);
+    if (lo > hi) return bad_value(name, text, expected + "; lo must not exceed hi");
+    out = {lo, hi};
+    return Status();
+  }
+  double x = 0;
+  if (!to_double(text, x)) return bad_value(name, text, expected);
+  if (x < 0) return bad_value(name, text, expected + "; a single number must not be negative");
+  out = factor ? UniformRange{std::max(0.0, 1 - x), 1 + x} : UniformRange{-x, x};
+  return Status();
+}
+
+Status parse_triple(std::string_view name, std::string_view text, float out[3]) {
+  double v[3];
+  std::string_view rest = text;
+  for (int c = 0; c < 3; ++c) {
+    const size_t comma = c < 2 ? rest.find(',') : rest.size();
+    if (comma == std::string_view::npos || !to_double(rest.substr(0, comma), v[c]))
+      return bad_value(name, text, "three finite numbers 'a,b,c' (one per image plane)");
+    rest = comma < rest.size() ? rest.substr(comma + 1) : std::string_view();
+  }
+  for (int c = 0; c < 3; ++c) out[c] = static_cast<float>(v[c]);
+  return Status();
+}
+
+Status parse_enum(std::string_view name, std::string_view text, std::span<const EnumName> names,
+                  int& out) {
+  for (const EnumName& n : names)
+    if (n.name == text) return out = n.value, Status();
+  return bad_value(name, text, field_syntax(FieldKind::kEnum, names));
+}
+
+std::string_view enum_text(std::span<const EnumName> names, int value) {
+  for (const EnumName& n : names)
+    if (n.value == value) return n.name;
+  return "?";
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+Status out_of_bound(std::string_view what, std::string_view name, const std::string& value,
+                    const FieldBound& bound) {
+  return Status::invalid_argument(std::string(what) + " " + std::string(name) + " = " + value +
+                                  ": must be " + (bound.zero_is_off ? "" : "in ") + bound.text());
+}
+
+}  // namespace field_detail
+
+std::string FieldBound::text() const {
+  using field_detail::number_text;
+  std::string s = std::string(lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) +
+                  (hi_open ? ")" : "]");
+  return zero_is_off ? "0 (off) or in " + s : s;
+}
+
+std::string field_syntax(FieldKind kind, std::span<const EnumName> names) {
+  switch (kind) {
+    case FieldKind::kInt:
+      return "int";
+    case FieldKind::kDouble:
+      return "float";
+    case FieldKind::kBool:
+      return "true|false";
+    case FieldKind::kFactor:
+    case FieldKind::kShift:
+      return "lo,hi";
+    case FieldKind::kTriple:
+      return "a,b,c";
+    case FieldKind::kEnum:
+      break;
+  }
+  std::string s;
+  for (const EnumName& n : names) s += (s.empty() ? "" : "|") + std::string(n.name);
+  return s;
+}
+
+}  // namespace textfeed
