@@ -151,7 +151,7 @@ std::span<const ProfileEntry> profile_entries();
 std::span<const RecipeField> recipe_fields();
 // The entry of `profile`; null for a value outside the enum.
 const ProfileEntry* find_profile(Profile profile);
-// The last Profile enumerator (the wire's enum mirrors the C++ one up to it).
+// The last Profile enumerator (profile_entries() ends with it; tests/augment/family_test.cc).
 inline constexpr Profile kLastProfile = Profile::kDb;
 // The recipe checks of evaluation that are the profile's family's own.
 Status validate_eval_profile(const AugmentOptions& options);

@@ -55,7 +55,7 @@ class EmbeddedFeed final : public Feed {
   uint32_t held_ = 0;           // guarded by mu_: slots the caller holds
   uint64_t batches_ = 0, samples_ = 0, skipped_ = 0;
   double wait_seconds_ = 0;
-  const SteadyClock clock_;  // for the stats' seconds
+  const SteadyClock clock_{};  // for the stats' seconds
   Clock::TimePoint started_ = clock_.now();
 };
 

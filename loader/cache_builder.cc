@@ -411,7 +411,7 @@ cache::CacheMeta build_meta(const Dataset& ds, const CacheBuildOptions& o,
   meta.build_unix_seconds = static_cast<int64_t>(std::time(nullptr));
   meta.build_seconds = build_seconds;
   meta.dataset_root = ds.root;
-  meta.dataset_format = std::string(dataset_format_name(ds.format));
+  meta.dataset_format = std::string(reader_format_name(ds.format));
   meta.quarantine = report.quarantine;
   const auto [first, count] = shard_inputs(ds.samples.size(), o.shard);
   meta.shard_index = o.shard.index;

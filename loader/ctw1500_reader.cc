@@ -179,8 +179,8 @@ Status parse_label(const std::string& path, const std::string& shown, const Read
 }  // namespace
 
 Result<Dataset> read_ctw1500(const std::string& root, const ReaderOptions& options) {
-  return internal::read_paired_folder(
-      root, options, {DatasetFormat::kCtw1500, "CTW1500", label_stem, parse_label});
+  return internal::read_paired_folder(root, options,
+                                      {ReaderFormat::kCtw1500, "CTW1500", label_stem, parse_label});
 }
 
 }  // namespace textfeed::loader

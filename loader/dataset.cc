@@ -112,30 +112,30 @@ fs::path paddle_data_dir(const fs::path& label) {
 
 // Which folder layout a folder with a <gt_dir>/ is: Total-Text (poly_gt_*.txt), CTW1500 (.xml
 // labels, or .txt labels of 28/32 numbers a line), else ICDAR-2015.
-DatasetFormat gt_folder_format(const fs::path& gt) {
+ReaderFormat gt_folder_format(const fs::path& gt) {
   Result<std::vector<std::string>> files = internal::list_files(gt.string());
-  if (!files.has_value()) return DatasetFormat::kIcdar15;
+  if (!files.has_value()) return ReaderFormat::kIcdar15;
   for (const std::string& f : *files)
-    if (f.starts_with("poly_gt_") && f.ends_with(".txt")) return DatasetFormat::kTotalText;
+    if (f.starts_with("poly_gt_") && f.ends_with(".txt")) return ReaderFormat::kTotalText;
   for (const std::string& f : *files) {
-    if (f.ends_with(".xml")) return DatasetFormat::kCtw1500;
+    if (f.ends_with(".xml")) return ReaderFormat::kCtw1500;
     if (f.ends_with(".txt") && !f.starts_with("gt_")) {
       const std::string h = head(gt / f, 4096);
       const std::string_view line = first_line(h);
       const size_t commas = static_cast<size_t>(std::count(line.begin(), line.end(), ','));
       if (commas >= 27 &&
           (commas == 27 || commas == 31 || line.find("####") != std::string_view::npos))
-        return DatasetFormat::kCtw1500;
+        return ReaderFormat::kCtw1500;
     }
   }
-  return DatasetFormat::kIcdar15;
+  return ReaderFormat::kIcdar15;
 }
 
-Result<Dataset> read_folder_as(DatasetFormat f, const fs::path& p, const ReaderOptions& o) {
+Result<Dataset> read_folder_as(ReaderFormat f, const fs::path& p, const ReaderOptions& o) {
   switch (f) {
-    case DatasetFormat::kTotalText:
+    case ReaderFormat::kTotalText:
       return read_totaltext(p.string(), o);
-    case DatasetFormat::kCtw1500:
+    case ReaderFormat::kCtw1500:
       return read_ctw1500(p.string(), o);
     default:
       return read_icdar15(p.string(), o);
@@ -197,24 +197,6 @@ Result<Dataset> open_folder_as(const fs::path& p, const ReaderOptions& o) {
 }
 
 }  // namespace
-
-std::string_view dataset_format_name(DatasetFormat f) {
-  switch (f) {
-    case DatasetFormat::kIcdar15:
-      return "icdar15";
-    case DatasetFormat::kUfo:
-      return "ufo";
-    case DatasetFormat::kTotalText:
-      return "totaltext";
-    case DatasetFormat::kCtw1500:
-      return "ctw1500";
-    case DatasetFormat::kPaddle:
-      return "paddle";
-    case DatasetFormat::kMmocr:
-      return "mmocr";
-  }
-  return "unknown";
-}
 
 std::vector<size_t> Dataset::points_histogram() const {
   std::vector<size_t> hist(kMaxPointsBin + 1, 0);

@@ -13,10 +13,6 @@
 
 namespace textfeed::loader {
 
-enum class DatasetFormat : unsigned char { kIcdar15, kUfo, kTotalText, kCtw1500, kPaddle, kMmocr };
-// "icdar15", "ufo", "totaltext", "ctw1500", "paddle", "mmocr" (the names of ReaderFormat).
-std::string_view dataset_format_name(DatasetFormat format);
-
 // One image and its words. Words are in annotation order; the four vectors have equal length.
 struct SampleRecord {
   std::string image;       // path relative to the dataset root; never absolute, never has ".."
@@ -54,10 +50,10 @@ struct AnnotationFile {
 };
 
 struct Dataset {
-  std::string root;  // absolute path of the dataset folder
-  DatasetFormat format = DatasetFormat::kIcdar15;
-  std::vector<SampleRecord> samples;  // sorted by image path
-  std::vector<BadRecord> bad;         // what was skipped, in reading order
+  std::string root;                              // absolute path of the dataset folder
+  ReaderFormat format = ReaderFormat::kIcdar15;  // the reader that read it (never kAuto)
+  std::vector<SampleRecord> samples;             // sorted by image path
+  std::vector<BadRecord> bad;                    // what was skipped, in reading order
   std::vector<AnnotationFile> files;  // UFO, mmocr, PaddleOCR: each file read, in reading order;
                                       // the folder layouts (ICDAR, Total-Text, CTW1500): empty
   // Points per word over every sample's poly_points: hist[k] counts words of k points for k <

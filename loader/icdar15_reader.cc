@@ -171,7 +171,7 @@ Result<Dataset> read_icdar15(const std::string& root_in, const ReaderOptions& o)
 
   Dataset ds;
   ds.root = root.string();
-  ds.format = DatasetFormat::kIcdar15;
+  ds.format = ReaderFormat::kIcdar15;
   internal::report_odd_images(odd_images, o.images_dir, ds.bad);
   const StemMap image_by_stem = internal::index_images(image_files, o.images_dir, ds.bad);
   const StemMap gt_by_stem = index_gt_files(gt_files, odd_gt, o, ds.bad);

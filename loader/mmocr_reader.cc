@@ -146,7 +146,7 @@ Result<Dataset> read_mmocr(const std::string& root_in, const std::string& json_p
                            ": key 'data_list' or 'metainfo' appears twice at the top level");
   Dataset ds;
   ds.root = root.string();
-  ds.format = DatasetFormat::kMmocr;
+  ds.format = ReaderFormat::kMmocr;
   const std::string shown = internal::shown_path(root, json_path);
   internal::ImageNames names(root);
   std::vector<float> xy;

@@ -136,7 +136,7 @@ Result<Dataset> read_paddle(const std::string& root_in, const std::vector<std::s
     return Status::invalid_argument(root.string() + ": no PaddleOCR label file given");
   Dataset ds;
   ds.root = root.string();
-  ds.format = DatasetFormat::kPaddle;
+  ds.format = ReaderFormat::kPaddle;
   internal::ImageNames names(root);
   for (const std::string& file : label_files)
     TF_RETURN_IF_ERROR(read_label_file(root, file, names, o, ds));

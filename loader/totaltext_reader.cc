@@ -143,7 +143,7 @@ std::optional<std::string> gt_stem(const std::string& name) {
 
 Result<Dataset> read_totaltext(const std::string& root, const ReaderOptions& options) {
   return internal::read_paired_folder(root, options,
-                                      {DatasetFormat::kTotalText, "Total-Text", gt_stem, parse_gt});
+                                      {ReaderFormat::kTotalText, "Total-Text", gt_stem, parse_gt});
 }
 
 }  // namespace textfeed::loader

@@ -81,7 +81,7 @@ Result<Dataset> read_receipts(const fs::path& root, const std::vector<std::strin
   TF_RETURN_IF_ERROR(validate_options(o));
   Dataset ds;
   ds.root = root.string();
-  ds.format = DatasetFormat::kUfo;
+  ds.format = ReaderFormat::kUfo;
   std::map<std::string, std::string> owner;  // image name -> the json it came from
   std::error_code ec;
   for (const std::string& folder : folders) {

@@ -336,7 +336,7 @@ Result<Dataset> read_ufo(const std::string& root_in, const std::string& json_pat
       internal::ufo_image_dir(root, fs::path(), fs::path(json_path).stem().string(), o));
   Dataset ds;
   ds.root = root.string();
-  ds.format = DatasetFormat::kUfo;
+  ds.format = ReaderFormat::kUfo;
   TF_RETURN_IF_ERROR(internal::read_ufo_part(root, json_path, image_dir, o, ds));
   std::sort(ds.samples.begin(), ds.samples.end(),
             [](const SampleRecord& a, const SampleRecord& b) { return a.image < b.image; });

@@ -509,8 +509,9 @@ CLI::Option* add_build_input_options(CLI::App* build, BuildArgs* b) {
       ->required();
   build
       ->add_option("--profile", b->profile,
-                   "upstage or bc7 (resize longer side to 2048) | sakura (no resize)")
-      ->check(CLI::IsMember({"upstage", "sakura", "bc7", "db"}));
+                   "whose image_size the stored pixels are resized to (--image-size overrides): " +
+                       profile_help())
+      ->check(CLI::IsMember(profile_names()));
   return build->add_option("--image-size", b->image_size,
                            "longer side of the stored pixels, 32..32768; 0 = keep source size "
                            "(default: the profile's)");

@@ -125,7 +125,7 @@ Summary summarize(const loader::Dataset& ds) {
 
 void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& s) {
   nlohmann::ordered_json j;
-  j["format"] = std::string(loader::dataset_format_name(ds.format));
+  j["format"] = std::string(loader::reader_format_name(ds.format));
   j["root"] = ds.root;
   j["ignore_text"] = a.reader.ignore_text;
   j["poly_policy"] = a.reader.poly_policy;
@@ -160,7 +160,7 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
 
 void print_text(const loader::Dataset& ds, const Summary& s) {
   std::printf("format                %s\n",
-              std::string(loader::dataset_format_name(ds.format)).c_str());
+              std::string(loader::reader_format_name(ds.format)).c_str());
   std::printf("root                  %s\n", printable(ds.root).c_str());
   if (!ds.files.empty()) std::printf("annotation files      %zu\n", ds.files.size());
   for (const loader::AnnotationFile& f : ds.files)

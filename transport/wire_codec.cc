@@ -259,7 +259,7 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
 // The recipe travels field by field as augment::recipe_fields() lists them: each row is the
 // Recipe field of its name in camelCase (a range: NameLo and NameHi; a triple: a list of 3), set
 // and read through Cap'n Proto's reflection, so that a new row needs only its field in
-// protocol.capnp (tests/transport/wire_test.cc checks the schema against the table).
+// protocol.capnp (tests/transport/recipe_schema_test.cc checks the schema against the table).
 std::string camel_case(std::string_view snake) {
   std::string out;
   bool upper = false;

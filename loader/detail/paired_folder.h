@@ -14,7 +14,7 @@
 namespace textfeed::loader::internal {
 
 struct PairedFolderFormat {
-  DatasetFormat format;
+  ReaderFormat format;
   const char* name;  // for messages: "Total-Text", "CTW1500"
   // The image stem a label file name pairs with, or nullopt when the file is not a label file
   // (ignored without a word, like a README in the folder).

@@ -85,7 +85,7 @@ TEST_F(DatasetLayoutTest, SixthGenerationOpensByFileAndByFolder) {
     auto ds = open_dataset(path.string(), {});
     ASSERT_TRUE(ds.has_value()) << path << ": " << ds.error().to_string();
     EXPECT_EQ(ds->root, root_.string());
-    EXPECT_EQ(ds->format, DatasetFormat::kUfo);
+    EXPECT_EQ(ds->format, ReaderFormat::kUfo);
     EXPECT_EQ(image_names(*ds), (std::vector<std::string>{"img/train/a.jpg", "img/train/b.jpg"}));
     ASSERT_EQ(ds->files.size(), 1u);
     EXPECT_EQ(ds->files[0].file, "ufo/train.json");

@@ -68,7 +68,7 @@ TEST_F(PolyReaderTest, TotalTextKeepsEveryPointAndFindsItsFormat) {
   write("gt/poly_gt_img1.txt", kTotalText);
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kTotalText);
+  EXPECT_EQ(ds->format, ReaderFormat::kTotalText);
   ASSERT_EQ(ds->samples.size(), 1u);
   const SampleRecord& r = ds->samples[0];
   EXPECT_EQ(r.poly_points, (std::vector<uint32_t>{4, 10, 5}));
@@ -136,7 +136,7 @@ TEST_F(PolyReaderTest, Ctw1500TxtReadsBothFormsAndFindsItsFormat) {
         "119,50,119,####E-313\n");
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kCtw1500);
+  EXPECT_EQ(ds->format, ReaderFormat::kCtw1500);
   const SampleRecord* train = find(*ds, "images/0001.jpg");
   ASSERT_NE(train, nullptr);
   ASSERT_EQ(train->poly_points, (std::vector<uint32_t>{14}));
@@ -166,7 +166,7 @@ TEST_F(PolyReaderTest, Ctw1500XmlReadsBoxesAndListsBadOnes) {
         "  </box>\n </image>\n</Annotations>\n");
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kCtw1500);
+  EXPECT_EQ(ds->format, ReaderFormat::kCtw1500);
   const SampleRecord& r = ds->samples.at(0);
   ASSERT_EQ(r.poly_points, (std::vector<uint32_t>{14}));
   EXPECT_EQ(points(r, 0)[27], 134);
@@ -208,7 +208,7 @@ TEST_F(PolyReaderTest, PaddleLabelFileReadsWordsAndIgnoresTheirMarks) {
   write("train_label.txt", kPaddle);
   auto ds = open_dataset((root_ / "train_label.txt").string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kPaddle);
+  EXPECT_EQ(ds->format, ReaderFormat::kPaddle);
   ASSERT_EQ(ds->samples.size(), 2u);
   const SampleRecord* a = find(*ds, "imgs/a.jpg");
   ASSERT_NE(a, nullptr);
@@ -222,7 +222,7 @@ TEST_F(PolyReaderTest, PaddleLabelFileReadsWordsAndIgnoresTheirMarks) {
   EXPECT_EQ(ds->files[0].samples, 2u);
   auto by_folder = open_dataset(root_.string(), {});  // a folder with *train*.txt label files
   ASSERT_TRUE(by_folder.has_value()) << by_folder.error().to_string();
-  EXPECT_EQ(by_folder->format, DatasetFormat::kPaddle);
+  EXPECT_EQ(by_folder->format, ReaderFormat::kPaddle);
   EXPECT_EQ(by_folder->samples.size(), 2u);
 }
 
@@ -285,7 +285,7 @@ TEST_F(PolyReaderTest, MmocrJsonReadsInstancesAndFindsItsFormat) {
   write("textdet_train.json", kMmocr);
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kMmocr);
+  EXPECT_EQ(ds->format, ReaderFormat::kMmocr);
   ASSERT_EQ(ds->samples.size(), 2u);
   const SampleRecord* a = find(*ds, "textdet_imgs/train/a.jpg");
   ASSERT_NE(a, nullptr);
@@ -305,7 +305,7 @@ TEST_F(PolyReaderTest, MmocrJsonReadsInstancesAndFindsItsFormat) {
   }
   auto by_file = open_dataset((root_ / "textdet_train.json").string(), {});
   ASSERT_TRUE(by_file.has_value());
-  EXPECT_EQ(by_file->format, DatasetFormat::kMmocr);
+  EXPECT_EQ(by_file->format, ReaderFormat::kMmocr);
 }
 
 TEST_F(PolyReaderTest, MmocrBrokenFilesAreErrorsNamingThem) {
@@ -331,7 +331,7 @@ TEST_F(PolyReaderTest, Icdar15WordsAreTheirOwnPolygons) {
   write("gt/gt_img_1.txt", "1,2,3,4,5,6,7,8,HELLO\n9,9,19,9,19,19,9,19,###\n");
   auto ds = open_dataset(root_.string(), {});
   ASSERT_TRUE(ds.has_value());
-  EXPECT_EQ(ds->format, DatasetFormat::kIcdar15);
+  EXPECT_EQ(ds->format, ReaderFormat::kIcdar15);
   const SampleRecord& r = ds->samples[0];
   EXPECT_EQ(r.poly_points, (std::vector<uint32_t>{4, 4}));
   EXPECT_EQ(r.poly_labels, r.labels);
@@ -346,12 +346,12 @@ TEST_F(PolyReaderTest, FormatOptionForcesAReader) {
   o.format = ReaderFormat::kIcdar15;  // read as ICDAR: the gt name does not pair
   auto icdar = open_dataset(root_.string(), o);
   ASSERT_TRUE(icdar.has_value());
-  EXPECT_EQ(icdar->format, DatasetFormat::kIcdar15);
+  EXPECT_EQ(icdar->format, ReaderFormat::kIcdar15);
   EXPECT_EQ(icdar->num_words(), 0u);
   o.format = ReaderFormat::kTotalText;
   auto tt = open_dataset(root_.string(), o);
   ASSERT_TRUE(tt.has_value());
-  EXPECT_EQ(tt->format, DatasetFormat::kTotalText);
+  EXPECT_EQ(tt->format, ReaderFormat::kTotalText);
   EXPECT_EQ(parse_reader_format("ctw1500").value(), ReaderFormat::kCtw1500);
   EXPECT_FALSE(parse_reader_format("coco").has_value());
   EXPECT_EQ(reader_format_name(ReaderFormat::kMmocr), "mmocr");

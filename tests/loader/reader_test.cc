@@ -207,7 +207,7 @@ TEST_F(ReaderTest, UfoSemanticsOfTheReference) {
   write("ufo/train.json", std::string("\xEF\xBB\xBF") + kUfo);  // BOM tolerated (utf-8-sig)
   auto ds = ufo();
   ASSERT_TRUE(ds.has_value()) << ds.error().to_string();
-  EXPECT_EQ(ds->format, DatasetFormat::kUfo);
+  EXPECT_EQ(ds->format, ReaderFormat::kUfo);
   ASSERT_EQ(ds->samples.size(), 2u);                // the escaping names are refused
   EXPECT_EQ(ds->samples[0].image, "images/a.jpg");  // sorted, relative to the root
   EXPECT_TRUE(ds->samples[0].quads.empty());        // an empty word list is an image of background
@@ -400,19 +400,19 @@ TEST_F(ReaderTest, OpenDatasetDetectsTheFormat) {
   write("ufo/val.json", R"({"images": {}})");
   auto icdar = open_dataset(root_.string(), {});  // gt/ wins over ufo/
   ASSERT_TRUE(icdar.has_value());
-  EXPECT_EQ(icdar->format, DatasetFormat::kIcdar15);
+  EXPECT_EQ(icdar->format, ReaderFormat::kIcdar15);
   EXPECT_EQ(icdar->root, root_.string());
 
   auto by_file = open_dataset((root_ / "ufo/val.json").string(), {});  // root = above ufo/
   ASSERT_TRUE(by_file.has_value()) << by_file.error().to_string();
-  EXPECT_EQ(by_file->format, DatasetFormat::kUfo);
+  EXPECT_EQ(by_file->format, ReaderFormat::kUfo);
   EXPECT_EQ(by_file->root, root_.string());
   EXPECT_TRUE(by_file->samples.empty());
 
   fs::remove_all(root_ / "gt");
   auto by_folder = open_dataset(root_.string(), {});  // several json files: train.json
   ASSERT_TRUE(by_folder.has_value()) << by_folder.error().to_string();
-  EXPECT_EQ(by_folder->format, DatasetFormat::kUfo);
+  EXPECT_EQ(by_folder->format, ReaderFormat::kUfo);
   EXPECT_EQ(by_folder->samples.size(), 2u);
 
   fs::remove(root_ / "ufo/train.json");
@@ -499,8 +499,8 @@ TEST(RealSampleTest, BothFormatsAgreeOnTheIcdarSample) {
   auto ufo = open_dataset(root + "/ufo/train.json", {});
   ASSERT_TRUE(icdar.has_value()) << icdar.error().to_string();
   ASSERT_TRUE(ufo.has_value()) << ufo.error().to_string();
-  EXPECT_EQ(icdar->format, DatasetFormat::kIcdar15);
-  EXPECT_EQ(ufo->format, DatasetFormat::kUfo);
+  EXPECT_EQ(icdar->format, ReaderFormat::kIcdar15);
+  EXPECT_EQ(ufo->format, ReaderFormat::kUfo);
   EXPECT_EQ(icdar->root, ufo->root);
   EXPECT_EQ(icdar->samples.size(), 10u);
   EXPECT_EQ(ufo->samples.size(), 10u);

@@ -24,7 +24,7 @@ def _finite_array(name: str, value: Any, dtype: type, shape_text: str) -> np.nda
     if value is None or isinstance(value, (str, bytes)) or np.ndim(value) == 0:
         raise errors.ArgumentTypeError(f"{name} must be an array of numbers {shape_text}, got {type(value).__name__}")
     try:
-        array = np.ascontiguousarray(value, dtype=dtype)
+        array: np.ndarray = np.ascontiguousarray(value, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as e:
         raise errors.ArgumentTypeError(f"{name} must be an array of numbers {shape_text}: {e}") from None
     if array.dtype.kind == "f" and not np.isfinite(array).all():
@@ -65,8 +65,9 @@ def _db_polygons(polys: Any) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros((0, 2)), np.zeros(0, np.uint32)
     items = list(polys) if not isinstance(polys, np.ndarray) or polys.ndim == 3 else None
     if items is None:
-        raise errors.InvalidArgumentError(f"polys must be (N, P, 2), got shape {polys.shape}")
-    flat, ends = [], []
+        raise errors.InvalidArgumentError(f"polys must be (N, P, 2), got shape {np.shape(polys)}")
+    flat: list[np.ndarray] = []
+    ends: list[int] = []
     for k, item in enumerate(items):
         try:
             poly = np.asarray(item)

@@ -54,7 +54,7 @@ class SampleError(NamedTuple):
     ``skip``), or ``replaced_by == index`` when nothing was (eval's ``report``: its row is blank and
     ``Batch.missing`` marks it)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the row's index; shadows tuple.index on purpose
     replaced_by: int
     code: str
     message: str
@@ -326,7 +326,7 @@ def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
     states = list(itertools.islice(states, MAX_WORLD_SIZE + 1))
     if not states or not all(isinstance(s, Mapping) and "rank" in s and "batch" in s for s in states):
         raise errors.InvalidArgumentError("states must be a non-empty list of Loader.state_dict() results")
-    by_rank = {}
+    by_rank: Dict[int, Mapping[str, Any]] = {}
     for i, s in enumerate(states):
         # Checked before use as a key or a count: a list there is the caller's error, named as such.
         rank = _args.integer(f"states[{i}]['rank']", s["rank"], 0, MAX_WORLD_SIZE - 1)
@@ -878,6 +878,7 @@ class Loader:
                 _said_no_cuda = True
             return
         feed = self._feed
+        assert feed is not None  # _pin runs on an open feed
         feed.set_ring_guard(_PinnedRing(feed.ring_address(), feed.ring_bytes()))
         # A released slot is reused only after the copies queued from it on the current stream ran:
         # the feed keeps it until the event recorded as its last tensor died completes (and waits
