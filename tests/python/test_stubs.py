@@ -4,6 +4,7 @@ the package has: the same names, and for each binding the same parameters as pyb
 import ast
 import importlib.util
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -119,4 +120,15 @@ def test_mypy_accepts_the_stubs(tmp_path):
          "--no-error-summary", str(PACKAGE / "_core.pyi"), str(PACKAGE / "__init__.pyi"),
          str(PACKAGE / "reference.pyi")],
         capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed (Debian: python3-mypy)")
+def test_mypy_accepts_the_package(tmp_path):
+    # The whole package against its stubs, imports followed (numpy's and torch's own stubs): what
+    # a user's type checker sees of `import textfeed`.
+    env = dict(os.environ, MYPYPATH=str(PACKAGE.parent))
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "--no-error-summary", str(PACKAGE)],
+        capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
