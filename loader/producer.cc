@@ -2,7 +2,6 @@
 #include "loader/producer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <exception>
 
@@ -11,10 +10,8 @@
 namespace textfeed::loader {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using augment::seconds_since;
+using augment::StageClock;
 
 // The part of the image, scaled by s = eighths / 8, that the warp to a crop of side `crop` reads:
 // the inverse image of the crop square through `m` (full-size source -> crop), plus a margin
@@ -153,7 +150,7 @@ Status SampleProducer::produce_eval(uint32_t index, const MutableImageView& imag
 
 Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImageView& image,
                                               SampleMeta& meta) {
-  auto t = Clock::now();
+  auto t = StageClock::now();
   // What a failure leaves in `meta` names the image, and its words once they were read: a row
   // reported missing (OnBadSample::kReport) still tells a metric what it should have scored.
   meta = SampleMeta{};
@@ -170,23 +167,23 @@ Status SampleProducer::produce_eval_unguarded(uint32_t index, const MutableImage
         sample.name +
         ": eval needs the original pixels, but the cache holds them "
         "resized; evaluate from the dataset or a cache built with image_size=0");
-  times_.read += since(t);
-  t = Clock::now();
+  times_.read += seconds_since(t);
+  t = StageClock::now();
   if (sample.decoded()) {
     pixels_ = sample.pixels;
   } else {
     TF_RETURN_IF_ERROR(decoder_.decode_eighths(sample.encoded, sample.name, 8, decoded_));
     pixels_ = decoded_.view();
   }
-  times_.decode += since(t);
-  t = Clock::now();
+  times_.decode += seconds_since(t);
+  t = StageClock::now();
   Result<augment::InferencePlan> plan =
       augment::plan_inference(options_.profile, pixels_.width, pixels_.height, options_.image_size);
   if (!plan.has_value()) return plan.error().with_context(sample.name);
   TF_RETURN_IF_ERROR(
       augment::render_inference(image, pixels_, *plan, options_.profile, inference_scratch_)
           .with_context(sample.name));
-  times_.warp += since(t);
+  times_.warp += seconds_since(t);
   meta.height = pixels_.height;  // the decoded size, which the plan used
   meta.width = pixels_.width;
   meta.scale_x = plan->scale_x;
@@ -199,20 +196,20 @@ Status SampleProducer::produce_unguarded(uint32_t index, uint64_t seed, uint64_t
                                          const SampleOutputs& out, SampleMeta* polygons,
                                          uint32_t copy) {
   Rng rng(seed, epoch, index | (uint64_t{copy} << 32));
-  auto t = Clock::now();
+  auto t = StageClock::now();
   TF_RETURN_IF_ERROR(read_sample(*source_, decoder_, index, read_));
-  times_.read += since(t);
+  times_.read += seconds_since(t);
 
-  t = Clock::now();
+  t = StageClock::now();
   augment::PixelRequest request;
   planned_ = true;
   TF_RETURN_IF_ERROR(chain_->plan(words_of(read_), rng, epoch, request));
-  times_.plan += since(t);
+  times_.plan += seconds_since(t);
 
-  t = Clock::now();
+  t = StageClock::now();
   augment::PixelGrant grant;
   TF_RETURN_IF_ERROR(fetch_pixels(request, grant));
-  times_.decode += since(t);
+  times_.decode += seconds_since(t);
 
   TF_RETURN_IF_ERROR(chain_->render(grant, rng, epoch, out, times_));
   ++times_.samples;

@@ -143,6 +143,11 @@ using Message = std::variant<Hello, HelloReply, OpenStream, StreamOpened, Credit
                              EndOfEpoch, ErrorReply, Close, Heartbeat, AttachMemory, MemoryAttached,
                              Closed, StatsRequest, Stats>;
 
+// The protocol.capnp field name of a C++ option named in snake_case: camelCase ("crop_size" ->
+// "cropSize", "albumentations_1_3_1" -> "albumentations131"). A recipe row travels in the Recipe
+// field of this name (a range: the name + "Lo" / "Hi").
+std::string wire_field_name(std::string_view snake);
+
 // One Envelope frame (flat-array Cap'n Proto). Errors: kInvalidArgument (a field out of range).
 Result<std::vector<uint8_t>> encode(const Message& message);
 // Parses an Envelope frame. Errors: kCorrupt (not a valid Envelope, larger than

@@ -256,11 +256,9 @@ Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
   return Status();
 }
 
-// The recipe travels field by field as augment::recipe_fields() lists them: each row is the
-// Recipe field of its name in camelCase (a range: NameLo and NameHi; a triple: a list of 3), set
-// and read through Cap'n Proto's reflection, so that a new row needs only its field in
-// protocol.capnp (tests/transport/recipe_schema_test.cc checks the schema against the table).
-std::string camel_case(std::string_view snake) {
+}  // namespace
+
+std::string wire_field_name(std::string_view snake) {
   std::string out;
   bool upper = false;
   for (char c : snake) {
@@ -274,9 +272,16 @@ std::string camel_case(std::string_view snake) {
   return out;
 }
 
+namespace {
+
+// The recipe travels field by field as augment::recipe_fields() lists them: each row is the
+// Recipe field named wire_field_name(row name) (a range: NameLo and NameHi; a triple: a list of 3),
+// set and read through Cap'n Proto's reflection, so that a new row needs only its field in
+// protocol.capnp (tests/transport/recipe_schema_test.cc checks the schema against the table).
+
 void put_field(capnp::DynamicStruct::Builder d, const augment::AugmentOptions& o,
                const augment::RecipeField& f) {
-  const std::string n = camel_case(f.name);
+  const std::string n = wire_field_name(f.name);
   switch (f.kind) {
     case FieldKind::kInt:
       return d.set(n, o.*f.i);
@@ -302,7 +307,7 @@ void put_field(capnp::DynamicStruct::Builder d, const augment::AugmentOptions& o
 
 Status get_field(capnp::DynamicStruct::Reader d, augment::AugmentOptions& o,
                  const augment::RecipeField& f) {
-  const std::string n = camel_case(f.name);
+  const std::string n = wire_field_name(f.name);
   switch (f.kind) {
     case FieldKind::kInt:
       o.*f.i = d.get(n).as<int32_t>();

@@ -5,7 +5,6 @@
 #include <capnp/schema.h>
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,29 +12,16 @@
 
 #include "augment/profile.h"
 #include "transport/protocol.capnp.h"
+#include "transport/wire.h"
 
 namespace textfeed::transport {
 namespace {
 
 using capnp::schema::Type;
 
-std::string camel(std::string_view snake) {
-  std::string out;
-  bool upper = false;
-  for (char c : snake) {
-    if (c == '_') {
-      upper = true;
-      continue;
-    }
-    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-    upper = false;
-  }
-  return out;
-}
-
 // The Recipe fields a row of `kind` named `name` travels in, with their type.
 std::vector<std::pair<std::string, Type::Which>> wire_fields(const augment::RecipeField& f) {
-  const std::string n = camel(f.name);
+  const std::string n = wire_field_name(f.name);
   switch (f.kind) {
     case FieldKind::kInt:
       return {{n, Type::INT32}};
@@ -69,7 +55,8 @@ TEST(RecipeSchemaTest, EveryRowHasItsFieldAndEveryFieldItsRow) {
           EXPECT_EQ(enumerants.size(), f.names.size());
           for (const EnumName& e : f.names) {
             ASSERT_LT(static_cast<unsigned>(e.value), enumerants.size()) << e.name;
-            EXPECT_EQ(std::string(enumerants[e.value].getProto().getName().cStr()), camel(e.name));
+            EXPECT_EQ(std::string(enumerants[e.value].getProto().getName().cStr()),
+                      wire_field_name(e.name));
           }
         }
         covered.insert(name);
