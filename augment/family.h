@@ -20,10 +20,11 @@
 #include <string_view>
 #include <vector>
 
-#include "augment/deferred_row.h"
+#include "augment/geometry/warp.h"
+#include "augment/inference.h"
 #include "augment/profile.h"
 #include "augment/target_builder.h"
-#include "augment/warp.h"
+#include "base/compact_row.h"
 #include "base/image.h"
 #include "base/quad.h"
 #include "base/rng.h"
@@ -91,7 +92,7 @@ struct ChainOutputs {
   // A compact row instead (families that support it): the warp writes `crop` (uint8 HWC,
   // crop_size^2), the colour draw and the words go to `compact`; image and targets are not
   // written.
-  DeferredRow* compact = nullptr;
+  CompactRow* compact = nullptr;
   MutableImageView crop;
 };
 
@@ -119,9 +120,9 @@ class Chain {
   virtual PolygonCounts last_polygons() const { return {}; }
 };
 
-// A detector family: its name, its chain and targets, and what it takes. Its profiles' names,
-// defaults and evaluation rules are its folder's profiles.cc (augment/profile.h ProfileEntry),
-// which clients link without the chain.
+// A detector family: its name, its chain and targets, its evaluation preprocessing, and what it
+// takes. Its profiles' names, defaults and evaluation rules are its folder's profiles.cc
+// (augment/profile.h ProfileEntry), which clients link without the chain.
 class Family {
  public:
   virtual ~Family() = default;
@@ -139,6 +140,9 @@ class Family {
       const AugmentOptions& options) const = 0;
   // A worker thread's chain for `options`.
   virtual std::unique_ptr<Chain> make_chain(const AugmentOptions& options) const = 0;
+  // How `profile` (one it trains) prepares an image at evaluation time (augment/inference.h):
+  // a constant of its folder.
+  virtual const InferenceStyle& inference_style(Profile profile) const = 0;
   // Whether its rows can travel compact (a receiver runs the colour and the targets).
   virtual bool compact_rows() const { return false; }
 };

@@ -124,10 +124,14 @@ struct ProfileEntry {
   Profile profile;
   void (*set_defaults)(AugmentOptions& options);  // changes from AugmentOptions{}'s values
   Status (*validate_eval)(const AugmentOptions& options);
-  // Whether the reference reads a UFO word's 'illegibility' flag and 'tags' (loader/spec.h
+  // Whether the reference reads a UFO word's 'illegibility' flag and 'tags' (loader/spec/spec.h
   // reader_defaults): the 7th-generation baseline reads neither.
   bool reads_ufo_flags = true;
   std::string_view doc;  // one line: which public pipeline it reproduces
+  // Whether the reference's one-channel target maps come without their channel axis ([B, H, W],
+  // as PaddleOCR's DB maps, which a [B, 1, H, W] map would broadcast against in its loss); the
+  // batch layout keeps [C, H, W] rows, and the Python Loader gives such maps as [B, H, W].
+  bool maps_without_channel_axis = false;
 };
 
 // A row of the recipe's field table (base/field_table.h).

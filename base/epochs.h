@@ -1,6 +1,6 @@
 // EpochLengths: how many batches each epoch of a stream has. Every epoch has `per_epoch`, except
-// the one an elastic resume picked up (loader/sampler.h), which has the batches left of it — maybe
-// none, in which case a position in it moves on to the next epoch.
+// the one an elastic resume picked up (loader/sources/sampler.h), which has the batches left of it
+// — maybe none, in which case a position in it moves on to the next epoch.
 #pragma once
 
 #include <cstdint>

@@ -4,16 +4,22 @@
 // is one row. The cross-field rules (lo <= hi of two fields, a product that must be an integer)
 // stay with the struct's own validate(), after the table's per-field checks.
 //
-// A row reads and writes its field through a member pointer (numbers, flags, ranges, triples) or
-// through two functions made from one (enums, whose names come with the row).
+// Past the 250-line header cap on purpose: what runs over a table's rows is templates on the
+// options struct, which must be seen where the table is used.
+//
+// A row reads and writes its field through a member pointer (numbers, flags, ranges, triples,
+// texts, lists of texts) or through two functions made from one (enums, whose names come with the
+// row).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "base/status.h"
 
@@ -27,13 +33,18 @@ struct UniformRange {
 };
 
 enum class FieldKind : unsigned char {
-  kInt,     // int; text: a decimal integer
-  kDouble,  // double; text: a finite decimal number
-  kBool,    // bool; text: true|false|1|0
-  kEnum,    // an enum; text: one of the row's names
-  kFactor,  // UniformRange of a factor; text "lo,hi", or one b >= 0 for [max(0, 1 - b), 1 + b]
-  kShift,   // UniformRange of a shift; text "lo,hi", or one h >= 0 for [-h, h]
-  kTriple,  // float[3]; text "a,b,c" (one per image plane)
+  kInt,       // int; text: a decimal integer
+  kDouble,    // double; text: a finite decimal number
+  kBool,      // bool; text: true|false|1|0
+  kEnum,      // an enum; text: one of the row's names
+  kFactor,    // UniformRange of a factor; text "lo,hi", or one b >= 0 for [max(0, 1 - b), 1 + b]
+  kShift,     // UniformRange of a shift; text "lo,hi", or one h >= 0 for [-h, h]
+  kTriple,    // float[3]; text "a,b,c" (one per image plane)
+  kText,      // std::string; text: itself. Bound: its length in bytes; never a NUL byte
+  kTextList,  // std::vector<std::string>, a set of names (order and repeats mean nothing when two
+              // are compared); text "a,b,c" ('' none; empty items dropped, so no name holds ',').
+              // Bound: the number of names; each name never holds a NUL byte
+  kUint64,    // uint64_t; text: decimal digits (no sign)
 };
 
 // One name of an enum field, with its value.
@@ -43,7 +54,8 @@ struct EnumName {
 };
 
 // The bound of a number, or of each end of a range, or of each value of a triple:
-// [lo, hi], an end excluded when open; `zero_is_off`: 0 is allowed besides (a switch).
+// [lo, hi], an end excluded when open; `zero_is_off`: 0 is allowed besides (a switch). A text's
+// bound is on its length in bytes, a text list's on its number of names.
 struct FieldBound {
   double lo = 0, hi = 0;
   bool lo_open = false, hi_open = false;
@@ -70,6 +82,13 @@ struct Field {
   float (O::*t)[3] = nullptr;
   int (*get_enum)(const O&) = nullptr;
   void (*set_enum)(O&, int) = nullptr;
+  std::string O::*s = nullptr;
+  std::vector<std::string> O::*l = nullptr;
+  uint64_t O::*u = nullptr;
+  // kText, kTextList: what each text (each name of a list) must be beyond its bound and NUL-free
+  // (a folder below a root, a file name stem); null: anything. Errors: kInvalidArgument naming
+  // the row (`name`) and the rule.
+  Status (*text_rule)(std::string_view name, const std::string& value) = nullptr;
 };
 
 // Row makers, for tables written as constexpr arrays.
@@ -107,6 +126,32 @@ constexpr Field<O> triple_field(std::string_view name, float (O::*m)[3], FieldBo
                                 std::string_view doc, std::string_view family = {}) {
   Field<O> f{name, FieldKind::kTriple, doc, family, bound};
   f.t = m;
+  return f;
+}
+template <class O>
+constexpr Field<O> text_field(std::string_view name, std::string O::*m, FieldBound bytes,
+                              Status (*rule)(std::string_view, const std::string&),
+                              std::string_view doc, std::string_view family = {}) {
+  Field<O> f{name, FieldKind::kText, doc, family, bytes};
+  f.s = m;
+  f.text_rule = rule;
+  return f;
+}
+template <class O>
+constexpr Field<O> text_list_field(std::string_view name, std::vector<std::string> O::*m,
+                                   FieldBound count,
+                                   Status (*rule)(std::string_view, const std::string&),
+                                   std::string_view doc, std::string_view family = {}) {
+  Field<O> f{name, FieldKind::kTextList, doc, family, count};
+  f.l = m;
+  f.text_rule = rule;
+  return f;
+}
+template <class O>
+constexpr Field<O> uint64_field(std::string_view name, uint64_t O::*m, FieldBound bound,
+                                std::string_view doc, std::string_view family = {}) {
+  Field<O> f{name, FieldKind::kUint64, doc, family, bound};
+  f.u = m;
   return f;
 }
 // The class of a member pointer's member.
@@ -147,11 +192,24 @@ Status parse_range(std::string_view name, std::string_view text, bool factor, Un
 Status parse_triple(std::string_view name, std::string_view text, float out[3]);
 Status parse_enum(std::string_view name, std::string_view text, std::span<const EnumName> names,
                   int& out);
+Status parse_uint64(std::string_view name, std::string_view text, uint64_t& out);
+std::vector<std::string> split_list(std::string_view text);  // "a,,b" -> {a, b}; "" -> {}
+std::string join_list(const std::vector<std::string>& names);
 std::string_view enum_text(std::span<const EnumName> names, int value);  // "?" when none
 std::string number_text(double v);                                       // shortest exact
 // "WHAT NAME = VALUE: must be in BOUND"
 Status out_of_bound(std::string_view what, std::string_view name, const std::string& value,
                     const FieldBound& bound);
+// A text's or a list's checks: NUL-free, its length (its count) in the bound, the rule.
+Status check_text(std::string_view what, std::string_view name, const std::string& value,
+                  const FieldBound& bytes, Status (*rule)(std::string_view, const std::string&));
+Status check_list(std::string_view what, std::string_view name,
+                  const std::vector<std::string>& values, const FieldBound& count,
+                  Status (*rule)(std::string_view, const std::string&));
+Status check_uint64(std::string_view what, std::string_view name, uint64_t v,
+                    const FieldBound& bound);
+// A text list as a set: sorted, repeats dropped.
+std::vector<std::string> as_set(const std::vector<std::string>& names);
 }  // namespace field_detail
 
 // The row named `name`; null when none is.
@@ -166,8 +224,27 @@ const Field<O>* find_field(std::span<const Field<O>> table, std::string_view nam
 template <class O>
 std::string field_names(std::span<const Field<O>> table) {
   std::string s;
-  for (const Field<O>& f : table) s += (s.empty() ? "" : ", ") + std::string(f.name);
+  for (const Field<O>& f : table) {
+    if (!s.empty()) s += ", ";
+    s += f.name;
+  }
   return s;
+}
+
+template <class O>
+Status set_field_text(O& o, const Field<O>& f, std::string_view text);
+
+// Sets the row named `name` from its text (find_field, then set_field_text): what a NAME=VALUE
+// edge does (the CLI's --set, Python's keywords given as text). Errors: kInvalidArgument
+// "unknown option 'NAME' (known: ...)", or the row's parse error.
+template <class O>
+Status set_named_field(O& o, std::span<const Field<O>> table, std::string_view name,
+                       std::string_view text) {
+  const Field<O>* f = find_field(table, name);
+  if (f == nullptr)
+    return Status::invalid_argument("unknown option '" + std::string(name) +
+                                    "' (known: " + field_names(table) + ")");
+  return set_field_text(o, *f, text);
 }
 
 // Sets row f of `o` from its text. Does not check the bound (check_fields does, for the whole).
@@ -192,6 +269,14 @@ Status set_field_text(O& o, const Field<O>& f, std::string_view text) {
       f.set_enum(o, v);
       return Status();
     }
+    case FieldKind::kText:
+      o.*f.s = std::string(text);
+      return Status();
+    case FieldKind::kTextList:
+      o.*f.l = d::split_list(text);
+      return Status();
+    case FieldKind::kUint64:
+      return d::parse_uint64(f.name, text, o.*f.u);
   }
   return Status::internal("field " + std::string(f.name) + ": unknown kind");
 }
@@ -215,6 +300,12 @@ std::string field_text(const O& o, const Field<O>& f) {
              d::number_text((o.*f.t)[2]);
     case FieldKind::kEnum:
       return std::string(d::enum_text(f.names, f.get_enum(o)));
+    case FieldKind::kText:
+      return o.*f.s;
+    case FieldKind::kTextList:
+      return d::join_list(o.*f.l);
+    case FieldKind::kUint64:
+      return std::to_string(o.*f.u);
   }
   return "?";
 }
@@ -254,6 +345,12 @@ Status check_field(const O& o, const Field<O>& f, std::string_view what) {
         return Status::invalid_argument(std::string(what) + " " + std::string(f.name) + " = " +
                                         std::to_string(f.get_enum(o)) + ": not one of its names");
       return Status();
+    case FieldKind::kText:
+      return d::check_text(what, f.name, o.*f.s, f.bound, f.text_rule);
+    case FieldKind::kTextList:
+      return d::check_list(what, f.name, o.*f.l, f.bound, f.text_rule);
+    case FieldKind::kUint64:
+      return d::check_uint64(what, f.name, o.*f.u, f.bound);
   }
   return Status::internal("field " + std::string(f.name) + ": unknown kind");
 }
@@ -269,13 +366,65 @@ Status check_fields(const O& o, std::span<const Field<O>> table, std::string_vie
 template <class O>
 std::string describe_fields(const O& o, std::span<const Field<O>> table) {
   std::string s;
-  for (const Field<O>& f : table)
-    s += (s.empty() ? "" : " ") + std::string(f.name) + "=" + field_text(o, f);
+  for (const Field<O>& f : table) {
+    if (!s.empty()) s += ' ';
+    s.append(f.name).append("=").append(field_text(o, f));
+  }
   return s;
 }
 
+// Whether row f holds the same value in `a` and `b` (numbers by value, a text list as a set).
+template <class O>
+bool same_field(const O& a, const O& b, const Field<O>& f) {
+  switch (f.kind) {
+    case FieldKind::kInt:
+      return a.*f.i == b.*f.i;
+    case FieldKind::kDouble:
+      return a.*f.d == b.*f.d;
+    case FieldKind::kBool:
+      return a.*f.b == b.*f.b;
+    case FieldKind::kEnum:
+      return f.get_enum(a) == f.get_enum(b);
+    case FieldKind::kFactor:
+    case FieldKind::kShift:
+      return a.*f.r == b.*f.r;
+    case FieldKind::kTriple:
+      return std::equal(a.*f.t, a.*f.t + 3, b.*f.t);
+    case FieldKind::kText:
+      return a.*f.s == b.*f.s;
+    case FieldKind::kTextList:
+      return field_detail::as_set(a.*f.l) == field_detail::as_set(b.*f.l);
+    case FieldKind::kUint64:
+      return a.*f.u == b.*f.u;
+  }
+  return false;
+}
+
+// The first row of `table` whose value differs between `a` and `b` (same_field); null when none.
+template <class O>
+const Field<O>* first_difference(const O& a, const O& b, std::span<const Field<O>> table) {
+  for (const Field<O>& f : table)
+    if (!same_field(a, b, f)) return &f;
+  return nullptr;
+}
+
+// field_text() as same_field() compares: a text list as its sorted set of names.
+template <class O>
+std::string field_set_text(const O& o, const Field<O>& f) {
+  if (f.kind == FieldKind::kTextList) return field_detail::join_list(field_detail::as_set(o.*f.l));
+  return field_text(o, f);
+}
+
 // What a row's text looks like, for --help and docs: "int", "float", "true|false", the enum's
-// names joined by '|', "lo,hi", "a,b,c".
+// names joined by '|', "lo,hi", "a,b,c", "text", "name,name,...", "uint64".
 std::string field_syntax(FieldKind kind, std::span<const EnumName> names);
+// The name of a kind at the edges that list rows (Python's _core.*_fields()): "int", "float",
+// "bool", "enum", "factor_range", "shift_range", "triple", "text", "text_list", "uint64".
+std::string_view field_kind_name(FieldKind kind);
+// Whether a row of `kind` has a bound (every kind but bool and enum).
+bool field_kind_bounded(FieldKind kind);
+// A row's bound as text: FieldBound::text(), a uint64 row's ends as exact integers (its upper end
+// 2^64 or more: "18446744073709551615").
+std::string field_bound_text(FieldKind kind, const FieldBound& bound);
 
 }  // namespace textfeed

@@ -58,8 +58,8 @@ struct SampleError {
 std::string describe(const SampleError& e);
 
 // The words of a sample (or, summed, of a batch) that the invalid_polygon policy
-// (augment/polygon_policy.h) found defective, by defect, and what it did with them: `repaired`
-// (a new ring) and `ignored` (made ignored words, or dropped when non-finite).
+// (augment/geometry/polygon_policy.h) found defective, by defect, and what it did with them:
+// `repaired` (a new ring) and `ignored` (made ignored words, or dropped when non-finite).
 struct PolygonCounts {
   uint32_t non_finite = 0;
   uint32_t degenerate = 0;
@@ -83,8 +83,8 @@ struct Position {
   friend auto operator<=>(const Position&, const Position&) = default;  // epoch first
 };
 
-// One sample's metadata (loader::BatchInfo::samples, the wire's Batch.samples, the feeds): in
-// eval batches always, in training batches with PipelineSpec::return_polygons.
+// One sample's metadata (base/batch_info.h BatchInfo::samples, the wire's Batch.samples, the
+// feeds): in eval batches always, in training batches with PipelineSpec::return_polygons.
 struct SampleMeta {
   std::string image_id;  // the sample's name: its image path below the dataset root
   int32_t height = 0;    // eval: the original image, px; training: the crop

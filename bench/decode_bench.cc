@@ -3,7 +3,7 @@
 // --windows adds what a window costs against the whole image at the same scale (the rows above a
 // window are still entropy-decoded: the figure a restart-marker cache would have to beat).
 // --no-restart-cuts decodes the windows of JPEGs with restart markers from the whole file instead
-// of from the part under the window (loader/detail/jpeg_restart.h).
+// of from the part under the window (loader/decode/detail/jpeg_restart.h).
 //   textfeed_decode_bench DIR [--reps N] [--json] [--windows] [--no-restart-cuts]
 #include <turbojpeg.h>
 
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/image.h"
-#include "loader/decode.h"
+#include "loader/decode/decode.h"
 
 namespace {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "augment/color_jitter.h"
-#include "augment/resample.h"
-#include "augment/warp.h"
+#include "augment/colour/color_jitter.h"
+#include "augment/geometry/resample.h"
+#include "augment/geometry/warp.h"
 #include "base/image.h"
 
 namespace {

@@ -91,7 +91,7 @@ Result<std::optional<FeedBatch>> EmbeddedFeed::take_batch(std::chrono::milliseco
     ++held_;
   }
   advance_past(r->info.epoch, r->info.batch);
-  FeedBatch b = feed_batch(r->info, r->slot.id);
+  FeedBatch b{std::move(r->info), r->slot.id};
   ++batches_;
   samples_ += b.indices.size();
   skipped_ += b.errors.size();

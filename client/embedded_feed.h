@@ -1,7 +1,7 @@
 // EmbeddedFeed: the pipeline inside the training process (no daemon). Worker threads of its own
 // pool fill up to `prefetch` batches ahead, each straight into a slot of its ring. Opening a feed
-// changes no process-wide setting: the process's composition root (the Python module's init, a
-// command's main) makes its loader::ProcessThreadSettings.
+// changes no process-wide setting: the process's composition root (the Python module's first feed,
+// a command's main) makes its loader::ProcessThreadSettings.
 #pragma once
 
 #include <atomic>
@@ -11,10 +11,10 @@
 
 #include "base/clock.h"
 #include "client/feed.h"
-#include "loader/batch_stream.h"
-#include "loader/pipeline.h"
-#include "loader/source.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/batch_stream.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/source.h"
 
 namespace textfeed::client {
 

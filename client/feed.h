@@ -18,9 +18,9 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <utility>
 #include <vector>
 
+#include "base/batch_info.h"
 #include "base/epochs.h"
 #include "base/status.h"
 #include "base/tensor.h"
@@ -53,30 +53,12 @@ inline Status empty_rank_error() {
       "images)");
 }
 
-// One delivered batch: its rows live in ring().slot(slot) until release(slot).
-struct FeedBatch {
+// One delivered batch: its metadata (base/batch_info.h; a feed's compact rows are expanded into
+// the slot, so `compact` is empty) and the slot its rows live in, ring().slot(slot), until
+// release(slot). Made as FeedBatch{std::move(info), slot} from a fill's or a daemon's metadata.
+struct FeedBatch : BatchInfo {
   uint32_t slot = 0;
-  uint64_t epoch = 0, batch = 0;
-  std::vector<uint32_t> indices;  // dataset index of each row (rows = indices.size())
-  std::vector<SampleError> errors;
-  std::vector<SampleMeta> samples;  // one per row in eval or with return_polygons, else empty
-  PolygonCounts polygons;           // the invalid_polygon policy's counts over the rows
 };
-
-// A batch's description in `slot`, its metadata moved out of `meta`: a fill's loader::BatchInfo
-// or a daemon's transport::BatchHeader (the same fields).
-template <class Meta>
-FeedBatch feed_batch(Meta& meta, uint32_t slot) {
-  FeedBatch b;
-  b.slot = slot;
-  b.epoch = meta.epoch;
-  b.batch = meta.batch;
-  b.indices = std::move(meta.indices);
-  b.errors = std::move(meta.errors);
-  b.samples = std::move(meta.samples);
-  b.polygons = meta.polygons;
-  return b;
-}
 
 // Where a producer of a MultiFeed stands.
 enum class ProducerState : unsigned char {

@@ -33,7 +33,7 @@
 #include "base/clock.h"
 #include "client/client_options.h"
 #include "client/feed.h"
-#include "loader/spec.h"
+#include "loader/spec/spec.h"
 #include "transport/curve.h"
 #include "transport/wire.h"
 
@@ -73,7 +73,7 @@ struct MultiOptions {
   loader::PipelineSpec local_spec;
   std::shared_ptr<const loader::SampleSource> local_source;
   // kCompact: the daemons send each batch's warped crops, colour draws and words, and the
-  // producers' threads finish them here (loader/compact.h; frames; training, EAST profiles).
+  // producers' threads finish them here (base/compact_row.h; frames; training, EAST profiles).
   transport::Payload payload = transport::Payload::kFull;
   uint32_t prefetch = 2;          // batches each producer may have in flight (1..kMaxPrefetch)
   uint32_t held_slots = 0;        // slots for batches the caller holds

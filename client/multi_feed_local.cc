@@ -5,8 +5,8 @@
 #include "client/detail/local_producer.h"
 #include "client/embedded_feed.h"
 #include "client/multi_feed.h"
-#include "loader/compact_expander.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/compact_expander.h"
+#include "loader/pipeline/worker_pool.h"
 
 namespace textfeed::client {
 
@@ -17,8 +17,7 @@ class ExpanderFinisher final : public internal::CompactFinisher {
   explicit ExpanderFinisher(std::unique_ptr<loader::CompactExpander> e) : e_(std::move(e)) {}
   int crop_size() const override { return e_->layout().crop_size; }
   int batch_size() const override { return e_->layout().batch_size; }
-  Status expand(const uint8_t* crops, std::span<const loader::CompactRow> rows,
-                uint8_t* slot) override {
+  Status expand(const uint8_t* crops, std::span<const CompactRow> rows, uint8_t* slot) override {
     return e_->expand(crops, rows, slot);
   }
 

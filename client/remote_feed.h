@@ -8,7 +8,7 @@
 
 #include "client/client_options.h"
 #include "client/multi_feed.h"
-#include "loader/spec.h"
+#include "loader/spec/spec.h"
 #include "transport/curve.h"
 #include "transport/wire.h"
 

@@ -109,13 +109,13 @@ def build_loader(args: argparse.Namespace) -> textfeed.Loader:
     #                ignore_tags=...); dataset = EASTDataset(dataset)
     #                train_loader = DataLoader(dataset, batch_size=..., shuffle=True, num_workers=...)
     # textfeed (this is the line that changes):
-    reader = {} if args.ignore_tags is None else {"ignore_tags": args.ignore_tags}
+    reader = None if args.ignore_tags is None else textfeed.ReaderOptions(ignore_tags=args.ignore_tags)
     dataset = str(args.data_dir) if args.mix is None else [
         textfeed.Source(args.data_dir, weight=args.weights[0] if args.weights else None),
         textfeed.Source(args.mix, weight=args.weights[1] if args.weights else None)]
-    return textfeed.Loader(dataset=dataset, batch_size=args.batch_size, profile=args.profile, shuffle=True,
-                           threads=args.num_workers, image_size=args.image_size, crop_size=args.input_size,
-                           **reader)
+    return textfeed.Loader(dataset, args.batch_size, profile=args.profile, threads=args.num_workers,
+                           recipe=textfeed.Recipe(image_size=args.image_size, crop_size=args.input_size),
+                           reader=reader, sampler=textfeed.SamplerOptions(shuffle=True))
 
 
 def evaluate(args: argparse.Namespace, model: torch.nn.Module, loader: textfeed.Loader) -> Dict[str, float]:
@@ -137,8 +137,8 @@ def evaluate(args: argparse.Namespace, model: torch.nn.Module, loader: textfeed.
 
 def do_training(args: argparse.Namespace) -> Dict[str, float]:
     loader = build_loader(args)
-    eval_loader = textfeed.Loader(dataset=str(args.data_dir), batch_size=args.batch_size, profile=args.profile,
-                                  mode="eval", image_size=args.image_size, threads=args.num_workers)
+    eval_loader = textfeed.Loader(str(args.data_dir), args.batch_size, profile=args.profile, mode="eval",
+                                  recipe=textfeed.Recipe(image_size=args.image_size), threads=args.num_workers)
     model = TinyEAST().to(args.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
     scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[args.max_epoch // 2], gamma=0.1)

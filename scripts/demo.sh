@@ -74,7 +74,8 @@ echo "== 9. DB (PaddleOCR's detection chain): throughput from the JPEGs, a Loade
 PYTHONPATH="$BUILD/python" /usr/bin/python3 - "$SAMPLE" <<'PY'
 import sys
 import textfeed
-loader = textfeed.Loader(dataset=sys.argv[1], batch_size=4, profile="db", total_epochs=10, seed=1)
+loader = textfeed.Loader(sys.argv[1], 4, profile="db", recipe=textfeed.Recipe(total_epochs=10),
+                         sampler=textfeed.SamplerOptions(seed=1))
 batch = next(iter(loader))
 for name, tensor in zip(batch.names, batch):
     print(f"  {name:15s} {tuple(tensor.shape)} {tensor.dtype} min {float(tensor.min()):.3f} max {float(tensor.max()):.3f}")

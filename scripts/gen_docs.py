@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the reference parts of docs/cli.md and docs/python.md from a build of textfeed, or checks
-that the committed ones are current.
+"""Writes the reference parts of docs/cli.md and docs/python.md, and the attributes of the typed
+options Recipe and ReaderOptions (client/python/textfeed/options.py), from a build of textfeed, or
+checks that the committed ones are current.
 
     /usr/bin/python3 scripts/gen_docs.py [--build build] [--check]
 
-What it writes goes between marker lines, so that prose can surround it:
+What it writes goes between marker lines, so that prose (or code) can surround it:
 
-    <!-- BEGIN GENERATED: name -->
+    <!-- BEGIN GENERATED: name -->          # BEGIN GENERATED: name   (options.py)
     ...
-    <!-- END GENERATED: name -->
+    <!-- END GENERATED: name -->            # END GENERATED: name
 
 docs/cli.md gets the --help text of every command of BUILD/tools/textfeed (found by walking the
 "Subcommands:" sections from `textfeed --help` down, so a new subcommand appears without a change
@@ -16,6 +17,8 @@ here) and a table of each command's flags parsed from that text. docs/python.md 
 signature and docstring of textfeed.Loader, every public name of the package with its one-line
 doc, the recipe (augmentation) options with their type and each profile's default, the reader
 options per profile, the sampler's defaults and the limits, all read from BUILD/python.
+options.py gets the docstring and the typed attributes of Recipe and ReaderOptions, one per row of
+the C++ field tables (_core.recipe_fields(), _core.reader_fields()).
 
 The output depends on the build only: the program is run as `textfeed` (no path of this machine
 in its usage lines), and a default equal to this machine's core count in a flag's head is printed
@@ -32,14 +35,17 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parent.parent
 CLI_DOC = REPO / "docs" / "cli.md"
 PYTHON_DOC = REPO / "docs" / "python.md"
-BEGIN = "<!-- BEGIN GENERATED: {} -->"
-END = "<!-- END GENERATED: {} -->"
+OPTIONS_PY = REPO / "client" / "python" / "textfeed" / "options.py"
+MARKDOWN_MARKERS = ("<!-- BEGIN GENERATED: {} -->", "<!-- END GENERATED: {} -->")
+PYTHON_MARKERS = ("    # BEGIN GENERATED: {}", "    # END GENERATED: {}")  # in a class body
+PYTHON_COLUMNS = 116  # options.py's lines, with the 4 columns of the class body
 HELP_COLUMN = 30  # CLI11's option column: a description starts here, or on the next line
 HELP_TIMEOUT_S = 60
 MAX_SIGNATURE = 240  # a longer signature (the Loader's) has a section of its own
@@ -411,24 +417,115 @@ def value_text(value: object) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def python_blocks(build: Path) -> Dict[str, str]:
-    sys.path.insert(0, str(build / "python"))
+def import_built(build: Path) -> object:
+    """The textfeed package of BUILD/python (imported once)."""
+    if str(build / "python") not in sys.path:
+        sys.path.insert(0, str(build / "python"))
     try:
-        textfeed = importlib.import_module("textfeed")
+        return importlib.import_module("textfeed")
     except ImportError as e:
         raise SystemExit(f"gen_docs: cannot import textfeed from {build / 'python'}: {e}")
+
+
+def python_blocks(build: Path) -> Dict[str, str]:
+    textfeed = import_built(build)
     core = textfeed._core
     modules = [textfeed] + [importlib.import_module(f"textfeed.{m}") for m in ("errors", "reference", "dask")]
     return {"python-loader": loader_block(textfeed), "python-api": api_block(modules),
             "python-recipe": recipe_block(core), "python-reader": reader_block(core)}
 
 
+# ---- the typed options of the package (options.py) -------------------------------------------------
+
+# Per kind of row (base/field_table.h): the attribute's Python type, and how its docstring line
+# names what it takes (a range also takes one number).
+PYTHON_TYPES = {"int": ("Optional[int]", "int"), "uint64": ("Optional[int]", "int"),
+                "float": ("Optional[float]", "float"), "bool": ("Optional[bool]", "bool"),
+                "factor_range": ("Union[float, Tuple[float, float], None]", "(lo, hi)"),
+                "shift_range": ("Union[float, Tuple[float, float], None]", "(lo, hi)"),
+                "triple": ("Optional[Tuple[float, float, float]]", "(a, b, c), one per image plane"),
+                "text": ("Optional[str]", "str"), "text_list": ("Optional[Sequence[str]]", "list of str")}
+ONE_NUMBER = {"factor_range": "; or one b >= 0 for [max(0, 1 - b), 1 + b]",
+              "shift_range": "; or one h >= 0 for [-h, h]"}
+
+RECIPE_INTRO = """The augmentation: what changes from the profile's recipe. An attribute left None is the
+profile's value (docs/python.md lists each profile's). The attributes are the rows of the C++ field
+table (``textfeed._core.recipe_fields()``), each checked against its row's bound when the Recipe is
+made, with the message every edge gives (the CLI's ``--set``, the wire); the rules between two
+attributes (cut_low <= cut_high, ...) are checked with the profile's values when a Loader is made.
+The image tensor's dtype is :class:`OutputOptions`' (``dtype``)."""
+
+READER_INTRO = """The dataset readers' options. An attribute left None is the profile's value (docs/python.md
+lists each profile's). The attributes are the rows of the C++ field table
+(``textfeed._core.reader_fields()``; ``reader_format`` is its row ``format``), each checked when
+the ReaderOptions is made. A :class:`textfeed.Source`'s options go over the Loader's. A daemon
+reads its datasets with the options it was started with and refuses others."""
+
+
+def attribute_type(row: Dict[str, Any], enum_type: Optional[type]) -> str:
+    if row["kind"] == "enum":
+        literal = "Literal[" + ", ".join(f'"{n}"' for n in row["names"]) + "]"
+        return f"Union[{enum_type.__name__}, {literal}, None]" if enum_type else f"Optional[{literal}]"
+    return PYTHON_TYPES[row["kind"]][0]
+
+
+def attribute_declaration(attribute: str, kind: str) -> List[str]:
+    """``    name: TYPE = None``, its Literal's names wrapped under each other when it is too long."""
+    line = f"    {attribute}: {kind} = None"
+    at = line.find("Literal[")
+    if len(line) <= PYTHON_COLUMNS or at < 0:
+        return [line]
+    head, rest = line[:at + len("Literal[")], line[at + len("Literal["):]
+    return textwrap.wrap(rest, PYTHON_COLUMNS, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def attribute_entry(attribute: str, row: Dict[str, Any]) -> List[str]:
+    """One attribute's entry of the class docstring: what it takes, its bound, its family, its doc."""
+    kind = row["kind"]
+    takes = " | ".join(f'"{n}"' for n in row["names"]) if kind == "enum" else PYTHON_TYPES[kind][1]
+    bound = row["bound"]
+    if bound:
+        unit = " bytes long" if kind == "text" else " of them" if kind == "text_list" else ""
+        takes += f", {bound}{unit}" if kind in ("text", "text_list") or bound.startswith("0 (off)") \
+            else f" in {bound}"
+    takes += ONE_NUMBER.get(kind, "")
+    family = f"; {row['family']} only" if row["family"] else ""
+    return textwrap.wrap(f"{attribute} ({takes}{family}): {row['doc']}.", PYTHON_COLUMNS,
+                         initial_indent="    " * 2, subsequent_indent="    " * 3)
+
+
+def options_class_block(intro: str, rows: Sequence[Tuple[str, Dict[str, Any], Optional[type]]]) -> str:
+    """A class body's docstring (the intro, then one entry per attribute) and its typed attributes."""
+    lines = ['    """' + intro.split("\n")[0]] + ["    " + line for line in intro.split("\n")[1:]]
+    lines += ["", "    Attributes:"]
+    for attribute, row, _ in rows:
+        lines += attribute_entry(attribute, row)
+    lines += ['    """', ""]
+    for attribute, row, enum_type in rows:
+        lines += attribute_declaration(attribute, attribute_type(row, enum_type))
+    return "\n".join(lines)
+
+
+def options_blocks(build: Path) -> Dict[str, str]:
+    textfeed = import_built(build)
+    options = importlib.import_module("textfeed.options")
+    core = textfeed._core
+    recipe = [(row["name"], row, None) for row in core.recipe_fields()
+              if row["name"] not in options.RECIPE_ROWS_HELD_ELSEWHERE]
+    reader = [(options.READER_ATTRIBUTES.get(row["name"], row["name"]), row, options.row_enum(tuple(row["names"])))
+              for row in core.reader_fields()]
+    return {"recipe": options_class_block(RECIPE_INTRO, recipe),
+            "reader": options_class_block(READER_INTRO, reader)}
+
+
 # ---- the files -----------------------------------------------------------------------------------
 
 
 def replace_blocks(text: str, blocks: Dict[str, str], path: Path) -> str:
+    markers = PYTHON_MARKERS if path.suffix == ".py" else MARKDOWN_MARKERS
     for name, body in blocks.items():
-        begin, end = BEGIN.format(name), END.format(name)
+        begin, end = markers[0].format(name), markers[1].format(name)
         start, stop = text.find(begin), text.find(end)
         if start < 0 or stop < start:
             raise SystemExit(f"gen_docs: {path} has no '{begin}' ... '{end}' pair")
@@ -453,7 +550,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     build = Path(args.build)  # relative to the working folder, else to the repository
     build = build.resolve() if build.is_dir() else REPO / args.build
     work: List[Tuple[Path, Callable[[Path], Dict[str, str]]]] = [(CLI_DOC, cli_blocks),
-                                                                  (PYTHON_DOC, python_blocks)]
+                                                                  (PYTHON_DOC, python_blocks),
+                                                                  (OPTIONS_PY, options_blocks)]
     stale = []
     for path, blocks in work:
         old = path.read_text(encoding="utf-8")

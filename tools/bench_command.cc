@@ -19,10 +19,10 @@
 #include "base/printable.h"
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
-#include "loader/cache_builder.h"
-#include "loader/dataset_source.h"
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/cache_build/cache_builder.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/dataset_source.h"
 #include "tools/client_options.h"
 #include "tools/commands.h"
 #include "tools/output.h"
@@ -184,7 +184,7 @@ struct FillMeasurements {
 FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& pool,
                                const BenchArgs& a) {
   std::vector<uint8_t> slot(p.layout().slot_bytes);
-  loader::BatchInfo info;
+  BatchInfo info;
   const size_t per_epoch = p.sampler().batches_per_epoch();
   uint64_t epoch = 0;
   size_t batch = 0;
@@ -224,7 +224,7 @@ FillMeasurements measure_fills(loader::BatchPipeline& p, loader::WorkerPool& poo
   return m;
 }
 
-void print_fills(const BenchArgs& a, const loader::SampleSource& source,
+void print_fills(const BenchArgs& a, const loader::SampleSource& source, int batch_size,
                  const FillMeasurements& m) {
   const auto mn = [](const std::vector<double>& v) {
     return *std::min_element(v.begin(), v.end());
@@ -237,7 +237,7 @@ void print_fills(const BenchArgs& a, const loader::SampleSource& source,
     j["source"] = source.describe();
     j["profile"] = a.spec.profile;
     j["threads"] = a.threads;
-    j["batch_size"] = a.spec.batch_size;
+    j["batch_size"] = batch_size;
     j["samples_per_repeat"] = a.samples;
     j["repeats"] = a.repeat;
     j["samples_per_s"] = {{"min", mn(m.rates)}, {"median", median(m.rates)}, {"max", mx(m.rates)}};
@@ -253,8 +253,8 @@ void print_fills(const BenchArgs& a, const loader::SampleSource& source,
   }
   std::printf(
       "source        %s\nprofile       %s, batch %d, %d thread(s), %d repeats of >= %d samples\n",
-      printable(source.describe()).c_str(), a.spec.profile.c_str(), a.spec.batch_size, a.threads,
-      a.repeat, a.samples);
+      printable(source.describe()).c_str(), a.spec.profile.c_str(), batch_size, a.threads, a.repeat,
+      a.samples);
   std::printf("samples/s     min %.1f  median %.1f  max %.1f\n", mn(m.rates), median(m.rates),
               mx(m.rates));
   std::printf("CPU ms/sample min %.2f  median %.2f\n", mn(m.cpu_ms), median(m.cpu_ms));
@@ -291,7 +291,7 @@ void run(const BenchArgs& a) {
   }
   auto pipeline = loader::BatchPipeline::create(source, spec);
   if (!pipeline.has_value()) fail("bench", pipeline.error().to_string(), 2);
-  print_fills(a, *source, measure_fills(**pipeline, **pool, a));
+  print_fills(a, *source, spec.sampler.batch_size, measure_fills(**pipeline, **pool, a));
 }
 
 }  // namespace

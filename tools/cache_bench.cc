@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "cache/cache.h"
-#include "loader/cache_builder.h"
-#include "loader/pipeline.h"
+#include "loader/cache_build/cache_builder.h"
+#include "loader/pipeline/pipeline.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/spec_flags.h"

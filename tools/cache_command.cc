@@ -7,23 +7,23 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/printable.h"
 #include "cache/cache.h"
 #include "cache/manifest.h"
-#include "loader/cache_builder.h"
-#include "loader/worker_pool.h"
+#include "loader/cache_build/cache_builder.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/spec/spec_fields.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/spec_flags.h"
@@ -42,7 +42,7 @@ struct BuildArgs {
   double max_bad = loader::CacheBuildOptions().max_bad_share;
   bool force = false, restart_rows = false;
   SpecFlags reader;
-  std::string dask;  // a Dask scheduler: the build runs there as `shards` tasks (textfeed.dask)
+  std::string dask;  // a Dask scheduler: the textfeed.dask command to run is printed
   int shards = 0;
 };
 
@@ -130,74 +130,58 @@ std::string exact(double v) {
   return buf;
 }
 
-// `python3 -m textfeed.dask build` with the options of `a`.
+// The arguments of `python3 -m textfeed.dask build` that make the build of `a`.
 std::vector<std::string> dask_module_args(const BuildArgs& a) {
   std::vector<std::string> args = {"-m", "textfeed.dask", "build"};
   const std::pair<const char*, std::string> always[] = {
-      {"--scheduler", a.dask},
-      {"--shards", std::to_string(a.shards)},
-      {"--dataset", a.dataset},
-      {"--out", a.out},
-      {"--profile", a.profile},
-      {"--codec", a.codec},
-      {"--max-bad", exact(a.max_bad)},
-      {"--ignore-text", a.reader.ignore_text},
-      {"--poly-policy", a.reader.poly_policy},
-      {"--ignore-under-area", exact(a.reader.ignore_under_area)},
-      {"--images-dir", a.reader.images_dir},
-      {"--split", a.reader.split},
-      {"--format", a.reader.format}};
+      {"--scheduler", a.dask},        {"--shards", std::to_string(a.shards)},
+      {"--dataset", a.dataset},       {"--out", a.out},
+      {"--profile", a.profile},       {"--codec", a.codec},
+      {"--max-bad", exact(a.max_bad)}};
   for (const auto& [flag, value] : always) args.insert(args.end(), {flag, value});
   if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
   if (a.image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
   if (a.threads != 0) args.insert(args.end(), {"--threads", std::to_string(a.threads)});
-  if (a.reader.ignore_tags) args.insert(args.end(), {"--ignore-tags", *a.reader.ignore_tags});
-  if (a.reader.illegibility) args.insert(args.end(), {"--illegibility", *a.reader.illegibility});
+  // The reader's flags as given (the rows of loader::reader_fields(), which textfeed.dask takes
+  // too): a row not given keeps the profile's default on the workers.
+  const augment::Profile profile = *augment::parse_profile(a.profile);  // CLI has checked it
+  for (std::string& arg : field_flag_args(loader::reader_fields(), loader::reader_defaults(profile),
+                                          a.reader.reader_text))
+    args.push_back(std::move(arg));
   if (a.restart_rows) args.push_back("--restart-rows");
   if (a.force) args.push_back("--force");
   return args;
 }
 
-// Run from a build tree (its python/ folder holds textfeed/dask.py), that folder goes first on
-// PYTHONPATH.
-void prefer_build_tree_python() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return;
-  const std::filesystem::path tree = exe.parent_path().parent_path() / "python";
-  if (!std::filesystem::exists(tree / "textfeed" / "dask.py", ec)) return;
-  const char* old = std::getenv("PYTHONPATH");
-  const std::string path = tree.string() + (old && *old ? ":" + std::string(old) : "");
-  ::setenv("PYTHONPATH", path.c_str(), 1);
+// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell treats
+// specially, else in single quotes, a quote inside as '"'"' (no backslash, which the message's
+// escaping would double).
+std::string shell_word(const std::string& word) {
+  constexpr std::string_view kPlain =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%";
+  if (!word.empty() && word.find_first_not_of(kPlain) == std::string::npos) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  return quoted + "'";
 }
 
-// $TEXTFEED_PYTHON, else /usr/bin/python3, else python3 on PATH.
-std::string python_interpreter() {
-  const char* env = std::getenv("TEXTFEED_PYTHON");
-  if (env && *env) return env;
-  return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
+// The interpreter the command names: Debian's, which sees python3-distributed.
+constexpr const char* kDaskPython = "/usr/bin/python3";
 
-// --dask: hands the build to textfeed.dask (`python3 -m textfeed.dask build`, the same options),
-// which submits one `cache build --shard K/N` task per shard to the scheduler and writes the
-// manifest. Runs python_interpreter(), with prefer_build_tree_python(). Does not return.
-[[noreturn]] void run_dask_build(const BuildArgs& a, bool shard_given) {
+// --dask: the command runs no Python (textfeed.dask drives this command on the workers, so the
+// command handing the build to it would make a cycle). It checks --shards, then exits with status
+// 2 and the `python3 -m textfeed.dask build` command line that makes the same build.
+[[noreturn]] void refuse_dask_build(const BuildArgs& a, bool shard_given) {
   if (shard_given)
     fail("cache build", "--dask builds every shard: give --shards N, not --shard", 2);
   if (a.shards < 1 || static_cast<uint32_t>(a.shards) > loader::kMaxShardCount)
     fail("cache build", "--dask needs --shards N, 1.." + std::to_string(loader::kMaxShardCount), 2);
-  std::vector<std::string> args = dask_module_args(a);
-  prefer_build_tree_python();
-  const std::string python = python_interpreter();
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(python.c_str()));
-  for (std::string& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  ::execvp(python.c_str(), argv.data());
+  std::string command = kDaskPython;
+  for (const std::string& arg : dask_module_args(a)) command += " " + shell_word(arg);
   fail("cache build",
-       "--dask: cannot run " + python + " -m textfeed.dask (" + std::string(strerror(errno)) +
-           "); set TEXTFEED_PYTHON to an interpreter with textfeed and python3-distributed",
+       "--dask: this command does not run Python; the Dask build is textfeed.dask's. Run "
+       "instead (textfeed on PYTHONPATH, python3-distributed installed): " +
+           command,
        2);
 }
 
@@ -563,9 +547,10 @@ CLI::Option* add_build_shard_options(CLI::App* build, BuildArgs* b) {
       "stays a share of the whole dataset (default 0/1: everything)");
   build->add_option(
       "--dask", b->dask,
-      "ADDRESS of a Dask scheduler (tcp://host:8786): build every shard there, one task each "
-      "(textfeed.dask; a task whose worker dies runs again), then the manifest --out "
-      "(NAME.tfmanifest, shards beside it); the paths must be the same on every worker");
+      "ADDRESS of a Dask scheduler (tcp://host:8786): prints the `python3 -m textfeed.dask "
+      "build` command that builds every shard there, one task each, then the manifest --out "
+      "(NAME.tfmanifest, shards beside it), and exits with status 2: this command runs no "
+      "Python");
   build->add_option("--shards", b->shards,
                     "with --dask: how many shards, 1.." + std::to_string(loader::kMaxShardCount));
   return shard;
@@ -581,7 +566,7 @@ void add_build_command(CLI::App& cmd) {
   add_spec_flags(build, b->reader, kReaderFlags);
   build->callback([b, image_size, shard] {
     b->image_size_given = image_size->count() > 0;
-    if (!b->dask.empty()) run_dask_build(*b, shard->count() > 0);
+    if (!b->dask.empty()) refuse_dask_build(*b, shard->count() > 0);
     if (b->shards != 0)
       fail("cache build", "--shards N goes with --dask (for one part here: --shard K/N)", 2);
     run_build(*b);

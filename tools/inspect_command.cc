@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/printable.h"
-#include "loader/dataset.h"
+#include "loader/readers/dataset.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/spec_flags.h"
@@ -127,12 +127,12 @@ void print_json(const InspectArgs& a, const loader::Dataset& ds, const Summary& 
   nlohmann::ordered_json j;
   j["format"] = std::string(loader::reader_format_name(ds.format));
   j["root"] = ds.root;
-  j["ignore_text"] = a.reader.ignore_text;
-  j["poly_policy"] = a.reader.poly_policy;
-  j["illegibility"] =
-      std::string(loader::illegibility_name(reader_options("inspect", a.reader).illegibility));
-  j["split"] = a.reader.split;
-  j["reader_format"] = a.reader.format;
+  const loader::ReaderOptions r = reader_options("inspect", a.reader);
+  j["ignore_text"] = std::string(loader::ignore_text_name(r.ignore_text));
+  j["poly_policy"] = std::string(loader::poly_policy_name(r.poly_policy));
+  j["illegibility"] = std::string(loader::illegibility_name(r.illegibility));
+  j["split"] = r.split;
+  j["reader_format"] = std::string(loader::reader_format_name(r.format));
   j["files"] = nlohmann::ordered_json::array();
   for (const loader::AnnotationFile& f : ds.files)
     j["files"].push_back({{"file", f.file}, {"image_dir", f.image_dir}, {"images", f.samples}});

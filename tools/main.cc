@@ -18,7 +18,7 @@
 #include "base/log.h"
 #include "base/printable.h"
 #include "base/version.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/worker_pool.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {

@@ -31,8 +31,8 @@ std::unique_ptr<client::Feed> open_feed(const PullArgs& a,
       *transport::parse_transport(a.transport);  // CLI has checked the name
   const transport::CurveClientOptions curve = curve_client_options("pull", a.curve);
   client::MultiOptions o;
-  o.client_name = "textfeed pull (rank " + std::to_string(a.spec.rank) + ")";
   o.spec = build_spec("pull", a.spec, a.dataset);
+  o.client_name = "textfeed pull (rank " + std::to_string(o.spec.sampler.rank) + ")";
   o.payload = *transport::parse_payload(a.payload);  // CLI has checked the name
   o.prefetch = static_cast<uint32_t>(a.prefetch);
   o.held_slots = 1;

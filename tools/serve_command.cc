@@ -11,9 +11,9 @@
 
 #include "base/log.h"
 #include "base/printable.h"
-#include "loader/mixture_source.h"
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/mixture_source.h"
 #include "tools/commands.h"
 #include "tools/spec_flags.h"
 #include "transport/curve.h"

@@ -14,10 +14,10 @@
 
 #include "augment/db/chain.h"
 #include "augment/east/chain.h"
-#include "augment/polygon.h"
+#include "augment/geometry/polygon.h"
 #include "base/printable.h"
 #include "base/quad.h"
-#include "loader/pipeline.h"
+#include "loader/pipeline/pipeline.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/spec_flags.h"

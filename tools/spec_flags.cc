@@ -2,66 +2,69 @@
 #include "tools/spec_flags.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "augment/profile.h"
+#include "loader/spec/spec_fields.h"
 #include "tools/commands.h"
 
 namespace textfeed::tools {
 
 namespace {
 
-// The reader's flags (kReaderFlags).
+// The names of an enum (loader/spec/spec_fields.h), for a flag's check.
+std::vector<std::string> names_of(std::span<const EnumName> names) {
+  std::vector<std::string> out;
+  for (const EnumName& n : names) out.emplace_back(n.name);
+  return out;
+}
+
+// Each profile's reader options, by its name.
+ProfileDefaults<loader::ReaderOptions> profile_readers() {
+  ProfileDefaults<loader::ReaderOptions> defaults;
+  for (const augment::ProfileEntry& e : augment::profile_entries())
+    defaults.emplace_back(std::string(e.name), loader::reader_defaults(e.profile));
+  return defaults;
+}
+
+// A flag per row of loader::reader_fields() (kReaderFlags).
 void add_reader_flags(CLI::App* cmd, SpecFlags& f) {
-  cmd->add_option("--ignore-text", f.ignore_text,
-                  "ICDAR-2015 '###' rule. substring: a word is ignored when '###' occurs anywhere "
-                  "in its line "
-                  "(the reference); exact: when its transcription is exactly ### or *")
-      ->check(CLI::IsMember({"substring", "exact"}))
-      ->capture_default_str();
-  cmd->add_option(
-      "--ignore-tags", f.ignore_tags,
-      "UFO: comma-separated word tags whose words are skipped (background); '' for none. Default: "
-      "the profile's (upstage, sakura: masked,excluded-region,maintable,stamp; bc7: none)");
-  cmd->add_option(
-         "--poly-policy", f.poly_policy,
-         "EAST quads of words with other than 4 points (UFO: more than 4). skip: background, as "
-         "the "
-         "reference (UFO: listed as bad records); minrect: their minimum-area rectangle; "
-         "mask-ignore: that "
-         "rectangle, marked ignored. Every point is kept for eval polygons whatever the policy")
-      ->check(CLI::IsMember({"skip", "minrect", "mask-ignore"}))
-      ->capture_default_str();
-  cmd->add_option("--ignore-under-area", f.ignore_under_area,
-                  "UFO: mark words whose convex-hull area (px^2) is below this ignored; 0 = off, "
-                  "as the reference")
-      ->check(finite_in(0.0, 1e12))
-      ->capture_default_str();
-  cmd->add_option(
-         "--images-dir", f.images_dir,
-         "the images folder below the dataset's root (ICDAR-2015; UFO: after img/<split>/)")
-      ->capture_default_str();
-  cmd->add_option(
-         "--illegibility", f.illegibility,
-         "UFO 'illegibility': true. ignore: the word is ignored (label 0, the Upstage baseline); "
-         "valid: the flag is not read, every word is valid (the 7th-generation baseline). Default: "
-         "the "
-         "profile's (bc7: valid; upstage, sakura: ignore)")
-      ->check(CLI::IsMember({"ignore", "valid"}));
-  cmd->add_option("--split", f.split,
-                  "UFO: the annotation file a dataset folder reads: ufo/<split>.json, or every "
-                  "<x>_receipt/ufo/<split>.json merged (e.g. train, val, test)")
-      ->capture_default_str();
-  cmd->add_option(
-         "--format", f.format,
-         "the dataset's annotation format: auto (detected, docs/dataset_layouts.md) | icdar15 | "
-         "ufo | "
-         "totaltext | ctw1500 | paddle (PaddleOCR label file) | mmocr (mmocr OCRDataset json)")
-      ->check(CLI::IsMember({"auto", "icdar15", "ufo", "totaltext", "ctw1500", "paddle", "mmocr"}))
-      ->capture_default_str();
+  const CLI::Validator finite =
+      finite_in(std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+  add_field_flags<loader::ReaderOptions>(
+      cmd, loader::reader_fields(), profile_readers(), "reader option",
+      [&f](std::string_view row, const std::string& text) {
+        f.reader_text[std::string(row)] = text;
+      },
+      finite);
+}
+
+// A flag per row of loader::sampler_fields(), and the bad-sample policy, the mode and the polygons
+// (kSamplerFlags).
+void add_sampler_flags(CLI::App* cmd, SpecFlags& f) {
+  add_field_flags<loader::SamplerOptions>(cmd, loader::sampler_fields(),
+                                          {{"", loader::SamplerOptions{}}}, "sampler option",
+                                          [&f](std::string_view row, const std::string& text) {
+                                            f.sampler_text[std::string(row)] = text;
+                                          });
+  cmd->add_option("--on-bad-sample", f.on_bad_sample,
+                  "skip (train: replace and report) | fail | report (eval: a blank row reported "
+                  "missing); default skip in train, fail in eval")
+      ->check(CLI::IsMember(names_of(loader::kOnBadSampleNames)));
+  cmd->add_option("--mode", f.mode,
+                  "train (augmented crops and targets) | eval (the profile's inference resize "
+                  "and pad, dataset "
+                  "order, every sample once over the ranks, image only)")
+      ->check(CLI::IsMember(names_of(loader::kModeNames)));
+  cmd->add_flag("--return-polygons", f.return_polygons,
+                "train: batches also carry the augmented polygons");
 }
 
 // Every row of the recipe's table with the text it takes: "image_size=int, ...".
@@ -100,27 +103,7 @@ void add_spec_flags(CLI::App* cmd, SpecFlags& f, unsigned groups) {
                     "image dtype: float32 | uint8 (a --set dtype=... comes after it and wins)")
         ->check(CLI::IsMember({"float32", "uint8"}));
   }
-  if (groups & kSamplerFlags) {
-    cmd->add_option("--seed", f.seed, "augmentation seed (default 0)")->check(unsigned_64());
-    cmd->add_option("--batch-size", f.batch_size, "samples per batch (default 8)")
-        ->check(CLI::Range(1, loader::kMaxBatchSize));
-    cmd->add_option("--rank", f.rank, "this client's rank (default 0)");
-    cmd->add_option("--world-size", f.world_size, "number of ranks (default 1)");
-    cmd->add_flag("--no-shuffle", f.no_shuffle, "dataset order instead of a per-epoch permutation");
-    cmd->add_flag("--drop-last", f.drop_last, "drop the last, short batch and the uneven tail");
-    cmd->add_option(
-           "--on-bad-sample", f.on_bad_sample,
-           "skip (train: replace and report) | fail | report (eval: a blank row reported missing); "
-           "default skip in train, fail in eval")
-        ->check(CLI::IsMember({"skip", "fail", "report"}));
-    cmd->add_option("--mode", f.mode,
-                    "train (augmented crops and targets) | eval (the profile's inference resize "
-                    "and pad, dataset "
-                    "order, every sample once over the ranks, image only)")
-        ->check(CLI::IsMember({"train", "eval"}));
-    cmd->add_flag("--return-polygons", f.return_polygons,
-                  "train: batches also carry the augmented polygons");
-  }
+  if (groups & kSamplerFlags) add_sampler_flags(cmd, f);
 }
 
 namespace {
@@ -131,32 +114,14 @@ T or_fail(const std::string& command, Result<T> r) {
   return std::move(*r);
 }
 
-std::vector<std::string> split_tags(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= text.size() && !text.empty()) {
-    const size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 loader::ReaderOptions reader_options(const std::string& command, const SpecFlags& f) {
   // A command without --profile reads with upstage's defaults (f.profile's default).
   loader::ReaderOptions o =
       loader::reader_defaults(or_fail(command, augment::parse_profile(f.profile)));
-  o.ignore_text = or_fail(command, loader::parse_ignore_text(f.ignore_text));
-  if (f.ignore_tags) o.ignore_tags = split_tags(*f.ignore_tags);
-  o.poly_policy = or_fail(command, loader::parse_poly_policy(f.poly_policy));
-  o.ignore_under_area = f.ignore_under_area;
-  o.images_dir = f.images_dir;
-  if (f.illegibility)
-    o.illegibility = or_fail(command, loader::parse_illegibility(*f.illegibility));
-  o.split = f.split;
-  o.format = or_fail(command, loader::parse_reader_format(f.format));
+  if (Status s = apply_field_texts(o, loader::reader_fields(), f.reader_text); !s.ok())
+    fail(command, s.message(), 2);
   if (Status s = loader::validate(o); !s.ok()) fail(command, s.message(), 2);
   return o;
 }
@@ -174,7 +139,8 @@ loader::PipelineSpec build_spec(const std::string& command, const SpecFlags& f,
     if (Status st = augment::set_option(spec.augment, s.substr(0, eq), s.substr(eq + 1)); !st.ok())
       fail(command, "--set " + s + ": " + st.message(), 2);
   }
-  spec.sampler = {f.seed, f.batch_size, f.rank, f.world_size, !f.no_shuffle, f.drop_last};
+  if (Status s = apply_field_texts(spec.sampler, loader::sampler_fields(), f.sampler_text); !s.ok())
+    fail(command, s.message(), 2);
   spec.mode = or_fail(command, loader::parse_mode(f.mode));
   spec.on_bad_sample = f.on_bad_sample.empty()
                            ? loader::default_on_bad_sample(spec.mode)

@@ -1,7 +1,8 @@
-// The flags of the pipeline spec (loader/spec.h), declared once and added to every command that
-// builds or reads a pipeline: the reader options (inspect, cache build, serve, bench, show, pull),
-// the recipe (--profile, --set NAME=VALUE, --dtype) and the sampler. build_spec() is where their
-// text becomes the typed spec, checked by the same validate() as the Python keywords and the wire.
+// The flags of the pipeline spec (loader/spec/spec.h), declared once and added to every command
+// that builds or reads a pipeline: the reader options (inspect, cache build, serve, bench, show,
+// pull), the recipe (--profile, --set NAME=VALUE, --dtype) and the sampler. build_spec() is where
+// their text becomes the typed spec, checked by the same validate() as the Python keywords and the
+// wire.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,44 +11,35 @@
 #include <string>
 #include <vector>
 
-#include "loader/spec.h"
+#include "loader/spec/spec.h"
+#include "tools/field_flags.h"
 
 namespace textfeed::tools {
 
 struct SpecFlags {
-  // Reader.
-  std::string ignore_text = "substring";
-  // Unset: the profile's (loader::reader_defaults). Comma-separated; "" = none.
-  std::optional<std::string> ignore_tags;
-  std::string poly_policy = "skip";
-  double ignore_under_area = 0;
-  std::string images_dir = "images";
-  std::optional<std::string> illegibility;  // unset: the profile's
-  std::string split = "train";
-  std::string format = "auto";
+  // The reader's and the sampler's rows (loader/spec/spec_fields.h): each flag's text as given,
+  // by row name. A row not given keeps its default (the reader's: the profile's,
+  // loader::reader_defaults).
+  FieldTexts reader_text, sampler_text;
   // Recipe.
   std::string profile = "upstage";
   std::vector<std::string> sets;  // NAME=VALUE
   std::string dtype = "float32";
-  // Sampler and bad samples.
-  uint64_t seed = 0;
-  int batch_size = 8, rank = 0, world_size = 1;
-  bool no_shuffle = false, drop_last = false;
+  // Bad samples and the mode.
   std::string on_bad_sample;  // empty: the mode's default (loader::default_on_bad_sample)
   std::string mode = "train";
   bool return_polygons = false;
 };
 
 enum SpecFlagGroup : unsigned {
-  kReaderFlags = 1,  // --ignore-text --ignore-tags --poly-policy --ignore-under-area --images-dir
-                     // --illegibility --split --format
-  kRecipeFlags = 2,  // --profile --set --dtype
-  kSamplerFlags =
-      4,  // --seed --batch-size --rank --world-size --no-shuffle --drop-last --on-bad-sample
-          // --mode --return-polygons
+  kReaderFlags = 1,   // a flag per row of loader::reader_fields() (--ignore-text, --images-dir ...)
+  kRecipeFlags = 2,   // --profile --set --dtype
+  kSamplerFlags = 4,  // a flag per row of loader::sampler_fields() (--seed, --batch-size,
+                      // --no-shuffle ...), --on-bad-sample --mode --return-polygons
 };
 
-// Adds the flags of `groups` (SpecFlagGroup bits) to `cmd`, stored in `flags`.
+// Adds the flags of `groups` (SpecFlagGroup bits) to `cmd`, stored in `flags`. A reader or
+// sampler flag is checked against its row as it is parsed (exit 2, "--flag: MESSAGE").
 void add_spec_flags(CLI::App* cmd, SpecFlags& flags, unsigned groups);
 
 // The registered profiles (augment/profile.h profile_entries()): their names, for a --profile's

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/printable.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/worker_pool.h"
 #include "tools/commands.h"
 #include "tools/output.h"
 #include "tools/synth_render.h"

@@ -9,10 +9,11 @@
 #include <variant>
 #include <vector>
 
+#include "base/batch_info.h"
+#include "base/compact_row.h"
 #include "base/status.h"
 #include "base/tensor.h"
-#include "loader/compact.h"
-#include "loader/spec.h"
+#include "loader/spec/spec.h"
 
 namespace textfeed::transport {
 
@@ -88,15 +89,13 @@ struct Credit {
   uint32_t count = 0;
   std::vector<Position> batches;  // assigned streams: one per slot or per count, in fill order
 };
-struct BatchHeader {
-  uint64_t stream_id = 0, epoch = 0, batch = 0;
+// A Batch message: the batch's metadata (base/batch_info.h; its samples are protocol.capnp's
+// Batch.imageIds ..., its compact rows Batch.compact* of a compact payload), and where its payload
+// is: the stream, the slot and the tensors' descriptors.
+struct BatchHeader : BatchInfo {
+  uint64_t stream_id = 0;
   uint32_t slot = 0;
   std::vector<TensorDesc> tensors;
-  std::vector<uint32_t> indices;
-  std::vector<SampleError> errors;
-  std::vector<SampleMeta> samples;  // one per row, or none (protocol.capnp Batch.imageIds ...)
-  PolygonCounts polygons;
-  std::vector<loader::CompactRow> compact;  // payload compact: one per row, else none
 };
 struct EndOfEpoch {
   uint64_t stream_id = 0, epoch = 0;
@@ -152,7 +151,7 @@ std::string wire_field_name(std::string_view snake);
 Result<std::vector<uint8_t>> encode(const Message& message);
 // Parses an Envelope frame. Errors: kCorrupt (not a valid Envelope, larger than
 // kMaxEnvelopeBytes, not word-aligned in size), kInvalidArgument (an enumerant this build does not
-// know, naming the field; an OpenStream spec list longer than loader/spec.h allows, naming the
+// know, naming the field; an OpenStream spec list longer than loader/spec/spec.h allows, naming the
 // field and the limit), kUnimplemented (a union member this build does not handle, e.g. from a
 // newer peer).
 Result<Message> decode(std::span<const uint8_t> frame);

@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "loader/spec/spec_fields.h"
+#include "transport/detail/field_codec.h"
 #include "transport/protocol.capnp.h"
 #include "transport/wire.h"
 
@@ -28,17 +30,14 @@ namespace {
 
 namespace w = wire;
 
-// The schema is the source of truth; wire.h and loader/spec.h repeat these for code that does not
-// see it.
+// The schema is the source of truth; wire.h and loader/spec/spec.h repeat these for code that does
+// not see it.
 static_assert(w::PROTOCOL_VERSION == kProtocolVersion);
 static_assert(w::MAX_PAYLOAD_FRAME_BYTES == kMaxPayloadFrameBytes);
 
-// A Text field as the bytes it holds, NULs included: Cap'n Proto's own conversion stops at the
-// first NUL, which would hand the receiver a shorter name than the one sent (and hide the NUL
-// from the checks that refuse it).
-std::string text(capnp::Text::Reader t) { return std::string(t.begin(), t.size()); }
-// And the other way: all of the string's bytes (KJ's implicit conversion would stop at a NUL).
-capnp::Text::Reader text(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
+// A Text field as the bytes it holds, NULs included, and back (detail/field_codec.h).
+std::string text(capnp::Text::Reader t) { return internal::text_bytes(t); }
+capnp::Text::Reader text(const std::string& s) { return internal::text_view(s); }
 
 constexpr size_t kMaxTensors = 16, kMaxNames = 4096, kMaxRows = 4096, kMaxListed = 65536,
                  kMaxStages = 64;
@@ -225,35 +224,12 @@ Status get(w::SampleError::Reader r, SampleError& e) {
 
 // ---- the pipeline spec ----
 
+// The reader options travel row by row (loader/spec/spec_fields.h, detail/field_codec.h).
 void put(w::ReaderOptions::Builder b, const loader::ReaderOptions& o) {
-  b.setIgnoreText(to_wire<w::IgnoreText>(o.ignore_text));
-  auto tags = b.initIgnoreTags(static_cast<unsigned>(o.ignore_tags.size()));
-  for (size_t i = 0; i < o.ignore_tags.size(); ++i)
-    tags.set(static_cast<unsigned>(i), text(o.ignore_tags[i]));
-  b.setPolyPolicy(to_wire<w::PolyPolicy>(o.poly_policy));
-  b.setDropUnderArea(o.drop_under_area);
-  b.setIgnoreUnderArea(o.ignore_under_area);
-  b.setImagesDir(text(o.images_dir));
-  b.setGtDir(text(o.gt_dir));
-  b.setIllegibility(to_wire<w::Illegibility>(o.illegibility));
-  b.setSplit(text(o.split));
-  b.setFormat(to_wire<w::ReaderFormat>(o.format));
+  internal::put_fields(capnp::toDynamic(b), o, loader::reader_fields());
 }
 Status get(w::ReaderOptions::Reader r, loader::ReaderOptions& o) {
-  TF_RETURN_IF_ERROR(from_wire(r.getIgnoreText(), "ReaderOptions.ignoreText", o.ignore_text));
-  TF_RETURN_IF_ERROR(
-      bounded_spec(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags"));
-  TF_RETURN_IF_ERROR(get_list(r.getIgnoreTags(), loader::kMaxIgnoreTags, "ReaderOptions.ignoreTags",
-                              o.ignore_tags));
-  TF_RETURN_IF_ERROR(from_wire(r.getPolyPolicy(), "ReaderOptions.polyPolicy", o.poly_policy));
-  o.drop_under_area = r.getDropUnderArea();
-  o.ignore_under_area = r.getIgnoreUnderArea();
-  o.images_dir = text(r.getImagesDir());
-  o.gt_dir = text(r.getGtDir());
-  TF_RETURN_IF_ERROR(from_wire(r.getIllegibility(), "ReaderOptions.illegibility", o.illegibility));
-  o.split = text(r.getSplit());
-  TF_RETURN_IF_ERROR(from_wire(r.getFormat(), "ReaderOptions.format", o.format));
-  return Status();
+  return internal::get_fields(capnp::toDynamic(r), o, loader::reader_fields());
 }
 
 }  // namespace
@@ -274,78 +250,12 @@ std::string wire_field_name(std::string_view snake) {
 
 namespace {
 
-// The recipe travels field by field as augment::recipe_fields() lists them: each row is the
-// Recipe field named wire_field_name(row name) (a range: NameLo and NameHi; a triple: a list of 3),
-// set and read through Cap'n Proto's reflection, so that a new row needs only its field in
-// protocol.capnp (tests/transport/recipe_schema_test.cc checks the schema against the table).
-
-void put_field(capnp::DynamicStruct::Builder d, const augment::AugmentOptions& o,
-               const augment::RecipeField& f) {
-  const std::string n = wire_field_name(f.name);
-  switch (f.kind) {
-    case FieldKind::kInt:
-      return d.set(n, o.*f.i);
-    case FieldKind::kDouble:
-      return d.set(n, o.*f.d);
-    case FieldKind::kBool:
-      return d.set(n, o.*f.b);
-    case FieldKind::kEnum: {
-      const capnp::EnumSchema e = d.getSchema().getFieldByName(n).getType().asEnum();
-      return d.set(n, capnp::DynamicEnum(e, static_cast<uint16_t>(f.get_enum(o))));
-    }
-    case FieldKind::kFactor:
-    case FieldKind::kShift:
-      d.set(n + "Lo", (o.*f.r).lo);
-      return d.set(n + "Hi", (o.*f.r).hi);
-    case FieldKind::kTriple: {
-      auto list = d.init(n, 3).as<capnp::DynamicList>();
-      for (unsigned c = 0; c < 3; ++c) list.set(c, (o.*f.t)[c]);
-      return;
-    }
-  }
-}
-
-Status get_field(capnp::DynamicStruct::Reader d, augment::AugmentOptions& o,
-                 const augment::RecipeField& f) {
-  const std::string n = wire_field_name(f.name);
-  switch (f.kind) {
-    case FieldKind::kInt:
-      o.*f.i = d.get(n).as<int32_t>();
-      return Status();
-    case FieldKind::kDouble:
-      o.*f.d = d.get(n).as<double>();
-      return Status();
-    case FieldKind::kBool:
-      o.*f.b = d.get(n).as<bool>();
-      return Status();
-    case FieldKind::kEnum: {
-      const uint16_t v = d.get(n).as<capnp::DynamicEnum>().getRaw();
-      if (field_detail::enum_text(f.names, v) == "?")
-        return Status::invalid_argument("Recipe." + n + " = " + std::to_string(v) +
-                                        " is not a value this daemon or client knows");
-      f.set_enum(o, v);
-      return Status();
-    }
-    case FieldKind::kFactor:
-    case FieldKind::kShift:
-      o.*f.r = {d.get(n + "Lo").as<double>(), d.get(n + "Hi").as<double>()};
-      return Status();
-    case FieldKind::kTriple: {
-      const auto list = d.get(n).as<capnp::DynamicList>();
-      if (list.size() != 3)
-        return Status::corrupt("Recipe." + n + " has " + std::to_string(list.size()) +
-                               " values, 3 are expected");
-      for (unsigned c = 0; c < 3; ++c) (o.*f.t)[c] = list[c].as<float>();
-      return Status();
-    }
-  }
-  return Status::internal("Recipe." + n + ": unknown field kind");
-}
-
+// The recipe travels field by field as augment::recipe_fields() lists them (detail/field_codec.h),
+// so that a new row needs only its field in protocol.capnp (tests/transport/recipe_schema_test.cc
+// checks the schema against the table). The profile travels by name.
 void put(w::Recipe::Builder b, const augment::AugmentOptions& o) {
   b.setProfile(std::string(augment::profile_name(o.profile)));
-  const capnp::DynamicStruct::Builder d = capnp::toDynamic(b);
-  for (const augment::RecipeField& f : augment::recipe_fields()) put_field(d, o, f);
+  internal::put_fields(capnp::toDynamic(b), o, augment::recipe_fields());
 }
 
 Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
@@ -357,10 +267,7 @@ Status get(w::Recipe::Reader r, augment::AugmentOptions& o) {
     if (!profile.has_value()) return profile.error().with_context("Recipe.profile");
     o.profile = *profile;
   }
-  const capnp::DynamicStruct::Reader d = capnp::toDynamic(r);
-  for (const augment::RecipeField& f : augment::recipe_fields())
-    TF_RETURN_IF_ERROR(get_field(d, o, f));
-  return Status();
+  return internal::get_fields(capnp::toDynamic(r), o, augment::recipe_fields());
 }
 
 // The wire's UInt32s become the sampler's ints: a value past INT32_MAX is refused here (the
@@ -373,14 +280,10 @@ Status to_int(uint32_t v, const char* field, int& out) {
   return Status();
 }
 
+// The sampler's rows (loader/spec/spec_fields.h) through detail/field_codec.h; the resume, which no
+// row holds, by hand.
 void put(w::Sampler::Builder b, const loader::SamplerOptions& o) {
-  b.setSeed(o.seed);
-  b.setBatchSize(static_cast<uint32_t>(o.batch_size));
-  b.setRank(static_cast<uint32_t>(o.rank));
-  b.setWorldSize(static_cast<uint32_t>(o.world_size));
-  b.setShuffle(o.shuffle);
-  b.setDropLast(o.drop_last);
-  b.setEpochSize(o.epoch_size);
+  internal::put_fields(capnp::toDynamic(b), o, loader::sampler_fields());
   b.setResumeEpoch(o.resume.epoch);
   auto stages = b.initResumeStages(static_cast<unsigned>(o.resume.stages.size()));
   for (size_t i = 0; i < o.resume.stages.size(); ++i) {
@@ -412,13 +315,7 @@ Status get_resume(w::Sampler::Reader r, loader::ResumePoint& resume) {
   return Status();
 }
 Status get(w::Sampler::Reader r, loader::SamplerOptions& o) {
-  o.seed = r.getSeed();
-  TF_RETURN_IF_ERROR(to_int(r.getBatchSize(), "Sampler.batchSize", o.batch_size));
-  TF_RETURN_IF_ERROR(to_int(r.getRank(), "Sampler.rank", o.rank));
-  TF_RETURN_IF_ERROR(to_int(r.getWorldSize(), "Sampler.worldSize", o.world_size));
-  o.shuffle = r.getShuffle();
-  o.drop_last = r.getDropLast();
-  o.epoch_size = r.getEpochSize();
+  TF_RETURN_IF_ERROR(internal::get_fields(capnp::toDynamic(r), o, loader::sampler_fields()));
   return get_resume(r, o.resume);
 }
 
@@ -662,10 +559,10 @@ Status get_samples(w::Batch::Reader r, size_t rows, std::vector<SampleMeta>& out
 }
 
 // The compact rows as the flat lists of protocol.capnp Batch.compact*.
-void put_compact(w::Batch::Builder b, const std::vector<loader::CompactRow>& rows) {
+void put_compact(w::Batch::Builder b, const std::vector<CompactRow>& rows) {
   const auto n = static_cast<unsigned>(rows.size());
   size_t words = 0;
-  for (const loader::CompactRow& row : rows) words += row.labels.size();
+  for (const CompactRow& row : rows) words += row.labels.size();
   auto factors = b.initCompactFactors(4 * n);
   auto orders = b.initCompactOrders(4 * n);
   auto applied = b.initCompactApplied(n);
@@ -674,7 +571,7 @@ void put_compact(w::Batch::Builder b, const std::vector<loader::CompactRow>& row
   auto labels = b.initCompactLabels(static_cast<unsigned>(words));
   unsigned w = 0;
   for (unsigned i = 0; i < n; ++i) {
-    const loader::CompactRow& row = rows[i];
+    const CompactRow& row = rows[i];
     const double f[4] = {row.color.brightness, row.color.contrast, row.color.saturation,
                          row.color.hue};
     for (unsigned k = 0; k < 4; ++k) {
@@ -691,7 +588,7 @@ void put_compact(w::Batch::Builder b, const std::vector<loader::CompactRow>& row
 }
 
 // Bounded and consistent; the values themselves are the expander's to check.
-Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactRow>& out) {
+Status get_compact(w::Batch::Reader r, size_t rows, std::vector<CompactRow>& out) {
   out.clear();
   const auto factors = r.getCompactFactors();
   const auto orders = r.getCompactOrders();
@@ -718,7 +615,7 @@ Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactR
   out.resize(rows);
   unsigned w = 0;
   for (unsigned i = 0; i < rows; ++i) {
-    loader::CompactRow& row = out[i];
+    CompactRow& row = out[i];
     row.color.brightness = factors[4 * i];
     row.color.contrast = factors[4 * i + 1];
     row.color.saturation = factors[4 * i + 2];
@@ -728,7 +625,7 @@ Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactR
       if (op > 3)
         return Status::corrupt("Batch.compactOrders holds " + std::to_string(op) +
                                ", not a colour op");
-      row.color.order[k] = static_cast<augment::ColorOp>(op);
+      row.color.order[k] = static_cast<ColorOp>(op);
     }
     row.color.applied = applied[i];
     row.labels.resize(counts[i]);
@@ -741,12 +638,11 @@ Status get_compact(w::Batch::Reader r, size_t rows, std::vector<loader::CompactR
   return Status();
 }
 
-void put(w::Batch::Builder b, const BatchHeader& m) {
-  b.setStreamId(m.stream_id);
+// A batch's metadata (base/batch_info.h) in its Batch fields. The lists are built after the
+// tensors' (put() below): Cap'n Proto lays them out in the order they are made.
+void put_info(w::Batch::Builder b, const BatchInfo& m) {
   b.setEpoch(m.epoch);
   b.setBatch(m.batch);
-  b.setSlot(m.slot);
-  put_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
   put_list(b.initIndices(static_cast<unsigned>(m.indices.size())), m.indices);
   auto errors = b.initErrors(static_cast<unsigned>(m.errors.size()));
   for (size_t i = 0; i < m.errors.size(); ++i) put(errors[static_cast<unsigned>(i)], m.errors[i]);
@@ -759,12 +655,9 @@ void put(w::Batch::Builder b, const BatchHeader& m) {
   }
   if (!m.compact.empty()) put_compact(b, m.compact);
 }
-Status get(w::Batch::Reader r, BatchHeader& m) {
-  m.stream_id = r.getStreamId();
+Status get_info(w::Batch::Reader r, BatchInfo& m) {
   m.epoch = r.getEpoch();
   m.batch = r.getBatch();
-  m.slot = r.getSlot();
-  TF_RETURN_IF_ERROR(get_tensors(r.getTensors(), "Batch.tensors", m.tensors));
   TF_RETURN_IF_ERROR(get_list(r.getIndices(), kMaxRows, "Batch.indices", m.indices));
   const auto errors = r.getErrors();
   TF_RETURN_IF_ERROR(bounded(errors, kMaxRows, "Batch.errors"));
@@ -778,6 +671,19 @@ Status get(w::Batch::Reader r, BatchHeader& m) {
     m.polygons = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
   TF_RETURN_IF_ERROR(get_compact(r, m.indices.size(), m.compact));
   return get_samples(r, m.indices.size(), m.samples);
+}
+
+void put(w::Batch::Builder b, const BatchHeader& m) {
+  b.setStreamId(m.stream_id);
+  b.setSlot(m.slot);
+  put_tensors(b.initTensors(static_cast<unsigned>(m.tensors.size())), m.tensors);
+  put_info(b, m);
+}
+Status get(w::Batch::Reader r, BatchHeader& m) {
+  m.stream_id = r.getStreamId();
+  m.slot = r.getSlot();
+  TF_RETURN_IF_ERROR(get_tensors(r.getTensors(), "Batch.tensors", m.tensors));
+  return get_info(r, m);
 }
 
 void put(w::EndOfEpoch::Builder b, const EndOfEpoch& m) {

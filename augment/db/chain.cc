@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "augment/photometric.h"
+#include "augment/colour/photometric.h"
 #include "base/quad.h"
 
 namespace textfeed::augment {

@@ -12,8 +12,8 @@
 #include "augment/db/geometry.h"
 #include "augment/db/targets.h"
 #include "augment/family.h"
-#include "augment/polygon_policy.h"
-#include "augment/warp.h"
+#include "augment/geometry/polygon_policy.h"
+#include "augment/geometry/warp.h"
 #include "base/image.h"
 
 namespace textfeed::augment {

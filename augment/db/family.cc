@@ -2,6 +2,7 @@
 #include "augment/db/family.h"
 
 #include "augment/db/chain.h"
+#include "augment/db/inference.h"
 #include "augment/db/targets.h"
 
 namespace textfeed::augment {
@@ -17,6 +18,7 @@ class DbFamily final : public Family {
   std::unique_ptr<Chain> make_chain(const AugmentOptions& o) const override {
     return std::make_unique<DbChain>(o);
   }
+  const InferenceStyle& inference_style(Profile) const override { return paddle_det_inference(); }
 
  private:
   static constexpr Profile kProfiles[] = {Profile::kDb};

@@ -44,7 +44,8 @@ constexpr ProfileEntry kProfiles[] = {
      .set_defaults = db_defaults,
      .validate_eval = db_eval_rule,
      .doc = "PaddleOCR's DB detection chain: threshold and shrink maps (--set total_epochs=N grows "
-            "the shrink ratio)"},
+            "the shrink ratio)",
+     .maps_without_channel_axis = true},
 };
 
 using O = AugmentOptions;

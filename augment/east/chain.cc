@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "augment/photometric.h"
+#include "augment/colour/photometric.h"
 
 namespace textfeed::augment {
 namespace {
@@ -30,7 +30,7 @@ bool wholly_off(std::span<const double> q, double c) {
 }  // namespace
 
 void keep_visible_words(std::span<const double> quads, std::span<const unsigned char> labels,
-                        int crop_size, DeferredRow& row) {
+                        int crop_size, CompactRow& row) {
   row.quads.clear();
   row.labels.clear();
   for (size_t w = 0; w < labels.size() && 8 * w + 8 <= quads.size(); ++w) {
@@ -52,7 +52,8 @@ Status EastChain::plan(const SampleWords& sample, Rng& rng, uint64_t /*epoch*/,
                          .with_context(std::string(sample.name)));
   std::copy(plan_.matrix, plan_.matrix + 6, request.matrix);
   request.out_w = request.out_h = options_.crop_size;
-  // The resize and the height stretch decide the DCT scale (loader/decode.h fast_dct_eighths).
+  // The resize and the height stretch decide the DCT scale (loader/decode/decode.h
+  // fast_dct_eighths).
   const AxisScales s = axis_scales(plan_.matrix);
   request.min_scale = std::min(s.sx, s.sy);
   request.max_scale = std::max(s.sx, s.sy);

@@ -7,11 +7,11 @@
 #include <memory>
 #include <span>
 
-#include "augment/deferred_row.h"
 #include "augment/east/plan.h"
 #include "augment/east/targets.h"
 #include "augment/family.h"
-#include "augment/warp.h"
+#include "augment/geometry/warp.h"
+#include "base/compact_row.h"
 #include "base/image.h"
 
 namespace textfeed::augment {
@@ -42,6 +42,6 @@ class EastChain final : public Chain {
 // corner beyond it on one side) are left out; they paint no pixel of any target, so the targets of
 // what is kept are the same bytes.
 void keep_visible_words(std::span<const double> quads, std::span<const unsigned char> labels,
-                        int crop_size, DeferredRow& row);
+                        int crop_size, CompactRow& row);
 
 }  // namespace textfeed::augment

@@ -2,6 +2,7 @@
 #include "augment/east/family.h"
 
 #include "augment/east/chain.h"
+#include "augment/east/inference.h"
 #include "augment/east/targets.h"
 
 namespace textfeed::augment {
@@ -16,6 +17,10 @@ class EastFamily final : public Family {
   }
   std::unique_ptr<Chain> make_chain(const AugmentOptions& o) const override {
     return std::make_unique<EastChain>(o);
+  }
+  // The baseline's detect() for both boostcamp generations, SakuraRiven's resize_img for sakura.
+  const InferenceStyle& inference_style(Profile profile) const override {
+    return profile == Profile::kSakura ? sakura_inference() : baseline_detect_inference();
   }
   bool compact_rows() const override { return true; }
 

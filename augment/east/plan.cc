@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "augment/polygon.h"
+#include "augment/geometry/polygon.h"
 
 namespace textfeed::augment {
 namespace {

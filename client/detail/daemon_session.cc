@@ -86,7 +86,7 @@ DaemonSession::DaemonSession(ProducerHost& host, Config config,
                config_.options.backoff_jitter, backoff_seed(config_.options, config_.id)),
       transport_(transport_of(false, config_.payload)) {
   if (finisher_)
-    crops_.resize(loader::compact_row_bytes(finisher_->crop_size()) *
+    crops_.resize(compact_row_bytes(finisher_->crop_size()) *
                   static_cast<size_t>(finisher_->batch_size()));
   lost_since_ = next_try_ = clock_->now();
 }
@@ -375,7 +375,8 @@ DaemonSession::Turn DaemonSession::on_batch(transport::BatchHeader& h) {
     return Turn::kStop;
   }
   outstanding_.pop_front();
-  host_.finished(config_.id, w.ticket, feed_batch(h, w.slot));
+  h.compact = {};  // expanded into the slot: the feed's batch carries its rows there
+  host_.finished(config_.id, w.ticket, FeedBatch{std::move(h), w.slot});
   return Turn::kGoOn;
 }
 
@@ -402,7 +403,7 @@ std::string DaemonSession::tensors_differ(const transport::BatchHeader& h) const
     return std::to_string(rows) + " rows for batches of " + std::to_string(layout.batch_size);
   std::vector<TensorDesc> want;
   if (finisher_) {
-    want.push_back(loader::compact_tensor(rows, finisher_->crop_size()));
+    want.push_back(compact_tensor(rows, finisher_->crop_size()));
   } else {
     for (const TensorDesc& t : layout.tensors) want.push_back(t.with_rows(rows));
   }

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/compact_row.h"
 #include "base/status.h"
 #include "base/wakeup.h"
 #include "client/client_options.h"
@@ -45,7 +46,6 @@
 #include "client/detail/daemon_link.h"
 #include "client/detail/producer.h"
 #include "client/multi_feed.h"
-#include "loader/compact.h"
 #include "transport/wire.h"
 
 namespace textfeed::client::internal {
@@ -56,13 +56,12 @@ class CompactFinisher {
  public:
   virtual ~CompactFinisher() = default;
   // The feed's crop side and batch size: a full batch's crops take
-  // loader::compact_row_bytes(crop_size()) x batch_size() bytes.
+  // compact_row_bytes(crop_size()) x batch_size() bytes.
   virtual int crop_size() const = 0;
   virtual int batch_size() const = 0;
   // Writes rows.size() full rows into `slot` from `crops` and `rows`. Errors: kCorrupt naming the
   // row (CompactExpander::expand's).
-  virtual Status expand(const uint8_t* crops, std::span<const loader::CompactRow> rows,
-                        uint8_t* slot) = 0;
+  virtual Status expand(const uint8_t* crops, std::span<const CompactRow> rows, uint8_t* slot) = 0;
 };
 
 // The layout of a daemon's stream as a Feed describes it (`resume`: the spec's elastic resume).

@@ -53,7 +53,7 @@ void LocalProducer::run() {
         host_.failed(id_, w.ticket, r->status);
         continue;
       }
-      host_.finished(id_, w.ticket, feed_batch(r->info, w.slot));
+      host_.finished(id_, w.ticket, FeedBatch{std::move(r->info), w.slot});
     }
     for (const Work& w : host_.take_work(id_, prefetch_)) {
       stream_->start_at({w.slot, host_.ring().slot(w.slot)}, w.position.epoch, w.position.batch);

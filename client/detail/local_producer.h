@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "client/detail/producer.h"
-#include "loader/batch_stream.h"
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/batch_stream.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
 
 namespace textfeed::client::internal {
 

@@ -3,18 +3,15 @@
 
 #include "base/version.h"
 #include "client/python/register.h"
-#include "loader/worker_pool.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "textfeed C++ core (decode, augmentation, EAST targets, the feeds behind Loader)";
   m.attr("__version__") = textfeed::kVersion;
-  // The process's thread settings, made here once (the Python process's composition root) and
-  // kept until it exits: no Loader changes a global.
-  static const textfeed::loader::ProcessThreadSettings thread_settings;
+  // No process-wide setting here: importing textfeed changes none. The first feed a Loader opens
+  // makes the process's thread settings (register_loader.cc process_thread_settings()).
   textfeed::python::register_errors(m);
-  textfeed::python::register_targets(m);
+  textfeed::python::register_family_replays(m);
   textfeed::python::register_geometry(m);
-  textfeed::python::register_db(m);
   textfeed::python::register_spec(m);
   textfeed::python::register_loader(m);
   textfeed::python::register_log(m);

@@ -1,14 +1,20 @@
 // Python bindings of the feeds behind textfeed.Loader: open_embedded / open_multi (open_remote: a
-// list of one) return a Feed; Feed.next() waits with the GIL released and returns a SlotLease, a
-// writable buffer over one ring slot whose destruction (when the last tensor over it dies) gives
-// the slot back: at once, or, once Feed.set_release_event() named an event factory (pinned memory,
-// CUDA), after an event recorded then (client::Feed::release_after keeps the slot until the event
-// completes).
+// list of one) return a Feed; Feed.next() waits with the GIL released and returns a
+// DeliveredBatch: its metadata by name (base/batch_info.h) and a SlotLease, a writable buffer over
+// one ring slot whose destruction (when the last tensor over it dies) gives the slot back: at
+// once, or, once Feed.set_release_event() named an event factory (pinned memory, CUDA), after an
+// event recorded then (client::Feed::release_after keeps the slot until the event completes).
+// The first feed opened in the process makes its thread settings (process_thread_settings()).
+//
+// Past the 500-line soft cap: the feed's shared state, its leases and its openers share the fork
+// and GIL rules written down here.
+// TODO(cleanup): the batch types (bind_batch_types) move to a register_batch.cc of their own.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -20,7 +26,8 @@
 #include "client/embedded_feed.h"
 #include "client/multi_feed.h"
 #include "client/python/register.h"
-#include "loader/mixture_source.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/mixture_source.h"
 #include "transport/curve.h"
 
 namespace py = pybind11;
@@ -34,6 +41,20 @@ using namespace std::chrono_literals;
 // silent that long is gone, and a bigger number is a unit mistake (ms given as s) that would hang
 // a job for weeks. A day in milliseconds fits every clock arithmetic the feeds do.
 constexpr double kMaxTimeoutSeconds = 86400;
+
+// Whether this process's thread settings were made (process_thread_settings()), for the test that
+// importing textfeed changes no process-wide setting.
+std::atomic<bool> g_thread_settings_made{false};
+
+// The process's thread settings (loader::ProcessThreadSettings: OpenCV's own threads off, oneTBB's
+// worker limit raised), made by the first feed opened in this process, before it starts a thread,
+// and kept until the process exits: `import textfeed` changes no process-wide setting, and a
+// Python process is its own composition root only once a Loader runs. Called with the GIL held;
+// the function-local static is made once however many threads call it.
+void process_thread_settings() {
+  static const loader::ProcessThreadSettings kSettings;
+  g_thread_settings_made.store(true, std::memory_order_relaxed);
+}
 
 // In a child made by fork(), a feed's threads (its arena's workers, a daemon session's thread) do
 // not exist, and its mutexes may be held forever by threads that were mid-call at the fork;
@@ -178,27 +199,42 @@ class SlotLease {
 // as a Python str: never a UnicodeDecodeError.
 py::str text(std::string_view s) { return py::str(valid_utf8(s)); }
 
-// A batch's per-sample metadata (eval, or return_polygons) as Python values: None when the batch
-// has none; else a list per row of (image_id, (h, w), (sx, sy), [float32 (n, 2) arrays], bool
-// array of the words' ignore flags).
-py::object samples_of(const std::vector<SampleMeta>& samples) {
-  if (samples.empty()) return py::none();
-  py::list rows;
-  for (const SampleMeta& m : samples) {
-    py::list polygons;
-    size_t at = 0;
-    for (uint32_t n : m.points) {
-      py::array_t<float> poly({static_cast<py::ssize_t>(n), py::ssize_t{2}});
-      std::copy_n(m.xy.data() + at, size_t{n} * 2, poly.mutable_data());
-      at += size_t{n} * 2;
-      polygons.append(std::move(poly));
-    }
-    py::array_t<bool> ignore(static_cast<py::ssize_t>(m.ignore.size()));
-    for (size_t i = 0; i < m.ignore.size(); ++i) ignore.mutable_data()[i] = m.ignore[i] != 0;
-    rows.append(py::make_tuple(text(m.image_id), py::make_tuple(m.height, m.width),
-                               py::make_tuple(m.scale_x, m.scale_y), polygons, ignore));
+// One delivered batch, as Feed.next() returns it: the lease over its slot and its metadata.
+struct DeliveredBatch {
+  py::object lease;  // a SlotLease: the slot goes back when the last reference to it does
+  BatchInfo info;    // base/batch_info.h; `compact` is empty (a feed expands compact rows)
+};
+
+// Word k's points of `meta` as a float32 (n, 2) array each, in order.
+py::list polygons_of(const SampleMeta& meta) {
+  py::list polygons;
+  size_t at = 0;
+  for (uint32_t n : meta.points) {
+    py::array_t<float> poly({static_cast<py::ssize_t>(n), py::ssize_t{2}});
+    std::copy_n(meta.xy.data() + at, size_t{n} * 2, poly.mutable_data());
+    at += size_t{n} * 2;
+    polygons.append(std::move(poly));
   }
-  return rows;
+  return polygons;
+}
+
+py::array_t<bool> ignore_of(const SampleMeta& meta) {
+  py::array_t<bool> ignore(static_cast<py::ssize_t>(meta.ignore.size()));
+  for (size_t i = 0; i < meta.ignore.size(); ++i) ignore.mutable_data()[i] = meta.ignore[i] != 0;
+  return ignore;
+}
+
+// The invalid_polygon policy's counts by name, as Batch.invalid_polygons gives them.
+py::dict polygon_counts(const PolygonCounts& p) {
+  py::dict counts;
+  for (const auto& [name, n] : {std::pair{"non_finite", p.non_finite},
+                                {"degenerate", p.degenerate},
+                                {"out_of_image", p.out_of_image},
+                                {"self_intersecting", p.self_intersecting},
+                                {"repaired", p.repaired},
+                                {"ignored", p.ignored}})
+    counts[name] = n;
+  return counts;
 }
 
 class PyFeed {
@@ -216,8 +252,7 @@ class PyFeed {
     return state_->feed;
   }
 
-  // None when no batch came within `timeout_ms`; else (lease, epoch, batch, indices, errors,
-  // samples) with samples as samples_of() gives them.
+  // None when no batch came within `timeout_ms`; else the batch with its slot's lease.
   py::object next(int64_t timeout_ms) {
     if (timeout_ms < 0 || timeout_ms > static_cast<int64_t>(kMaxTimeoutSeconds * 1000))
       throw_status(Status::invalid_argument("timeout_ms " + std::to_string(timeout_ms) +
@@ -227,7 +262,7 @@ class PyFeed {
     if (!r.has_value())
       throw_status(closed() && r.error().code() == Code::kCancelled ? closed_status() : r.error());
     if (!*r) return py::none();
-    const client::FeedBatch& b = **r;
+    client::FeedBatch& b = **r;
     // The lease owns the slot from here on: whatever raises below (a conversion, a full memory)
     // drops it, and dropping it gives the slot back.
     std::unique_ptr<SlotLease> owner;
@@ -238,21 +273,7 @@ class PyFeed {
       throw;
     }
     py::object lease = py::cast(std::move(owner));
-    py::list errors;
-    for (const SampleError& e : b.errors)
-      errors.append(
-          py::make_tuple(e.index, e.replaced_by, std::string(code_name(e.code)), text(e.message)));
-    const PolygonCounts& p = b.polygons;
-    py::dict polygons;
-    for (const auto& [name, n] : {std::pair{"non_finite", p.non_finite},
-                                  {"degenerate", p.degenerate},
-                                  {"out_of_image", p.out_of_image},
-                                  {"self_intersecting", p.self_intersecting},
-                                  {"repaired", p.repaired},
-                                  {"ignored", p.ignored}})
-      polygons[name] = n;
-    return py::make_tuple(lease, b.epoch, b.batch, b.indices, errors, samples_of(b.samples),
-                          polygons);
+    return py::cast(DeliveredBatch{std::move(lease), std::move(static_cast<BatchInfo&>(b))});
   }
 
   // Waits without the GIL, but Ctrl-C still ends the wait (a remote feed's seek lasts as long as a
@@ -268,13 +289,8 @@ class PyFeed {
   }
 
   py::dict layout() const {
-    py::list tensors;
-    for (const TensorDesc& t : layout_.tensors)
-      tensors.append(py::make_tuple(text(t.name), std::string(dtype_name(t.dtype)),
-                                    std::vector<int64_t>(t.shape.begin(), t.shape.end()),
-                                    t.offset_bytes, t.sample_bytes));
     py::dict d;
-    d["tensors"] = tensors;
+    d["tensors"] = layout_.tensors;  // a list of TensorDesc
     d["slot_bytes"] = layout_.slot_bytes;
     d["batches_per_epoch"] = layout_.epochs.per_epoch;
     d["resumed_batches"] = layout_.epochs.resumed
@@ -412,6 +428,7 @@ std::unique_ptr<PyFeed> open_embedded(const loader::PipelineSpec& spec, int thre
                                       uint32_t prefetch, uint64_t epoch, uint64_t batch) {
   // Before the dataset is read (which may take a while), so that a bad count fails at once.
   if (Status s = loader::check_worker_threads(threads); !s.ok()) throw_status(s);
+  process_thread_settings();
   client::EmbeddedOptions o;
   o.pipeline = checked_spec(spec, "dataset");
   o.threads = threads;
@@ -491,6 +508,7 @@ std::unique_ptr<PyFeed> open_multi(
   o.daemons = daemon_producers(endpoints, how, server_keys, client_key_file);
   if (local_threads < 0 || (local_threads > 0 && !local_spec))
     throw_status(Status::invalid_argument("local_threads needs a local dataset"));
+  process_thread_settings();  // a daemon session's thread, and the local producer's pool
   if (local_threads > 0) {
     if (Status s = loader::check_worker_threads(local_threads); !s.ok())
       throw_status(s.with_context("local_threads"));
@@ -551,6 +569,63 @@ void bind_stats_enums(py::module_& m) {
           "its name in stats and messages: embedded, shm, frames, \"frames, compact\", multi");
 }
 
+// What Feed.next() and Feed.layout() return, by name: the batch and its metadata (base/
+// batch_info.h, base/tensor.h), each bound once and read-only.
+void bind_batch_types(py::module_& m) {
+  py::class_<SampleError>(m, "SampleError",
+                          "A sample of a batch that could not be used (base/tensor.h SampleError).")
+      .def_readonly("index", &SampleError::index, "the dataset index of the bad sample")
+      .def_readonly("replaced_by", &SampleError::replaced_by,
+                    "the index written in its place (== index: none, eval's report)")
+      .def_property_readonly(
+          "code", [](const SampleError& e) { return std::string(code_name(e.code)); },
+          "its Status code's name")
+      .def_property_readonly(
+          "message", [](const SampleError& e) { return text(e.message); },
+          "the file and the reason");
+  py::class_<SampleMeta>(m, "SampleMeta",
+                         "One row's image id, size, scales and words (eval, return_polygons).")
+      .def_property_readonly(
+          "image_id", [](const SampleMeta& s) { return text(s.image_id); },
+          "the image's path below the dataset root")
+      .def_property_readonly(
+          "original_size", [](const SampleMeta& s) { return py::make_tuple(s.height, s.width); },
+          "(h, w) of the original image, px (training: of the crop)")
+      .def_property_readonly(
+          "scale", [](const SampleMeta& s) { return py::make_tuple(s.scale_x, s.scale_y); },
+          "(sx, sy): canvas px per original px (training: 1)")
+      .def_property_readonly("polygons", &polygons_of,
+                             "per word a float32 (n_points, 2) array of x y")
+      .def_property_readonly("ignore", &ignore_of, "per word: True = ignored");
+  py::class_<TensorDesc>(m, "TensorDesc", "One tensor of a batch slot (base/tensor.h TensorDesc).")
+      .def_property_readonly("name", [](const TensorDesc& t) { return text(t.name); })
+      .def_readonly("dtype", &TensorDesc::dtype)
+      .def_readonly("shape", &TensorDesc::shape, "[rows, channels, height, width]")
+      .def_readonly("offset_bytes", &TensorDesc::offset_bytes, "from the start of the slot")
+      .def_readonly("size_bytes", &TensorDesc::size_bytes, "the whole tensor")
+      .def_readonly("sample_bytes", &TensorDesc::sample_bytes, "one row");
+  py::class_<DeliveredBatch>(m, "DeliveredBatch", "One batch from Feed.next(): slot and metadata.")
+      .def_readonly("lease", &DeliveredBatch::lease, "the SlotLease its tensors are made over")
+      .def_property_readonly("epoch", [](const DeliveredBatch& b) { return b.info.epoch; })
+      .def_property_readonly(
+          "batch", [](const DeliveredBatch& b) { return b.info.batch; },
+          "its index within the epoch for this rank")
+      .def_property_readonly(
+          "indices", [](const DeliveredBatch& b) { return b.info.indices; },
+          "the dataset index written into each row")
+      .def_property_readonly("errors", [](const DeliveredBatch& b) { return b.info.errors; })
+      .def_property_readonly(
+          "samples",
+          [](const DeliveredBatch& b) {
+            return b.info.samples.empty() ? py::object(py::none()) : py::cast(b.info.samples);
+          },
+          "one SampleMeta per row in eval or with return_polygons, else None")
+      .def_property_readonly(
+          "invalid_polygons",
+          [](const DeliveredBatch& b) { return polygon_counts(b.info.polygons); },
+          "the invalid_polygon policy's counts, by defect and by what it did");
+}
+
 // The feeds' openers: embedded, a list of daemons, one daemon (a list of one).
 void bind_openers(py::module_& m) {
   m.def("open_embedded", &open_embedded, py::arg("spec"), py::arg("threads"), py::arg("prefetch"),
@@ -576,6 +651,7 @@ void bind_openers(py::module_& m) {
 
 void register_loader(py::module_& m) {
   bind_stats_enums(m);
+  bind_batch_types(m);
   py::class_<SlotLease>(
       m, "SlotLease", py::buffer_protocol(),
       "One batch slot of a loader's ring, as a writable buffer. The slot goes back to the ring "
@@ -591,8 +667,7 @@ void register_loader(py::module_& m) {
   py::class_<PyFeed>(m, "Feed",
                      "Batches from the embedded pipeline or a daemon; see textfeed.Loader.")
       .def("next", &PyFeed::next, py::arg("timeout_ms"),
-           "(lease, epoch, batch, indices, errors, samples) of the next batch, or None after "
-           "timeout_ms")
+           "the next batch (a DeliveredBatch), or None after timeout_ms")
       .def("seek", &PyFeed::seek, py::arg("epoch"), py::arg("batch"))
       .def("layout", &PyFeed::layout)
       .def("stats", &PyFeed::stats)
@@ -627,6 +702,10 @@ void register_loader(py::module_& m) {
       },
       py::arg("threads"),
       "Raises InvalidArgumentError unless threads is 0 (one per core) or 1..MAX_WORKER_THREADS.");
+  m.def(
+      "_thread_settings_made_for_testing",
+      [] { return g_thread_settings_made.load(std::memory_order_relaxed); },
+      "Whether a feed made this process's thread settings (OpenCV's threads off) yet.");
 }
 
 }  // namespace textfeed::python

@@ -1,4 +1,4 @@
-// Python bindings of the typed spec (loader/spec.h): the enums of its fields, ReaderOptions,
+// Python bindings of the typed spec (loader/spec/spec.h): the enums of its fields, ReaderOptions,
 // SourceSpec, SamplerOptions and PipelineSpec. textfeed.Loader builds one PipelineSpec from its
 // keywords and hands it to open_embedded or open_remote; the recipe's fields are set from text
 // through set_option(), the one text edge of augment/profile.h. Each enum member's `text` is the
@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cctype>
+#include <span>
 #include <string>
 
 #include "augment/profile.h"
@@ -14,7 +15,8 @@
 #include "base/tensor.h"
 #include "client/feed.h"
 #include "client/python/register.h"
-#include "loader/spec.h"
+#include "loader/spec/spec.h"
+#include "loader/spec/spec_fields.h"
 #include "transport/wire.h"
 
 namespace py = pybind11;
@@ -57,6 +59,13 @@ void bind_profiles(py::module_& m) {
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     e.value(upper.c_str(), p.profile);
   }
+  e.def_property_readonly(
+      "maps_without_channel_axis",
+      [](augment::Profile p) {
+        const augment::ProfileEntry* e = augment::find_profile(p);
+        return e != nullptr && e->maps_without_channel_axis;
+      },
+      "Whether the profile's one-channel target maps come as [B, H, W] (its reference's shape).");
 }
 
 void bind_enums(py::module_& m) {
@@ -112,7 +121,7 @@ void bind_enums(py::module_& m) {
 void bind_reader(py::module_& m) {
   using loader::ReaderOptions;
   py::class_<ReaderOptions>(m, "ReaderOptions",
-                            "Options of the dataset readers (loader/spec.h ReaderOptions).")
+                            "Options of the dataset readers (loader/spec/spec.h ReaderOptions).")
       .def(py::init<>())
       .def_readwrite("ignore_text", &ReaderOptions::ignore_text)
       .def_readwrite("ignore_tags", &ReaderOptions::ignore_tags)
@@ -180,10 +189,10 @@ void bind_sampler(py::module_& m) {
 
 void bind_pipeline_spec(py::module_& m) {
   using loader::PipelineSpec;
-  py::class_<PipelineSpec>(
-      m, "PipelineSpec",
-      "Everything a training job asks of the pipeline (loader/spec.h): sources, the recipe, the "
-      "sampler, the bad-sample policy. Checked as a whole by validate().")
+  py::class_<PipelineSpec>(m, "PipelineSpec",
+                           "Everything a training job asks of the pipeline (loader/spec/spec.h): "
+                           "sources, the recipe, the "
+                           "sampler, the bad-sample policy. Checked as a whole by validate().")
       .def(py::init([](augment::Profile profile, const py::object& path) {
              return loader::default_spec(profile, path_bytes(path));
            }),
@@ -218,51 +227,96 @@ void bind_pipeline_spec(py::module_& m) {
       });
 }
 
-// What a field table's kind is called in Python.
-const char* kind_name(FieldKind k) {
-  switch (k) {
-    case FieldKind::kInt:
-      return "int";
-    case FieldKind::kDouble:
-      return "float";
-    case FieldKind::kBool:
-      return "bool";
-    case FieldKind::kEnum:
-      return "enum";
-    case FieldKind::kFactor:
-      return "factor_range";
-    case FieldKind::kShift:
-      return "shift_range";
-    case FieldKind::kTriple:
-      return "triple";
-  }
-  return "?";
-}
+// ---- the field tables as Python sees them: _core.recipe_fields(), reader_fields(),
+// sampler_fields() ----
 
-py::list recipe_fields() {
+// One dict per row of `table`: name, kind (base/field_table.h field_kind_name), syntax (the text
+// it takes), doc, family ('' = every profile), bound ('' = none) and limits ((lo, hi, lo_open,
+// hi_open, zero_is_off) or None), enum names, and the default of each profile as text.
+template <class O>
+py::list field_rows(std::span<const Field<O>> table, O (*defaults)(augment::Profile)) {
   py::list rows;
-  for (const augment::RecipeField& f : augment::recipe_fields()) {
+  for (const Field<O>& f : table) {
     py::dict row;
     row["name"] = std::string(f.name);
-    row["kind"] = kind_name(f.kind);
+    row["kind"] = std::string(field_kind_name(f.kind));
     row["syntax"] = field_syntax(f.kind, f.names);
     row["doc"] = std::string(f.doc);
     row["family"] = std::string(f.family);
-    const bool bounded = f.kind != FieldKind::kBool && f.kind != FieldKind::kEnum;
-    row["bound"] = bounded ? f.bound.text() : std::string();
+    const bool bounded = field_kind_bounded(f.kind);
+    row["bound"] = bounded ? field_bound_text(f.kind, f.bound) : std::string();
     row["limits"] = bounded ? py::object(py::make_tuple(f.bound.lo, f.bound.hi, f.bound.lo_open,
                                                         f.bound.hi_open, f.bound.zero_is_off))
                             : py::none();
     py::list names;
     for (const EnumName& e : f.names) names.append(std::string(e.name));
     row["names"] = names;
-    py::dict defaults;
+    py::dict by_profile;
     for (const augment::ProfileEntry& p : augment::profile_entries())
-      defaults[py::str(std::string(p.name))] = field_text(augment::profile_defaults(p.profile), f);
-    row["defaults"] = defaults;
+      by_profile[py::str(std::string(p.name))] = field_text(defaults(p.profile), f);
+    row["defaults"] = by_profile;
     rows.append(row);
   }
   return rows;
+}
+
+py::list recipe_fields() {
+  return field_rows<augment::AugmentOptions>(augment::recipe_fields(), augment::profile_defaults);
+}
+py::list reader_fields() {
+  return field_rows<loader::ReaderOptions>(loader::reader_fields(), loader::reader_defaults);
+}
+py::list sampler_fields() {
+  return field_rows<loader::SamplerOptions>(
+      loader::sampler_fields(), [](augment::Profile) { return loader::SamplerOptions{}; });
+}
+
+void bind_field_tables(py::module_& m) {
+  m.def("recipe_fields", &recipe_fields,
+        "The recipe's field table (augment/profile.h recipe_fields()): one dict per option with "
+        "its name, kind, syntax (the text it takes), doc, family ('' = every profile), bound, "
+        "enum names and default per profile (as text).");
+  m.def("reader_fields", &reader_fields,
+        "The reader options' field table (loader/spec/spec_fields.h), as recipe_fields() gives "
+        "the recipe's: a text's bound is on its bytes, a text list's on its names.");
+  m.def("sampler_fields", &sampler_fields,
+        "The sampler options' field table (loader/spec/spec_fields.h), as recipe_fields() gives "
+        "the recipe's (every profile has the same defaults).");
+}
+
+// ---- what textfeed.Recipe and textfeed.ReaderOptions check when they are built ----
+
+// Sets the row `name` of `table` in `options` from `text` and checks it against the row's bound,
+// with the messages validate() gives ("augment option crop_size = 7: must be in [8, 16384]").
+template <class O>
+void check_row(std::span<const Field<O>> table, O options, std::string_view what,
+               const std::string& name, const std::string& text) {
+  const Field<O>* row = find_field(table, name);
+  if (row == nullptr)
+    throw_status(Status::invalid_argument("unknown " + std::string(what) + " '" + name +
+                                          "' (known: " + field_names(table) + ")"));
+  if (Status s = set_field_text(options, *row, text); !s.ok()) throw_status(s);
+  if (Status s = check_field(options, *row, what); !s.ok()) throw_status(s);
+}
+
+void bind_option_checks(py::module_& m) {
+  m.def(
+      "check_recipe_option",
+      [](const std::string& name, const std::string& value) {
+        check_row<augment::AugmentOptions>(augment::recipe_fields(), augment::AugmentOptions(),
+                                           "augment option", name, value);
+      },
+      py::arg("name"), py::arg("value"),
+      "Raises InvalidArgumentError unless `value` (the text set_option takes) is one the row "
+      "`name` of recipe_fields() parses and its bound holds (the rules between fields are "
+      "validate()'s).");
+  m.def(
+      "validate_reader_options",
+      [](const loader::ReaderOptions& options) {
+        if (Status s = loader::validate(options); !s.ok()) throw_status(s);
+      },
+      py::arg("options"),
+      "Raises InvalidArgumentError naming the first reader option out of its bound or rule.");
 }
 
 }  // namespace
@@ -291,10 +345,8 @@ void register_spec(py::module_& m) {
   m.def(
       "option_names", [] { return std::string(augment::option_names()); },
       "The augmentation options a Loader accepts as keywords, comma-separated.");
-  m.def("recipe_fields", &recipe_fields,
-        "The recipe's field table (augment/profile.h recipe_fields()): one dict per option with "
-        "its name, kind, syntax (the text it takes), doc, family ('' = every profile), bound, "
-        "enum names and default per profile (as text).");
+  bind_field_tables(m);
+  bind_option_checks(m);
 }
 
 }  // namespace textfeed::python

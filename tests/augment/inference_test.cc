@@ -8,7 +8,10 @@
 #include <cstring>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
 #include <vector>
+
+#include "augment/family.h"
 
 namespace textfeed::augment {
 namespace {
@@ -195,6 +198,41 @@ TEST(RenderInferenceTest, DbPadsASmallImageInsteadOfStretchingIt) {
         const uint8_t want = (x < 20 && y < 20) ? src.data()[(y * 20 + x) * 3 + (2 - c)] : 0;
         ASSERT_EQ(row[(c * side + y) * side + x], want) << c << " " << y << " " << x;
       }
+}
+
+TEST(InferenceStyleTest, EachProfileEvaluatesWithItsFamilysStyle) {
+  for (const ProfileEntry& e : profile_entries()) {
+    const InferenceStyle& style = inference_style(e.profile);
+    EXPECT_EQ(&style, &family_of(e.profile).inference_style(e.profile)) << e.name;
+    ASSERT_NE(style.size, nullptr) << e.name;
+    ASSERT_NE(style.fill_canvas, nullptr) << e.name;
+    EXPECT_FALSE(style.size_rule.empty()) << e.name;
+    // A model is scored on the planes it was trained on: the eval planes are the profile's.
+    EXPECT_EQ(style.planes, profile_defaults(e.profile).channel_order) << e.name;
+    float mean[3], stdev[3];
+    inference_normalization(e.profile, mean, stdev);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(mean[c], style.mean[c]) << e.name;
+      EXPECT_GT(stdev[c], 0.0f) << e.name;
+    }
+  }
+  // Both boostcamp generations infer with the same detect(); sakura and db with their own.
+  EXPECT_EQ(&inference_style(Profile::kUpstage), &inference_style(Profile::kBc7));
+  EXPECT_NE(&inference_style(Profile::kUpstage), &inference_style(Profile::kSakura));
+  EXPECT_NE(&inference_style(Profile::kUpstage), &inference_style(Profile::kDb));
+}
+
+TEST(InferencePlanTest, AnOversizeImageNamesWhatItsStyleSaysFixesIt) {
+  auto sakura = plan_inference(Profile::kSakura, 1400, 720, 1280);
+  ASSERT_FALSE(sakura.has_value());
+  EXPECT_NE(sakura.error().message().find("after rounding to multiples of 32, larger than the "
+                                          "1280 px canvas (raise image_size to at least 1376)"),
+            std::string::npos)
+      << sakura.error().message();
+  auto db = plan_inference(Profile::kDb, 1010, 1010, 1010);  // 1010 / 32 = 31.56: 1024 px
+  ASSERT_FALSE(db.has_value());
+  EXPECT_NE(db.error().message().find("(make image_size a multiple of 32)"), std::string::npos)
+      << db.error().message();
 }
 
 TEST(RenderInferenceTest, RefusesARowOfTheWrongShape) {

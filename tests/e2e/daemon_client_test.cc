@@ -16,8 +16,8 @@
 
 #include "base/log.h"
 #include "client/remote_feed.h"
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
@@ -133,7 +133,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
 
   // Batch `batch` of `epoch` for (rank, world) from the in-process pipeline on `threads` threads.
   std::vector<uint8_t> local(uint32_t rank, uint32_t world, uint64_t epoch, uint64_t batch,
-                             int threads, loader::BatchInfo* info = nullptr) {
+                             int threads, BatchInfo* info = nullptr) {
     loader::PipelineSpec po;
     po.augment = augment::profile_defaults(augment::Profile::kSakura);
     po.sampler = {5, 3, static_cast<int>(rank), static_cast<int>(world), true, false};
@@ -141,7 +141,7 @@ class DaemonTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(p.has_value());
     std::vector<uint8_t> slot((*p)->layout().slot_bytes, 0);
     loader::WorkerPool pool(threads);
-    loader::BatchInfo i;
+    BatchInfo i;
     EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), i, pool).ok());
     if (info) *info = i;
     return slot;
@@ -206,7 +206,7 @@ TEST_P(DaemonTest, TwoConcurrentRanksCoverTheEpochOnceWithTheInProcessBytes) {
       ASSERT_TRUE(got);
       EXPECT_EQ(got->epoch, 0u);
       EXPECT_EQ(got->batch, b);
-      loader::BatchInfo info;
+      BatchInfo info;
       const std::vector<uint8_t> expected = local(r, 2, 0, b, r == 0 ? 1 : 2, &info);
       EXPECT_EQ(got->indices, info.indices);
       expect_same(*f, *got, expected);

@@ -16,8 +16,8 @@
 #include <map>
 #include <thread>
 
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"
 #include "transport/curve.h"
@@ -224,7 +224,7 @@ class MultiFeedTest : public ::testing::Test {
       auto p = loader::BatchPipeline::create(source_, expected_spec_);
       EXPECT_TRUE(p.has_value());
       slot.assign((*p)->layout().slot_bytes, 0);
-      loader::BatchInfo info;
+      BatchInfo info;
       EXPECT_TRUE((*p)->fill(epoch, batch, slot.data(), info, pool_).ok());
     }
     return slot;
@@ -238,6 +238,7 @@ class MultiFeedTest : public ::testing::Test {
       ASSERT_TRUE(b->has_value()) << "no batch within 60 s";
       const FeedBatch& got = **b;
       ASSERT_EQ(got.epoch * per + got.batch, position) << "lost, repeated or out of order";
+      EXPECT_TRUE(got.compact.empty()) << "compact rows are expanded into the slot, not handed on";
       const std::vector<uint8_t>& want = expected(got.epoch, got.batch);
       for (const TensorDesc& t : f.layout().tensors)
         ASSERT_EQ(0, std::memcmp(f.ring().slot(got.slot) + t.offset_bytes,
@@ -547,7 +548,7 @@ TEST_F(MultiFeedTest, ADaemonThatSendsWhatNoDaemonSendsIsOutAndTheOthersMakeItsB
       h.batch = p.batch;
       h.indices.assign(2, 0);
       if (c.compact) {
-        h.tensors = {loader::compact_tensor(2, crop)};
+        h.tensors = {compact_tensor(2, crop)};
         h.compact.resize(2);
       } else {
         for (const TensorDesc& t : so.tensors) h.tensors.push_back(t.with_rows(2));

@@ -5,15 +5,15 @@
 // make_db_targets promises: a refusal is kInvalidArgument naming a polygon or the options; on
 // success every pixel is written and finite, the threshold map lies in [thresh_min, thresh_max],
 // the masks and the shrink map hold only 0 and 1, and a polygon given as ignored stays ignored.
-// Some inputs go through the invalid_polygon policy first (augment/polygon_policy.h), as the db
-// profile does: then no non-finite point reaches the targets, and under `ignore` and `repair` no
-// word stays valid that the policy would still call defective.
+// Some inputs go through the invalid_polygon policy first (augment/geometry/polygon_policy.h), as
+// the db profile does: then no non-finite point reaches the targets, and under `ignore` and
+// `repair` no word stays valid that the policy would still call defective.
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "augment/db/targets.h"
-#include "augment/polygon_policy.h"
+#include "augment/geometry/polygon_policy.h"
 #include "base/log.h"
 #include "tests/fuzz/fuzz_targets.h"
 

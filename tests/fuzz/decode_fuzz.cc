@@ -1,14 +1,14 @@
-// Fuzz target: image decode (loader/decode.h). Control bytes pick the DCT scale and a window; the
-// rest is the file: JPEG (TurboJPEG and the libjpeg window path), PNG, and anything OpenCV reads.
-// Beyond "no crash", it checks what Decoder promises: output sizes match the header, a window
-// covers what was asked inside the image, and its pixels away from its edges equal a whole
+// Fuzz target: image decode (loader/decode/decode.h). Control bytes pick the DCT scale and a
+// window; the rest is the file: JPEG (TurboJPEG and the libjpeg window path), PNG, and anything
+// OpenCV reads. Beyond "no crash", it checks what Decoder promises: output sizes match the header,
+// a window covers what was asked inside the image, and its pixels away from its edges equal a whole
 // decode's.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "base/log.h"
-#include "loader/decode.h"
+#include "loader/decode/decode.h"
 #include "tests/fuzz/fuzz_targets.h"
 #include "tests/fuzz/known_issues.h"
 

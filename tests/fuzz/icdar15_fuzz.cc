@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/log.h"
-#include "loader/dataset.h"
+#include "loader/readers/dataset.h"
 #include "tests/fuzz/fuzz_targets.h"
 #include "tests/fuzz/known_issues.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "base/log.h"
-#include "loader/dataset.h"
+#include "loader/readers/dataset.h"
 #include "tests/fuzz/fuzz_targets.h"
 #include "tests/fuzz/known_issues.h"
 

@@ -30,9 +30,9 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
       "image", DType::kF32, {8, 3, 512, 512}, 0, 8ull * 3 * 512 * 512 * 4, 3ull * 512 * 512 * 4};
   const TensorDesc score{"score_map", DType::kU8,       {8, 1, 128, 128},
                          4096,        8ull * 128 * 128, 128ull * 128};
-  BatchHeader batch{9, 2, 41, 3, {image, score}, {5, 7, 11}, {}};
+  BatchHeader batch{{2, 41, {5, 7, 11}}, 9, 3, {image, score}};
   batch.errors = {{7, 12, Code::kCorrupt, "images/img_7.jpg: JPEG decode failed"}};
-  BatchHeader eval_batch{9, 0, 1, 0, {image}, {2, 4}, {}};
+  BatchHeader eval_batch{{0, 1, {2, 4}}, 9, 0, {image}};
   eval_batch.samples = {
       {"images/img_2.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
       {"images/img_4.jpg", 720, 1280, 1.0, 704.0 / 720, {1, 1, 5, 1, 6, 2, 5, 3, 1, 3}, {5}, {1}}};
@@ -42,15 +42,11 @@ std::vector<std::pair<std::string, Message>> seed_messages() {
   compact_open.spec = loader::default_spec(augment::Profile::kUpstage, "train");
   compact_open.assigned = true;
   compact_open.payload = Payload::kCompact;
-  BatchHeader compact_batch{9, 1, 3, 0, {loader::compact_tensor(2, 512)}, {5, 6}, {}};
+  BatchHeader compact_batch{{1, 3, {5, 6}}, 9, 0, {compact_tensor(2, 512)}};
   compact_batch.compact.resize(2);
-  compact_batch.compact[0].color = {true,
-                                    1.25,
-                                    0.75,
-                                    1.5,
-                                    0.125,
-                                    {augment::ColorOp::kSaturation, augment::ColorOp::kHue,
-                                     augment::ColorOp::kBrightness, augment::ColorOp::kContrast}};
+  compact_batch.compact[0].color = {
+      true, 1.25,  0.75,
+      1.5,  0.125, {ColorOp::kSaturation, ColorOp::kHue, ColorOp::kBrightness, ColorOp::kContrast}};
   compact_batch.compact[0].quads = {10, 20,  110, 20,  110, 60,  10, 60,
                                     -5, 500, 40,  500, 40,  530, -5, 530};
   compact_batch.compact[0].labels = {1, 0};

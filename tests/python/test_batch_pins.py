@@ -58,13 +58,11 @@ def hashes(loader):
     return out
 
 
-def open_loader(endpoint, profile, dtype, batch_size, crop_size, **kw):
-    args = dict(dataset=str(SAMPLE) if endpoint is None else "icdar", batch_size=batch_size, profile=profile,
-                seed=SEED, dtype=dtype, prefetch=2, threads=2, pin_memory=False)
-    if crop_size:
-        args["crop_size"] = crop_size
-    args.update(kw)
-    return textfeed.Loader(endpoint, **args)
+def open_loader(endpoint, profile, dtype, batch_size, crop_size, transport="auto"):
+    return textfeed.Loader(str(SAMPLE) if endpoint is None else "icdar", batch_size, profile=profile,
+                           recipe=textfeed.Recipe(crop_size=crop_size), sampler=textfeed.SamplerOptions(seed=SEED),
+                           output=textfeed.OutputOptions(dtype=dtype, prefetch=2, pin_memory=False), threads=2,
+                           endpoint=endpoint, daemon=textfeed.DaemonOptions(transport=transport))
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """textfeed.dask on a LocalCluster of this machine (2 worker processes): daemons placed on the workers'
 host over tcp with CURVE, read by a Loader; sharded cache builds, also with a worker killed mid-way."""
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -62,7 +63,7 @@ def _port_open(endpoint):
 
 
 def test_serve_places_a_curve_daemon_per_host_that_a_loader_reads(cluster, tmp_path):
-    args = dict(batch_size=3, profile="sakura", seed=5)
+    args = dict(batch_size=3, profile="sakura", sampler=textfeed.SamplerOptions(seed=5))
     with textfeed.Loader(dataset=SAMPLE, **args) as local:
         expected = _batches(local)
     with tfdask.serve(cluster, {"icdar": SAMPLE}, threads=2) as daemons:
@@ -74,14 +75,14 @@ def test_serve_places_a_curve_daemon_per_host_that_a_loader_reads(cluster, tmp_p
         with textfeed.Loader(**daemons.loader_kwargs(0), dataset="icdar", **args) as remote:
             _equal(_batches(remote), expected)
         # Every daemon at once (here the one), plus this process's threads, compact over the wire.
-        with textfeed.Loader(**daemons.loader_kwargs(), dataset="icdar", local_threads=1, local_dataset=SAMPLE,
-                             payload="compact", **args) as several:
+        with textfeed.Loader(**daemons.loader_kwargs(local_threads=1, local_dataset=SAMPLE), dataset="icdar",
+                             output=textfeed.OutputOptions(payload="compact"), **args) as several:
             _equal(_batches(several), expected)
         # A key the daemon was not given is refused.
         subprocess.run([TEXTFEED, "keygen", "--out", str(tmp_path / "stranger")], check=True, capture_output=True)
         with pytest.raises(textfeed.errors.UnavailableError):
-            textfeed.Loader(ep, dataset="icdar", batch_size=3, timeout=1.0, curve_server_key=daemons.server_keys[0],
-                            curve_client_key=str(tmp_path / "stranger.key"))
+            textfeed.Loader("icdar", 3, endpoint=ep, daemon=textfeed.DaemonOptions(
+                timeout=1.0, curve_server_key=daemons.server_keys[0], curve_client_key=str(tmp_path / "stranger.key")))
         folder = Path(daemons.client_key).parent
     assert daemons.closed and not folder.exists()
     deadline = time.monotonic() + 10
@@ -107,7 +108,7 @@ def test_serve_refuses_bad_arguments(cluster):
 
 
 def _cache_batches(path, n=None):
-    with textfeed.Loader(dataset=str(path), batch_size=3, profile="sakura", seed=11) as loader:
+    with textfeed.Loader(dataset=str(path), batch_size=3, profile="sakura", sampler=textfeed.SamplerOptions(seed=11)) as loader:
         return _batches(loader, n)
 
 
@@ -181,29 +182,41 @@ def test_build_cache_refuses_bad_arguments(cluster, tmp_path):
     assert tfdask.shard_paths(tmp_path / "c.tfmanifest", 12)[3].name == "c.03-of-12.tfc"
 
 
-def test_the_cache_build_command_hands_a_dask_build_to_textfeed_dask(cluster, tmp_path):
+def test_the_cache_build_command_prints_the_textfeed_dask_command_that_makes_its_build(cluster, tmp_path):
+    # The command runs no Python (textfeed.dask runs the command on the workers: no cycle). It
+    # exits 2 with the exact python3 -m textfeed.dask command, which makes the build.
     out = tmp_path / "cli.tfmanifest"
     proc = subprocess.run([TEXTFEED, "cache", "build", "--dask", cluster.scheduler.address, "--shards", "2",
                            "--dataset", str(SAMPLE), "--out", str(out), "--profile", "sakura", "--codec", "jpeg",
-                           "--threads", "1"], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert f"wrote {out}: 2 shards" in proc.stdout and "[2/2]" in proc.stderr
+                           "--threads", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "this command does not run Python" in proc.stderr and not out.exists()
+    command = shlex.split(proc.stderr.split("installed): ", 1)[1])
+    assert command[:4] == ["/usr/bin/python3", "-m", "textfeed.dask", "build"]
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(textfeed.__file__))}
+    built = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert built.returncode == 0, built.stderr
+    assert f"wrote {out}: 2 shards" in built.stdout and "[2/2]" in built.stderr
     assert sorted(p.name for p in tmp_path.glob("cli.*-of-2.tfc")) == ["cli.0-of-2.tfc", "cli.1-of-2.tfc"]
     single = tmp_path / "single.tfc"
     subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--profile", "sakura", "--codec", "jpeg",
                     "--out", str(single)], check=True, capture_output=True, timeout=300)
     _equal(_cache_batches(out), _cache_batches(single))
-    again = subprocess.run([TEXTFEED, "cache", "build", "--dask", cluster.scheduler.address, "--shards", "2",
-                            "--dataset", str(SAMPLE), "--out", str(out)], capture_output=True, text=True, timeout=300)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert again.returncode == 1 and "force=True" in again.stderr
-    # The options reach textfeed.dask exactly (an interpreter that only echoes its arguments).
-    echo = subprocess.run([TEXTFEED, "cache", "build", "--dask", "tcp://127.0.0.1:1", "--shards", "3", "--dataset",
-                           str(SAMPLE), "--out", str(tmp_path / "e.tfmanifest"), "--max-bad", "0.0000004",
+
+
+def test_the_printed_command_carries_every_build_option_exactly(tmp_path):
+    odd = tmp_path / "it's a data set"  # quoted for the shell, and read back as it was
+    proc = subprocess.run([TEXTFEED, "cache", "build", "--dask", "tcp://127.0.0.1:1", "--shards", "3", "--dataset",
+                           str(odd), "--out", str(tmp_path / "e.tfmanifest"), "--max-bad", "0.0000004",
                            "--ignore-under-area", "0.1", "--restart-rows", "--codec", "jpeg"],
-                          capture_output=True, text=True, timeout=60, env={**os.environ, "TEXTFEED_PYTHON": "echo"})
-    assert echo.returncode == 0, echo.stderr
-    words = echo.stdout.split()
-    assert words[:3] == ["-m", "textfeed.dask", "build"] and "--restart-rows" in words
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    words = shlex.split(proc.stderr.split("installed): ", 1)[1])
+    assert words[:4] == ["/usr/bin/python3", "-m", "textfeed.dask", "build"] and "--restart-rows" in words
+    assert words[words.index("--dataset") + 1] == str(odd)
+    assert words[words.index("--scheduler") + 1] == "tcp://127.0.0.1:1" and words[words.index("--shards") + 1] == "3"
     assert float(words[words.index("--max-bad") + 1]) == 0.0000004
     assert float(words[words.index("--ignore-under-area") + 1]) == 0.1
     for args, message in [(["--shards", "2"], "--shards N goes with --dask"),

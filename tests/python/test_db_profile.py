@@ -275,7 +275,7 @@ def _paddle_dataset(root):
 
 def _policy_batch(path, policy):
     # No flip, rotation or resize, and the whole image as the crop, so that words stay where they are.
-    return _first(path, batch_size=1, invalid_polygon=policy, flip_p=0.0, rotate_deg=0.0, resize="1,1",
+    return _first(path, batch_size=1, invalid_polygon=policy, flip_p=0.0, rotate_deg=0.0, resize=(1, 1),
                   min_crop_side=1.0, return_polygons=True)
 
 

@@ -153,7 +153,7 @@ def test_issue30_the_dataloader_attributes_are_read_only():
 def test_issue30_dataloader_keywords_name_the_loader_s_own():
     with pytest.raises(errors.ArgumentTypeError, match=r"no num_workers= \(DataLoader's\): use threads="):
         loader(num_workers=4)
-    with pytest.raises(TypeError, match=r"no prefetch_factor= .*use prefetch="):
+    with pytest.raises(TypeError, match=r"no prefetch_factor= .*use output=textfeed\.OutputOptions\(prefetch=\.\.\.\)"):
         loader(prefetch_factor=2)
 
 

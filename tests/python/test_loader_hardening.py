@@ -125,8 +125,9 @@ BAD_ARGUMENTS = [
     (dict(map_scale=float("nan")), errors.InvalidArgumentError, "map_scale must be a finite number"),
     (dict(map_scale="0.25"), errors.ArgumentTypeError, "map_scale must be a number"),
     (dict(rotate_deg=float("inf")), errors.InvalidArgumentError, "rotate_deg must be a finite number"),
-    (dict(rotate_deg=[10]), errors.ArgumentTypeError, "rotate_deg must be a bool, int, float or str"),
-    (dict(fill_rule="x\0y"), errors.InvalidArgumentError, "fill_rule contains a NUL"),
+    (dict(rotate_deg=[10]), errors.ArgumentTypeError, "rotate_deg must be a number"),
+    (dict(fill_rule="x\0y"), errors.InvalidArgumentError, "fill_rule must be one of"),
+    (dict(fill_rule=1), errors.ArgumentTypeError, "fill_rule must be one of"),
     (dict(colour="red"), errors.ArgumentTypeError, "unexpected keyword argument 'colour'"),
     (dict(curve_server_key=b"k"), errors.ArgumentTypeError, "curve_server_key must be a str or os.PathLike"),
 ]

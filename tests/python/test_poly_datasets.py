@@ -156,7 +156,7 @@ def test_paddle_ratio_list_becomes_weighted_sources(tmp_path):
         (tmp_path / name).write_text("\n".join(lines) + "\n")
     sources, epoch_size = textfeed.paddle_sources([tmp_path / "a_label.txt", tmp_path / "b_label.txt"], [1.0, 0.5])
     assert [s.weight for s in sources] == [4.0, 5.0] and epoch_size == 9
-    assert all(s.reader_options["format"] == "paddle" for s in sources)
+    assert all(s.reader.reader_format == textfeed.ReaderFormat.PADDLE for s in sources)
     with textfeed.Loader(dataset=sources, epoch_size=epoch_size, batch_size=9, profile="sakura", seed=1,
                          threads=1, prefetch=2, pin_memory=False) as loader:
         b = next(iter(loader))

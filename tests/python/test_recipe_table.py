@@ -76,7 +76,7 @@ def test_sequences_follow_the_rows_kind():
     # resize (db) is a range like brightness; mean and std take one number per plane.
     textfeed.Loader(dataset=ICDAR_SAMPLE, batch_size=1, profile="db", resize=(0.5, 1.0),
                     mean=(0.4, 0.5, 0.6), std=(0.2, 0.2, 0.2), threads=1).close()
-    with pytest.raises(errors.ArgumentTypeError, match="mean must be three of numbers"):
+    with pytest.raises(errors.ArgumentTypeError, match="mean must be 3 numbers, one per image plane"):
         textfeed.Loader(dataset=ICDAR_SAMPLE, batch_size=1, profile="db", mean=(0.4, 0.5))
     with pytest.raises(errors.InvalidArgumentError, match="augment option resize = "):
         textfeed.Loader(dataset=ICDAR_SAMPLE, batch_size=1, profile="db", resize=(0.0, 1.0))

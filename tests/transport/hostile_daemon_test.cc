@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "loader/source.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/source.h"
 #include "transport/connection.h"
 #include "transport/daemon/server.h"
 #include "transport/shm.h"

@@ -36,6 +36,12 @@ std::vector<std::pair<std::string, Type::Which>> wire_fields(const augment::Reci
       return {{n + "Lo", Type::FLOAT64}, {n + "Hi", Type::FLOAT64}};
     case FieldKind::kTriple:
       return {{n, Type::LIST}};
+    case FieldKind::kText:
+      return {{n, Type::TEXT}};
+    case FieldKind::kTextList:
+      return {{n, Type::LIST}};
+    case FieldKind::kUint64:
+      return {{n, Type::UINT64}};
   }
   return {};
 }
@@ -49,7 +55,10 @@ TEST(RecipeSchemaTest, EveryRowHasItsFieldAndEveryFieldItsRow) {
       KJ_IF_MAYBE (field, recipe.findFieldByName(name)) {
         const capnp::Type t = field->getType();
         ASSERT_EQ(t.which(), type);
-        if (type == Type::LIST) EXPECT_EQ(t.asList().getElementType().which(), Type::FLOAT32);
+        if (type == Type::LIST) {
+          const Type::Which element = f.kind == FieldKind::kTextList ? Type::TEXT : Type::FLOAT32;
+          EXPECT_EQ(t.asList().getElementType().which(), element);
+        }
         if (type == Type::ENUM) {
           const auto enumerants = t.asEnum().getEnumerants();
           EXPECT_EQ(enumerants.size(), f.names.size());

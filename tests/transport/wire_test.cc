@@ -182,7 +182,7 @@ TEST(WireTest, HostileFramesAreCorruptNotCrashes) {
   liar[4] = 0xff, liar[5] = 0xff, liar[6] = 0xff, liar[7] = 0x7f;
   EXPECT_EQ(decode(liar).error().code(), Code::kCorrupt);
   // Truncations of a real message, and random bytes: a Status every time.
-  auto good = encode(BatchHeader{1, 2, 3, 4, {}, {1, 2, 3}, {}});
+  auto good = encode(BatchHeader{{2, 3, {1, 2, 3}}, 1, 4, {}});
   ASSERT_TRUE(good.has_value());
   for (size_t cut = 8; cut < good->size(); cut += 8) {
     auto r = decode(std::span<const uint8_t>(good->data(), cut));
@@ -479,7 +479,7 @@ TEST(WireTest, SpecListsOverTheirLimitAreInvalidArgumentsNamingFieldAndLimit) {
 
 // Eval batches' per-sample metadata: every field survives, polygons of any number of points.
 TEST(WireTest, BatchSampleMetadataRoundTrips) {
-  BatchHeader b{9, 0, 1, 0, {}, {2, 4, 6}, {}};
+  BatchHeader b{{0, 1, {2, 4, 6}}, 9, 0, {}};
   b.samples = {{"images/a.jpg", 720, 1280, 0.5, 0.25, {1, 2, 3, 2, 3, 4, 1, 4}, {4}, {0}},
                {"images/b.png", 10, 20, 2.0, 3.0, {}, {}, {}},
                {"images/c.jpg",
@@ -499,7 +499,7 @@ TEST(WireTest, BatchSampleMetadataRoundTrips) {
 TEST(WireTest, BatchSampleMetadataPastItsBoundsOrInconsistentIsRefused) {
   // Too many points for one batch: the encoder's caller (the pipeline) refuses it first, and a
   // frame that claims it is refused on decode.
-  BatchHeader big{9, 0, 1, 0, {}, {0}, {}};
+  BatchHeader big{{0, 1, {0}}, 9, 0, {}};
   big.samples = {{"x",
                   1,
                   1,
@@ -575,15 +575,11 @@ TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefus
   EXPECT_TRUE(o2.assigned);
   EXPECT_EQ(o2.payload, Payload::kCompact);
 
-  BatchHeader b{9, 0, 1, 0, {}, {2, 4}, {}};
+  BatchHeader b{{0, 1, {2, 4}}, 9, 0, {}};
   b.compact.resize(2);
-  b.compact[0].color = {true,
-                        1.1,
-                        0.9,
-                        1.2,
-                        -0.05,
-                        {augment::ColorOp::kHue, augment::ColorOp::kContrast,
-                         augment::ColorOp::kBrightness, augment::ColorOp::kSaturation}};
+  b.compact[0].color = {
+      true, 1.1,   0.9,
+      1.2,  -0.05, {ColorOp::kHue, ColorOp::kContrast, ColorOp::kBrightness, ColorOp::kSaturation}};
   b.compact[0].quads = {1.5, 2.25, 3, 4, 5, 6, 7, 8.125};
   b.compact[0].labels = {0};
   const auto back = std::get<BatchHeader>(round_trip(b));
@@ -591,7 +587,7 @@ TEST(WireTest, AssignedCreditsAndCompactRowsRoundTripAndInconsistentOnesAreRefus
   EXPECT_EQ(back.compact[0].quads, b.compact[0].quads);
   EXPECT_EQ(back.compact[0].labels, b.compact[0].labels);
   EXPECT_EQ(back.compact[0].color.hue, -0.05);
-  EXPECT_EQ(back.compact[0].color.order[0], augment::ColorOp::kHue);
+  EXPECT_EQ(back.compact[0].color.order[0], ColorOp::kHue);
   EXPECT_TRUE(back.compact[0].color.applied);
   EXPECT_TRUE(back.compact[1].labels.empty());
 

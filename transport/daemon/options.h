@@ -13,7 +13,7 @@
 #include <string>
 
 #include "base/clock.h"
-#include "loader/source.h"
+#include "loader/sources/source.h"
 #include "transport/curve.h"
 
 namespace textfeed::transport {

@@ -27,9 +27,10 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/wakeup.h"
-#include "loader/dataset_source.h"
-#include "loader/mixture_source.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/dataset_source.h"
+#include "loader/sources/mixture_source.h"
+#include "loader/spec/spec_fields.h"
 #include "transport/daemon/detail/ipc_claim.h"
 #include "transport/daemon/detail/server_stream.h"
 #include "transport/daemon/detail/zap.h"
@@ -69,49 +70,18 @@ Status check_text(const char* field, const std::string& text, size_t limit) {
 
 // The reader options a stream asks for must be those the daemon read the dataset with (a cache
 // was read when it was built: they do not apply to it).
-// The first reader option in which `asked` and `read` differ, as "field: asked X, read with Y"
-// (tags as a set: their order and repeats mean nothing); empty when they agree.
+// The first row of reader_fields() in which `asked` and `read` differ, as "field: asked X, read
+// with Y" (a text list as a set: its order and repeats mean nothing); empty when they agree.
 std::string reader_difference(const loader::ReaderOptions& asked,
                               const loader::ReaderOptions& read) {
-  const auto tags = [](const std::vector<std::string>& v) {
-    return std::set<std::string>(v.begin(), v.end());
+  const loader::ReaderField* f = first_difference(asked, read, loader::reader_fields());
+  if (f == nullptr) return {};
+  const auto value = [f](const loader::ReaderOptions& o) {
+    const std::string text = field_set_text(o, *f);
+    return f->kind == FieldKind::kTextList ? "'" + text + "'" : text;
   };
-  const auto join = [](const std::set<std::string>& v) {
-    std::string out;
-    for (const std::string& t : v) out += (out.empty() ? "" : ",") + t;
-    return "'" + out + "'";
-  };
-  const auto num = [](double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  };
-  const auto differ = [](const char* field, const std::string& a, const std::string& r) {
-    return std::string(field) + ": the stream asks for " + a + ", the daemon read it with " + r;
-  };
-  if (asked.ignore_text != read.ignore_text)
-    return differ("ignore_text", std::string(loader::ignore_text_name(asked.ignore_text)),
-                  std::string(loader::ignore_text_name(read.ignore_text)));
-  if (tags(asked.ignore_tags) != tags(read.ignore_tags))
-    return differ("ignore_tags", join(tags(asked.ignore_tags)), join(tags(read.ignore_tags)));
-  if (asked.poly_policy != read.poly_policy)
-    return differ("poly_policy", std::string(loader::poly_policy_name(asked.poly_policy)),
-                  std::string(loader::poly_policy_name(read.poly_policy)));
-  if (asked.drop_under_area != read.drop_under_area)
-    return differ("drop_under_area", num(asked.drop_under_area), num(read.drop_under_area));
-  if (asked.ignore_under_area != read.ignore_under_area)
-    return differ("ignore_under_area", num(asked.ignore_under_area), num(read.ignore_under_area));
-  if (asked.images_dir != read.images_dir)
-    return differ("images_dir", asked.images_dir, read.images_dir);
-  if (asked.gt_dir != read.gt_dir) return differ("gt_dir", asked.gt_dir, read.gt_dir);
-  if (asked.illegibility != read.illegibility)
-    return differ("illegibility", std::string(loader::illegibility_name(asked.illegibility)),
-                  std::string(loader::illegibility_name(read.illegibility)));
-  if (asked.split != read.split) return differ("split", asked.split, read.split);
-  if (asked.format != read.format)
-    return differ("format", std::string(loader::reader_format_name(asked.format)),
-                  std::string(loader::reader_format_name(read.format)));
-  return {};
+  return std::string(f->name) + ": the stream asks for " + value(asked) +
+         ", the daemon read it with " + value(read);
 }
 
 Status check_reader(const std::string& name, const loader::SampleSource& source,

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "loader/pipeline.h"
+#include "loader/pipeline/pipeline.h"
 
 namespace textfeed::transport {
 

@@ -1,5 +1,6 @@
 # Types of the package namespace (__init__.py): what it re-exports. The enums are the extension's
-# (_core.pyi); the rest are typed in their own modules (loader.py, errors.py, reference.pyi).
+# (_core.pyi); the rest are typed in their own modules (loader.py, options.py, errors.py,
+# reference.pyi).
 from . import _core as _core
 from . import errors as errors
 from . import reference as reference
@@ -16,6 +17,11 @@ from .loader import Batch as Batch
 from .loader import Loader as Loader
 from .loader import SampleError as SampleError
 from .loader import gather_states as gather_states
+from .options import DaemonOptions as DaemonOptions
+from .options import OutputOptions as OutputOptions
+from .options import ReaderOptions as ReaderOptions
+from .options import Recipe as Recipe
+from .options import SamplerOptions as SamplerOptions
 from .sources import Source as Source
 from .sources import paddle_sources as paddle_sources
 
@@ -23,15 +29,20 @@ __version__: str
 __all__ = [
     "Batch",
     "DType",
+    "DaemonOptions",
     "IgnoreText",
     "Illegibility",
     "Loader",
     "Mode",
     "OnBadSample",
+    "OutputOptions",
     "PolyPolicy",
     "Profile",
     "ReaderFormat",
+    "ReaderOptions",
+    "Recipe",
     "SampleError",
+    "SamplerOptions",
     "Source",
     "Transport",
     "errors",

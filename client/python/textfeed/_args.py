@@ -14,7 +14,7 @@ import numbers
 import os
 from typing import Any, Dict, Optional, Sequence, TypeVar
 
-from . import _core, errors
+from . import errors
 
 MAX_TEXT = 4096  # characters of a name, an endpoint or an option value; PATH_MAX bytes of a path
 U64_MAX = 2**64 - 1
@@ -122,32 +122,3 @@ def path(name: str, value: Any) -> bytes:
     if len(encoded) >= MAX_TEXT:
         raise errors.InvalidArgumentError(f"{name} is {len(encoded)} bytes long; a path has at most {MAX_TEXT - 1}")
     return encoded
-
-
-# How many numbers a recipe option given as a sequence takes, by the kind of its row in the C++
-# field table (augment/profile.h recipe_fields()): a range (lo, hi), a triple (one per image plane).
-_SEQUENCE_LENGTH = {"factor_range": 2, "shift_range": 2, "triple": 3}
-_SEQUENCE_OPTIONS = {row["name"]: _SEQUENCE_LENGTH[row["kind"]] for row in _core.recipe_fields()
-                     if row["kind"] in _SEQUENCE_LENGTH}
-
-
-def option_value(name: str, value: Any) -> str:
-    """A recipe option's value as the text C++ parses (bool, int, finite float or str; a range
-    option also takes a (lo, hi) pair of reals: brightness=(0.8, 1.0) becomes "0.8,1.0"; a triple,
-    mean or std, three reals)."""
-    count = _SEQUENCE_OPTIONS.get(name)
-    if isinstance(value, (tuple, list)) and count is not None:
-        if len(value) != count or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
-            shape = "as a range must be a (lo, hi) pair" if count == 2 else "must be three"
-            raise errors.ArgumentTypeError(f"{name} {shape} of numbers, got {_type_name(value)} {value!r:.80}")
-        return ",".join(repr(real(name, v, -math.inf, math.inf)) for v in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        return repr(real(name, value, -math.inf, math.inf))
-    if isinstance(value, str):
-        return text(name, value, 256)
-    raise errors.ArgumentTypeError(f"{name} must be a bool, int, float or str, got {_type_name(value)} "
-                                   f"{value!r:.80}")

@@ -1,36 +1,118 @@
 """What training scripts reach for on a ``torch.utils.data.DataLoader``, on a Loader: the
 ``loader.sampler`` a DDP script calls ``set_epoch`` on, a ``loader.dataset`` with a length, and
-the way to the Loader's own keyword from DataLoader's (``num_workers``) or from a misspelt one.
+the way to the Loader's own spelling from DataLoader's keywords (``num_workers``), from a misspelt
+one, or from the Loader's keywords of before the typed options (``seed=``, ``crop_size=``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from typing import Any, Iterable, List, Optional, Sequence
+import inspect
+import warnings
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import errors
+from .options import READER_ATTRIBUTES, DaemonOptions, OutputOptions, ReaderOptions, Recipe, SamplerOptions
 
-# DataLoader's keywords that have a Loader keyword of another name.
+# DataLoader's keywords that have a Loader spelling of another name.
 _DATALOADER_KEYWORDS = {
     "num_workers": "threads= (the worker threads of the pipeline in this process; None or 0: one per core)",
-    "prefetch_factor": "prefetch= (slots in the ring: batches made ahead plus the ones you still hold)",
+    "prefetch_factor": "output=textfeed.OutputOptions(prefetch=...) (slots in the ring: batches made ahead plus the "
+                       "ones you still hold)",
 }
 
 
-def unknown_keywords_error(unknown: Sequence[str], known: Iterable[str]) -> errors.ArgumentTypeError:
-    """The TypeError for keywords that are neither a Loader keyword nor an augmentation option
-    (``known``: both), each with DataLoader's equivalent or the closest known names."""
-    known = sorted(set(known))
+class TypedOptions(NamedTuple):
+    """A Loader's option objects: each given one, else the defaults (or the former keywords')."""
+
+    recipe: Recipe
+    reader: ReaderOptions
+    sampler: SamplerOptions
+    output: OutputOptions
+    daemon: DaemonOptions
+
+
+_HOLDERS: Dict[str, type] = {"recipe": Recipe, "reader": ReaderOptions, "sampler": SamplerOptions,
+                             "output": OutputOptions, "daemon": DaemonOptions}
+
+
+def _holder_attributes() -> Dict[str, Tuple[str, str]]:
+    """{former Loader keyword: (the Loader argument now holding it, its attribute there)}: every
+    attribute of the option objects was a Loader keyword, by the same name (the reader's
+    ``reader_format`` was ``format``)."""
+    moved: Dict[str, Tuple[str, str]] = {}
+    for holder, cls in _HOLDERS.items():
+        for field in dataclasses.fields(cls):
+            if field.name in moved:  # two objects with one attribute name: a keyword could not say which
+                raise errors.InternalError(f"{field.name} is an attribute of both {moved[field.name][0]} and {holder}")
+            moved[field.name] = (holder, field.name)
+    for row, attribute in READER_ATTRIBUTES.items():
+        if attribute in moved:
+            moved[row] = moved.pop(attribute)
+    return moved
+
+
+MOVED_KEYWORDS = _holder_attributes()
+
+
+def _new_spelling(holder: str, attributes: Sequence[str]) -> str:
+    inner = ", ".join(f"{a}=..." for a in attributes)
+    return f"{holder}=textfeed.{_HOLDERS[holder].__name__}({inner})"
+
+
+def typed_options(given: Dict[str, Any], former: Dict[str, Any], *, stacklevel: int) -> TypedOptions:
+    """The Loader's option objects: ``given`` (recipe=, reader=, ... as passed; None: defaults),
+    with the former keywords (``former``: seed=, crop_size=, ...) made into the objects that hold
+    them now, under one DeprecationWarning naming each new spelling. A former keyword given with
+    the object that holds it, or a keyword that never was the Loader's, raises ArgumentTypeError
+    (with DataLoader's equivalent, or the nearest names)."""
+    for holder, cls in _HOLDERS.items():
+        value = given[holder]
+        if value is not None and not isinstance(value, cls):
+            raise errors.ArgumentTypeError(f"{holder} must be a textfeed.{cls.__name__} or None, got "
+                                           f"{type(value).__name__} {value!r:.80}")
+    unknown = [name for name in former if name not in MOVED_KEYWORDS]
+    if unknown:
+        raise unknown_keywords_error(unknown)
+    moved: Dict[str, Dict[str, Any]] = {}
+    for name, value in former.items():
+        holder, attribute = MOVED_KEYWORDS[name]
+        if given[holder] is not None:
+            raise errors.ArgumentTypeError(f"Loader() got {name}= and {holder}=: {name} is an attribute of "
+                                           f"{holder} now; give it there ({_new_spelling(holder, [attribute])})")
+        moved.setdefault(holder, {})[attribute] = value
+    if moved:
+        spellings = "; ".join(_new_spelling(holder, list(attrs)) for holder, attrs in moved.items())
+        warnings.warn(f"Loader({', '.join(f'{k}=' for k in former)}) is deprecated: use {spellings}",
+                      DeprecationWarning, stacklevel=stacklevel)
+    made = {holder: given[holder] if given[holder] is not None else cls(**moved.get(holder, {}))
+            for holder, cls in _HOLDERS.items()}
+    return TypedOptions(**made)
+
+
+def _loader_keywords() -> List[str]:
+    from .loader import Loader  # the Loader's own parameters, as its signature has them
+
+    return [p for p in inspect.signature(Loader.__init__).parameters if p not in ("self", "deprecated")]
+
+
+def unknown_keywords_error(unknown: Sequence[str]) -> errors.ArgumentTypeError:
+    """The TypeError for keywords that are neither a Loader argument nor a former keyword, each
+    with DataLoader's equivalent or the closest names (a former keyword's with its new place)."""
+    known = sorted(set(_loader_keywords()) | set(MOVED_KEYWORDS))
     parts = []
     for name in sorted(unknown):
         if name in _DATALOADER_KEYWORDS:
             parts.append(f"Loader() has no {name}= (DataLoader's): use {_DATALOADER_KEYWORDS[name]}")
             continue
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.7)
-        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        named = [repr(c) + (f" ({_new_spelling(MOVED_KEYWORDS[c][0], [MOVED_KEYWORDS[c][1]])})"
+                            if c in MOVED_KEYWORDS else "") for c in close]
+        hint = f" (did you mean {' or '.join(named)}?)" if close else ""
         parts.append(f"Loader() got an unexpected keyword argument {name!r}{hint}")
-    return errors.ArgumentTypeError("; ".join(parts) + ". Its keywords are in help(textfeed.Loader), the "
-                                    "augmentation options in textfeed._core.option_names()")
+    return errors.ArgumentTypeError("; ".join(parts) + ". Its arguments are in help(textfeed.Loader), the "
+                                    "augmentation options in help(textfeed.Recipe)")
 
 
 def refuse_endpoint_as_dataset(dataset: Any) -> None:
@@ -44,7 +126,7 @@ def refuse_endpoint_as_dataset(dataset: Any) -> None:
 
 
 def samples_per_rank(epoch_length: int, rank: int, world_size: int, *, drop_last: bool, padded: bool) -> int:
-    """Samples a rank gets in a whole epoch of ``epoch_length`` draws: loader/sampler.cc's per_rank
+    """Samples a rank gets in a whole epoch of ``epoch_length`` draws: loader/sources/sampler.cc's per_rank
     (DistributedSampler's ``num_samples``)."""
     if drop_last:
         return epoch_length // world_size

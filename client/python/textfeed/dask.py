@@ -10,10 +10,15 @@ every worker and the training hosts see) and through textfeed's own ZeroMQ trans
     summary = textfeed.dask.build_cache(client, "/data/synthtext", "/shared/st.tfmanifest", shards=64,
                                         profile="upstage", codec="jpeg")
     with textfeed.dask.serve(client, {"st": "/shared/st.tfmanifest"}, threads=16) as daemons:
-        loader = textfeed.Loader(**daemons.loader_kwargs(0), dataset="st", batch_size=8)
+        loader = textfeed.Loader("st", 8, **daemons.loader_kwargs(0))
 
 Also a command: ``python3 -m textfeed.dask build --scheduler ADDR --shards N --dataset D --out M``
-(``textfeed cache build --dask ADDR --shards N`` runs it).
+(``textfeed cache build --dask ADDR --shards N ...`` prints the one that makes its build: the
+``textfeed`` command runs no Python).
+
+An optional part of the package: it needs Dask's ``distributed`` (Debian: python3-distributed),
+which ``import textfeed`` never imports; without it, ``import textfeed.dask`` raises ImportError
+naming the package to install.
 
 Each shard task runs ``textfeed cache build --shard K/N`` on a worker (the ``textfeed`` command of
 that host: ``$TEXTFEED_BIN`` or the one on ``PATH``); a task whose worker dies is run again on
@@ -37,7 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
+from . import _core
 from .errors import InvalidArgumentError, NotFoundError, TextfeedError, UnavailableError
+
+try:
+    import distributed
+except ImportError as e:
+    raise ImportError("textfeed.dask needs Dask's distributed, which this Python cannot import: install it "
+                      "(Debian: apt-get install python3-distributed). The rest of textfeed does not need it.") from e
 
 __all__ = ["build_cache", "serve", "Daemons", "shard_paths", "textfeed_command"]
 
@@ -51,14 +63,8 @@ _BUILD_FLAGS = {
     "quality": "--quality",
     "threads": "--threads",
     "max_bad": "--max-bad",
-    "format": "--format",
-    "split": "--split",
-    "images_dir": "--images-dir",
-    "ignore_text": "--ignore-text",
-    "ignore_tags": "--ignore-tags",
-    "poly_policy": "--poly-policy",
-    "ignore_under_area": "--ignore-under-area",
-    "illegibility": "--illegibility",
+    # A flag per reader option (loader/spec/spec_fields.h, the rows the command's flags come from).
+    **{row["name"]: "--" + row["name"].replace("_", "-") for row in _core.reader_fields()},
 }
 _BUILD_SWITCHES = {"restart_rows": "--restart-rows"}
 
@@ -169,10 +175,6 @@ def build_cache(client: Any, dataset: PathLike, out: PathLike, shards: int, *, f
     "merge": the merge command's report}``. Raises InvalidArgumentError (arguments), NotFoundError
     (dataset, textfeed command), TextfeedError (a shard that failed on every try, with its message).
     """
-    try:
-        from distributed import as_completed
-    except ImportError as e:  # pragma: no cover - exercised only without python3-distributed
-        raise InvalidArgumentError("textfeed.dask needs Dask distributed (Debian: python3-distributed)") from e
     if isinstance(shards, bool) or not isinstance(shards, int) or not 1 <= shards <= 4096:
         raise InvalidArgumentError(f"shards = {shards!r}: need an int in 1..4096")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
@@ -198,7 +200,7 @@ def build_cache(client: Any, dataset: PathLike, out: PathLike, shards: int, *, f
     summaries: List[Optional[Dict[str, Any]]] = [None] * shards
     done = 0
     try:
-        for fut in as_completed(futures):
+        for fut in distributed.as_completed(futures):
             try:
                 s = fut.result()
             except Exception as e:
@@ -314,15 +316,20 @@ class Daemons:
     _folder: str = field(repr=False)
     closed: bool = False
 
-    def loader_kwargs(self, i: Optional[int] = None) -> Dict[str, Any]:
-        """``Loader`` keywords: for daemon ``i``, its endpoint, curve_server_key and
-        curve_client_key; without ``i``, every daemon's (lists of endpoints and server keys), so
-        that one rank is fed by all of them."""
+    def loader_kwargs(self, i: Optional[int] = None, **daemon_options: Any) -> Dict[str, Any]:
+        """``Loader`` keywords: for daemon ``i``, its ``endpoint`` and the ``daemon`` options with
+        its curve_server_key and the curve_client_key; without ``i``, every daemon's (lists of
+        endpoints and server keys), so that one rank is fed by all of them. ``daemon_options``:
+        more :class:`textfeed.DaemonOptions` attributes (``local_threads=1``, ``timeout=5.0``)."""
+        from .options import DaemonOptions  # here: the workers import this module without the extension
+
         if i is None:
-            return {"endpoint": list(self.endpoints), "curve_server_key": list(self.server_keys),
-                    "curve_client_key": self.client_key}
-        return {"endpoint": self.endpoints[i], "curve_server_key": self.server_keys[i],
-                "curve_client_key": self.client_key}
+            return {"endpoint": list(self.endpoints),
+                    "daemon": DaemonOptions(curve_server_key=list(self.server_keys),
+                                            curve_client_key=self.client_key, **daemon_options)}
+        return {"endpoint": self.endpoints[i],
+                "daemon": DaemonOptions(curve_server_key=self.server_keys[i], curve_client_key=self.client_key,
+                                        **daemon_options)}
 
     def close(self, timeout: float = 30.0) -> None:
         if self.closed:
@@ -445,10 +452,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         b.add_argument(flag, dest=key, default=None, help=f"passed to textfeed cache build {flag}")
     b.add_argument("--restart-rows", dest="restart_rows", action="store_true", help="passed to textfeed cache build")
     a = p.parse_args(argv)
-    from distributed import Client
     options = {k: getattr(a, k) for k in list(_BUILD_FLAGS) + list(_BUILD_SWITCHES)}
     try:
-        with Client(a.scheduler, timeout="30s") as client:
+        with distributed.Client(a.scheduler, timeout="30s") as client:
             r = build_cache(client, a.dataset, a.out, a.shards, force=a.force, retries=a.retries, **options)
     except (TextfeedError, OSError) as e:
         print(f"textfeed.dask build: {e}", file=sys.stderr)

@@ -15,36 +15,33 @@ import functools
 import inspect
 import itertools
 import logging
-import math
 import numbers
 import os
 import socket
+import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
 
-from . import _args, _core, _dataloader, _log, errors
-from .sources import Source, source_specs
+from . import _args, _core, _dataloader, _log, errors, options
+from .options import MAX_SEED, DaemonOptions, OutputOptions, ReaderOptions, Recipe, SamplerOptions
+from .sources import DatasetArg, source_specs
 
 __all__ = ["Batch", "Loader", "SampleError", "gather_states"]
 
 logger = logging.getLogger("textfeed")
 
-_DTYPES = {"float32": torch.float32, "uint8": torch.uint8}  # by the layout's dtype names
+_DTYPES = {_core.DType.FLOAT32: torch.float32, _core.DType.UINT8: torch.uint8}  # the layout's dtypes
 # 2: the state names its dataset (dataset_fingerprint); 3: elastic resume; 4: epoch_size and mode
 _STATE_VERSION = 4
-# The bounds C++ checks too (loader/spec.h, client/feed.h), from the one place they are defined.
+# The bounds C++ checks too (loader/spec/spec.h, client/feed.h), from the one place they are defined.
 MAX_BATCH_SIZE = _core.MAX_BATCH_SIZE  # as the daemon's
 MAX_WORLD_SIZE = _core.MAX_WORLD_SIZE
 MAX_PREFETCH = _core.MAX_PREFETCH
-# The feeds take 1 slot, but a ``for`` loop holds the batch it was given while it asks for the next
-# (the loop variable is rebound only once the next one arrives): with one slot, the second batch
-# could never be made. Two is the least a loop can run on.
-MIN_PREFETCH = 2
+MIN_PREFETCH = options.MIN_PREFETCH  # options.py says why two is the least
 MAX_EPOCH = 2**63 - 1
-MAX_SEED = 2**64 - 1
 _WAIT_SLICE_MS = 100  # next() waits in slices like this, so Ctrl-C is seen between them
 _said_no_cuda = False
 
@@ -153,57 +150,35 @@ def _distributed_defaults(rank: Optional[int], world_size: Optional[int]) -> Tup
     return rank, world_size
 
 
-def _pipeline_arguments(*, batch_size: Any, profile: Any, seed: Any, rank: Any, world_size: Any, shuffle: Any,
-                        drop_last: Any, dtype: Any, prefetch: Any, on_bad_sample: Any, mode: Any,
-                        return_polygons: Any) -> Dict[str, Any]:
-    """The keywords of the pipeline and the sampler, checked; enums as _core's members. No
-    on_bad_sample: the mode's default (eval: fail, training: skip)."""
-    mode = _args.enum("mode", mode, _core.Mode)
-    if on_bad_sample is None:
-        on_bad_sample = _core.default_on_bad_sample(mode)
-    return dict(batch_size=_args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE),
-                profile=_args.enum("profile", profile, _core.Profile),
-                seed=_args.integer("seed", seed, 0, MAX_SEED),
-                rank=_args.optional_integer("rank", rank, 0, MAX_WORLD_SIZE - 1),
-                world_size=_args.optional_integer("world_size", world_size, 1, MAX_WORLD_SIZE),
-                shuffle=_args.boolean("shuffle", shuffle), drop_last=_args.boolean("drop_last", drop_last),
-                dtype=_args.enum("dtype", dtype, _core.DType),
-                prefetch=_args.integer("prefetch", prefetch, MIN_PREFETCH, MAX_PREFETCH),
-                on_bad_sample=_args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample),
-                mode=mode,
-                return_polygons=_args.boolean("return_polygons", return_polygons))
+class _Setup(NamedTuple):
+    """What every feed of a Loader is opened with, checked (the typed options, resolved)."""
+
+    profile: _core.Profile
+    mode: _core.Mode
+    on_bad_sample: _core.OnBadSample
+    batch_size: int
+    rank: int
+    world_size: int
+    recipe: Recipe
+    sampler: SamplerOptions
+    output: OutputOptions
 
 
-def _augment_overrides(image_size: Any, crop_size: Any, map_scale: Any, options: Dict[str, Any]) -> Dict[str, str]:
-    """The augmentation options changed from the profile, as the text C++ parses (and validates)."""
-    known = {n.strip() for n in _core.option_names().split(",")}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        keywords = inspect.signature(Loader.__init__).parameters
-        raise _dataloader.unknown_keywords_error(unknown, known | {k for k in keywords if k not in ("self", "options")})
-    overrides = {k: _args.option_value(k, v) for k, v in options.items()}
-    # Their types are checked here, their bounds by the recipe's table (one message at every edge).
-    for name, value in (("image_size", image_size), ("crop_size", crop_size)):
-        if value is not None:
-            overrides[name] = str(_args.integer(name, value, -(2**31), 2**31 - 1))
-    if map_scale is not None:
-        overrides["map_scale"] = repr(_args.real("map_scale", map_scale, -math.inf, math.inf))
-    return overrides
-
-
-def _pipeline_spec(sources: List[Any], common: Dict[str, Any], overrides: Dict[str, str]) -> Any:
+def _pipeline_spec(sources: List[Any], setup: _Setup) -> _core.PipelineSpec:
     """The one _core.PipelineSpec of a Loader, checked as a whole (validate()), for either opener."""
-    spec = _core.PipelineSpec(common["profile"])
+    spec = _core.PipelineSpec(setup.profile)
     spec.sources = sources
-    spec.on_bad_sample = common["on_bad_sample"]
-    spec.mode = common["mode"]
-    spec.return_polygons = common["return_polygons"]
-    spec.dtype = common["dtype"]
-    for name, value in overrides.items():
+    spec.on_bad_sample = setup.on_bad_sample
+    spec.mode = setup.mode
+    spec.return_polygons = setup.output.return_polygons
+    spec.dtype = _args.enum("dtype", setup.output.dtype, _core.DType)  # a member already: OutputOptions made it one
+    for name, value in setup.recipe._texts().items():
         spec.set_option(name, value)
     sampler = _core.SamplerOptions()
-    for key in ("seed", "batch_size", "rank", "world_size", "shuffle", "drop_last", "epoch_size"):
-        setattr(sampler, key, common[key])
+    s = setup.sampler
+    sampler.seed, sampler.batch_size, sampler.rank, sampler.world_size = s.seed, setup.batch_size, setup.rank, \
+        setup.world_size
+    sampler.shuffle, sampler.drop_last, sampler.epoch_size = s.shuffle, s.drop_last, s.epoch_size or 0
     spec.sampler = sampler
     spec.validate()
     return spec
@@ -217,15 +192,6 @@ def _thread_count(threads: Any) -> int:
         raise errors.ArgumentTypeError(f"threads must be an int or None, got {type(threads).__name__} {threads!r:.80}")
     _core.check_worker_threads(int(threads))  # the message of every entry point, from C++
     return int(threads)
-
-
-def _daemon_arguments(transport: Any, **seconds: Any) -> Dict[str, Any]:
-    """The transport and the timeouts (each a finite number of seconds in (0, a day]) as _core takes them."""
-    limit = _core.MAX_TIMEOUT_SECONDS
-    out: Dict[str, Any] = {"transport": _args.enum("transport", transport, _core.Transport)}
-    for name, value in seconds.items():
-        out[f"{name}_s"] = _args.real(name, value, 0, limit, lo_open=True)
-    return out
 
 
 def _endpoints(endpoint: Any) -> Optional[Any]:
@@ -243,36 +209,20 @@ def _endpoints(endpoint: Any) -> Optional[Any]:
     return out
 
 
-def _server_keys(value: Any, endpoints: List[str]) -> List[bytes]:
-    """curve_server_key for a list of endpoints: None, one file for every tcp endpoint (for the
-    one endpoint of a list of one, whatever it is), or one per endpoint (None where that daemon
-    takes no CURVE, e.g. ipc)."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        if len(value) != len(endpoints):
-            raise errors.InvalidArgumentError(f"curve_server_key lists {len(value)} files for {len(endpoints)} "
-                                              "endpoints: one each (None for a daemon without CURVE)")
-        return [b"" if v is None else _args.path(f"curve_server_key[{i}]", v) for i, v in enumerate(value)]
-    key = _args.path("curve_server_key", value)
-    return [key if e.startswith("tcp://") or len(endpoints) == 1 else b"" for e in endpoints]
+def _multi_opener(endpoints: List[str], daemon: DaemonOptions, payload: str) -> Any:
+    """_core.open_multi with the arguments of a feed of daemons bound."""
+    return functools.partial(_core.open_multi, endpoints, transport=daemon.transport, **daemon._timeouts(),
+                             curve_server_keys=daemon._server_keys(endpoints), curve_client_key=daemon._client_key(),
+                             local_threads=daemon.local_threads or 0, payload=payload)
 
 
-_PAYLOADS = ("full", "compact")
-
-
-def _multi_opener(endpoints: List[str], transport: Any, timeout: Any, daemon_timeout: Any, reconnect_timeout: Any,
-                  stall_timeout: Any, server_key: Any, client_key: Any, local_threads: Any, payload: Any) -> Any:
-    """_core.open_multi with the arguments of a feed of daemons checked and bound."""
-    return functools.partial(
-        _core.open_multi, endpoints,
-        **_daemon_arguments(transport, timeout=timeout, daemon_timeout=daemon_timeout,
-                            reconnect_timeout=reconnect_timeout, stall_timeout=stall_timeout),
-        curve_server_keys=_server_keys(server_key, endpoints),
-        curve_client_key=b"" if client_key is None else _args.path("curve_client_key", client_key),
-        local_threads=0 if local_threads is None else _args.integer("local_threads", local_threads, 1,
-                                                                    _core.MAX_WORKER_THREADS),
-        payload=_args.choice("payload", payload, _PAYLOADS))
+def _check_daemon_use(endpoint: Any, daemon: DaemonOptions, output: OutputOptions) -> None:
+    """What only a feed of daemons takes is refused without an endpoint."""
+    if endpoint is None and (daemon.local_threads is not None or daemon.local_dataset is not None):
+        raise errors.InvalidArgumentError("local_threads and local_dataset go with an endpoint: this "
+                                          "process's threads as one more producer beside the daemons")
+    if endpoint is None and output.payload != "full":
+        raise errors.InvalidArgumentError("payload='compact' goes with an endpoint: the daemons send it")
 
 
 def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
@@ -283,6 +233,16 @@ def _shard(rank: Optional[int], world_size: Optional[int]) -> Tuple[int, int]:
     if rank >= world_size:
         raise errors.InvalidArgumentError(f"rank must be in 0..world_size-1, got rank {rank} of {world_size}")
     return rank, world_size
+
+
+def _target_row_shape(shape: Sequence[int], profile: _core.Profile, is_image: bool) -> Tuple[int, ...]:
+    """The shape of one row of a tensor of the layout ([channels, height, width]) as the batch gives
+    it: a profile whose reference gives its one-channel maps as [B, H, W] (PaddleOCR's DB: a
+    [B, 1, H, W] map would broadcast in its loss) gets them so."""
+    row = tuple(shape[1:])
+    if profile.maps_without_channel_axis and not is_image and row[0] == 1:
+        return row[1:]
+    return row
 
 
 def _fingerprint_text(value: Optional[int]) -> Optional[str]:
@@ -348,113 +308,90 @@ def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
     return gathered
 
 
-class Loader:
-    """Batches of augmented EAST samples and their targets, in place of ``torch.utils.data.DataLoader``.
+class _EndpointFirst(type):
+    """The Loader's metaclass: it takes textfeed's former call with the endpoint first,
+    ``Loader(endpoint, dataset=..., batch_size=...)``, as ``Loader(dataset, batch_size,
+    endpoint=endpoint)`` with a DeprecationWarning. Any other call goes to ``Loader.__init__`` as
+    it is."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and "dataset" in kwargs:
+            if "endpoint" in kwargs:
+                raise errors.ArgumentTypeError("Loader() got an endpoint both first and as endpoint=: give it once, "
+                                               "as endpoint=")
+            warnings.warn("Loader(endpoint, dataset=...) with the endpoint first is deprecated: use "
+                          "Loader(dataset, batch_size, endpoint=endpoint)", DeprecationWarning, stacklevel=2)
+            kwargs["endpoint"], args = args[0], ()
+        return super().__call__(*args, **kwargs)
+
+
+class Loader(metaclass=_EndpointFirst):
+    """Batches of augmented samples and their targets, in place of ``torch.utils.data.DataLoader``.
+
+        loader = textfeed.Loader("data/train", 8, profile="upstage",
+                                 recipe=textfeed.Recipe(crop_size=512),
+                                 sampler=textfeed.SamplerOptions(seed=1))
+        for img, gt_score_map, gt_geo_map, roi_mask in loader: ...
 
     Every argument is checked before anything starts: a wrong type raises
     :class:`textfeed.errors.ArgumentTypeError` (a ``TypeError``), a wrong value
     :class:`textfeed.errors.InvalidArgumentError` (a ``ValueError``), naming the argument. ints are
-    ints (never bools), numbers are finite.
+    ints (never bools), numbers are finite; every enum argument takes the member or its name.
 
     Args:
-        endpoint: ``textfeed serve``'s endpoint (``ipc:///tmp/textfeed.sock``, ``tcp://host:port``);
-            None runs the pipeline in this process (``dataset`` is then a path). A list of endpoints
-            feeds this rank from all of those daemons at once (and from ``local_threads``): each
-            batch is made by whichever has room, and delivered in order; a daemon that dies or
-            stalls has its batches made by the others, and rejoins when it comes back
-            (docs/design.md "Several producers"). One endpoint is the list of one: ``"x"`` and
-            ``["x"]`` are the same feed. ``prefetch`` is per producer; the ring holds
-            ``prefetch * producers + 1`` slots, and ``prefetch`` more with several producers.
-        dataset: with an endpoint, a dataset NAME the daemon serves; else a dataset folder
-            (ICDAR-2015), a UFO ``.json``, a cache file from ``textfeed cache build`` or a manifest of
-            shard files from ``textfeed cache merge``, as a str or ``os.PathLike``.
+        dataset: without an endpoint, a dataset folder (ICDAR-2015), a UFO ``.json``, a cache file
+            from ``textfeed cache build`` or a manifest of shard files from ``textfeed cache
+            merge``, as a str or ``os.PathLike``; with one, a dataset NAME the daemon serves. Or a
+            :class:`textfeed.Source` (a weight, its own reader options), or a list of them.
         batch_size: samples per batch, 1..4096.
-        profile: :class:`textfeed.Profile` or its name: ``"upstage"`` (Upstage/boostcamp baseline),
-            ``"sakura"`` (SakuraRiven/EAST), ``"bc7"`` (the 7th-generation boostcamp baseline:
-            upstage with albumentations 1.4.12 ``ColorJitter()``) or ``"db"`` (PaddleOCR's DB
-            detection chain: batches ``(image, threshold_map, threshold_mask, shrink_map,
-            shrink_mask)``; ``total_epochs=N`` grows the shrink ratio with the epoch). Every enum
-            keyword takes the member or its name.
-        seed: every random draw of sample i in epoch e comes from (seed, e, i); 0..2**64-1.
-        rank, world_size: this process's shard (``DistributedSampler`` semantics); default to
-            ``torch.distributed`` when it is initialized, else 0 and 1. 0 <= rank < world_size <= 2**20.
-        shuffle: a new permutation per epoch; drop_last: drop the uneven tail and the short batch.
-        dtype: :class:`textfeed.DType`: ``"float32"`` (normalized, as the references) or
-            ``"uint8"`` (normalize on the GPU).
-        pin_memory: page-lock the slots for CUDA when CUDA is available. A slot is refilled only
-            after the copies queued from its tensors on the current CUDA stream and device have run
-            (copies on other streams must be synchronized by the caller before dropping them).
-        prefetch: slots in the ring, allocated once: batches produced ahead plus the ones you
-            still hold (a ``for`` loop holds one while it asks for the next, hence at least 2).
-            2..``textfeed.loader.MAX_PREFETCH`` (64).
-        threads: embedded mode's worker threads: None or 0 for one per core, else
+        profile: :class:`textfeed.Profile`, the public pipeline whose recipe is the default:
+            ``"upstage"`` (Upstage/boostcamp baseline), ``"sakura"`` (SakuraRiven/EAST), ``"bc7"``
+            (the 7th-generation boostcamp baseline: upstage with albumentations 1.4.12
+            ``ColorJitter()``) or ``"db"`` (PaddleOCR's DB detection chain: batches ``(image,
+            threshold_map, threshold_mask, shrink_map, shrink_mask)``).
+        recipe: :class:`textfeed.Recipe`, the augmentation options changed from the profile's
+            (None: the profile's recipe).
+        reader: :class:`textfeed.ReaderOptions`, the dataset readers' options changed from the
+            profile's (a Source's own go over them).
+        sampler: :class:`textfeed.SamplerOptions`: seed, rank, world_size, shuffle, drop_last,
+            epoch_size (None: seed 0, the shard of ``torch.distributed``, shuffled).
+        output: :class:`textfeed.OutputOptions`: dtype, pin_memory, prefetch, return_polygons,
+            payload (None: float32 images in 4 pinned slots).
+        mode: :class:`textfeed.Mode`: ``"train"`` (augmented crops and targets) or ``"eval"``: no
+            random augmentation, the profile's inference preprocessing (upstage: long side resized
+            to ``image_size``, padded at the bottom and right to ``image_size`` square, ImageNet
+            normalization; sakura: each side floored to a multiple of 32, placed at the top left of
+            an ``image_size`` square canvas; db: PaddleOCR's ``DetResizeForTest``, longer side
+            limited to ``image_size``, sides rounded to multiples of 32, image_size a multiple of
+            32, top left on a black square, BGR planes), dataset order, every sample exactly once
+            over the ranks (the later ranks may get one sample fewer, so ``len()`` may differ by
+            one between ranks; shuffle and drop_last are ignored). Every profile needs
+            ``image_size`` (the canvas side). Eval batches hold the image only, and per sample
+            ``image_ids``, ``original_sizes``, ``scales``, ``polygons``, ``ignore`` and
+            ``missing`` (docs/design.md "Evaluation batches").
+        threads: this process's worker threads: None or 0 for one per core, else
             1..``textfeed._core.MAX_WORKER_THREADS`` (1024; the bound of every textfeed command).
         on_bad_sample: :class:`textfeed.OnBadSample`, what a sample that cannot be used does.
             Training: ``"skip"`` (the default: write a deterministic replacement, report it in
             ``errors``) or ``"fail"``. Eval never replaces an image: ``"fail"`` (the default: the
             Loader refuses to start when an image cannot be placed on the canvas (sakura, whose
             scan also finds files that cannot be read), and a batch raises at an image that cannot
-            be read) or ``"report"`` (the row is left blank and
-            marked in ``Batch.missing``, with its image id, words and reason, so that a metric can
-            count its words as missed).
-        transport: remote mode, :class:`textfeed.Transport`: ``"auto"`` (shared memory when the daemon offers it: its ipc://
-            endpoint; frames over tcp), ``"shm"`` (insist), ``"frames"``.
-        timeout: seconds to wait for the daemon's first answer.
-        daemon_timeout, reconnect_timeout: seconds of silence after which the daemon is gone, and
-            how long to try to reconnect (resuming at the first batch not delivered). Every timeout
-            is a finite number of seconds > 0 and at most a day (86400).
-        curve_server_key, curve_client_key: key files for a tcp daemon with CURVE (``textfeed keygen``).
-        image_size, crop_size, map_scale, **options: augmentation options changed from the profile
-            (``textfeed._core.option_names()`` lists them; unknown names raise TypeError). The
-            colour ranges take a ``(lo, hi)`` pair or one number: ``brightness=(0.8, 1.0)``.
-        ignore_text, ignore_tags, poly_policy, ignore_under_area, images_dir, illegibility, split, format:
-            the dataset reader's options; None keeps the default. ignore_text (:class:`textfeed.IgnoreText`):
-            ``"substring"`` (a ``###`` anywhere marks an ICDAR word ignored, the default) or
-            ``"exact"``; ignore_tags: UFO words with any of these tags are background (default
-            ``["masked", "excluded-region", "maintable", "stamp"]``, at most 256); poly_policy
-            (:class:`textfeed.PolyPolicy`): a UFO word of more than 4 points is ``"skip"``-ped
-            (the default), replaced by its ``"minrect"``, or that with label 0 (``"mask-ignore"``);
-            ignore_under_area: UFO words below this hull area (px², 0..1e12) are ignored, 0 = off;
-            images_dir: the images folder below the dataset root (relative, default
-            ``"images"``; a UFO json looks in ``img/<split>/`` first); illegibility
-            (:class:`textfeed.Illegibility`): a UFO word marked illegible is ``"ignore"``-d
-            (label 0, the default) or the flag is not read and every word is ``"valid"``;
-            split: the annotation file a dataset folder reads, ``ufo/<split>.json`` or every
-            ``<x>_receipt/ufo/<split>.json`` merged (default ``"train"``; e.g. ``"val"``); format
-            (:class:`textfeed.ReaderFormat`): the annotation format, ``"auto"`` (detected, the
-            default), ``"icdar15"``, ``"ufo"``, ``"totaltext"``, ``"ctw1500"``, ``"paddle"``
-            (PaddleOCR label file) or ``"mmocr"`` (docs/dataset_layouts.md). A daemon
-            reads its datasets with the options it was started with and refuses others.
-        mode: :class:`textfeed.Mode`: ``"train"`` (augmented crops and targets) or ``"eval"``: no
-            random augmentation, the profile's inference preprocessing (upstage: long side resized
-            to ``image_size``, padded at the bottom and right to ``image_size`` square, ImageNet
-            normalization; sakura: each side floored to a multiple of 32, placed at the top left of
-            an ``image_size`` square canvas), dataset order, every sample exactly once over the
-            ranks (the later ranks may get one sample fewer, so ``len()`` may differ by one between
-            ranks; shuffle and drop_last are ignored). db: PaddleOCR's ``DetResizeForTest``
-            (longer side limited to ``image_size``, sides rounded to multiples of 32; image_size a
-            multiple of 32), top left on a black square, BGR planes. Every profile needs
-            ``image_size`` (the canvas side). Eval batches hold the image only, and per sample
-            ``image_ids``, ``original_sizes``, ``scales``, ``polygons`` and ``ignore``, and
-            ``missing`` (docs/design.md "Evaluation batches"). No image is ever replaced in eval
-            (see ``on_bad_sample``).
-        return_polygons: training mode: each batch also carries every sample's polygons after the
-            augmentation, in crop pixels (``polygons``, ``ignore``).
-        local_threads: with an endpoint, this process's own worker threads as one more
-            producer (1..MAX_WORKER_THREADS); None: none. They read ``local_dataset`` (what
-            ``dataset`` takes in embedded mode; default: the daemons' dataset names taken as
-            paths), which must be the daemons' dataset (its fingerprint is checked).
-        stall_timeout: with several producers, seconds a daemon may hold the batch the training
-            waits for before it is taken for lost (its batches go to the others) though it still
-            answers.
-        payload: with an endpoint, ``"full"`` or ``"compact"``: the daemons send each
-            batch's warped uint8 crops (before the colour jitter), colour draws and words, and this
-            process's producer threads run the colour jitter, the normalization and the targets
-            (about a quarter of the bytes on the network for upstage; the same batches, byte for
-            byte; training with an EAST profile, as frames).
-        curve_server_key with a list of endpoints: one file for every tcp endpoint (the one
-            endpoint's whatever it is), or a list with one per endpoint (None for a daemon without
-            CURVE).
+            be read) or ``"report"`` (the row is left blank and marked in ``Batch.missing``, with
+            its image id, words and reason, so that a metric can count its words as missed).
+        endpoint: ``textfeed serve``'s endpoint (``ipc:///tmp/textfeed.sock``, ``tcp://host:port``);
+            None runs the pipeline in this process. A list of endpoints feeds this rank from all of
+            those daemons at once (and from ``daemon.local_threads``): each batch is made by
+            whichever has room, and delivered in order; a daemon that dies or stalls has its batches
+            made by the others, and rejoins when it comes back (docs/design.md "Several
+            producers"). One endpoint is the list of one: ``"x"`` and ``["x"]`` are the same feed.
+            ``output.prefetch`` is per producer; the ring holds ``prefetch * producers + 1`` slots,
+            and ``prefetch`` more with several producers.
+        daemon: :class:`textfeed.DaemonOptions`, how the daemons' batches come: transport,
+            timeouts, CURVE keys, this process's own threads beside them.
+
+    The keywords of earlier versions (``seed=``, ``crop_size=``, ``prefetch=``, ``format=``, ...)
+    still work, each with a DeprecationWarning naming its place in the typed options; giving one
+    together with the object that holds it is an error.
 
     Iteration: ``iter(loader)`` runs one epoch from the position (see :meth:`set_epoch`). One
     iteration runs at a time: a new ``iter()`` supersedes the previous iterator, which raises
@@ -467,8 +404,12 @@ class Loader:
     What a DataLoader has, read-only: ``batch_size``, ``drop_last``, ``sampler`` (``set_epoch(e)``
     is :meth:`set_epoch`; ``len()`` the samples this rank gets per epoch, as DistributedSampler's)
     and ``dataset`` (``len()`` its samples, every source's; its repr names them). DataLoader's
-    ``num_workers=`` and ``prefetch_factor=`` are refused with the Loader's keyword (``threads=``,
-    ``prefetch=``), and a misspelt keyword with the nearest ones.
+    ``num_workers=`` and ``prefetch_factor=`` are refused with the Loader's own spelling
+    (``threads=``, ``OutputOptions(prefetch=)``), and a misspelt keyword with the nearest ones.
+
+    Threads: the first Loader of a process makes its thread settings (OpenCV's own threads off,
+    so that the pipeline's pool owns the cores) and keeps them until the process exits; importing
+    textfeed changes no process-wide setting.
 
     Log lines: what the C++ side says (where a dataset's images are, records a reader left out, a
     daemon lost and back) goes to ``logging.getLogger("textfeed")`` at its level, so the script's
@@ -477,76 +418,46 @@ class Loader:
     at the Loader's next call (while it waits for a batch, within 100 ms).
     """
 
-    def __init__(self, endpoint: Optional[str] = None, *, dataset: Any, batch_size: int,
-                 profile: Any = "upstage", seed: int = 0, rank: Optional[int] = None,
-                 world_size: Optional[int] = None, shuffle: bool = True, drop_last: bool = False,
-                 dtype: Any = "float32", pin_memory: bool = True, prefetch: int = 4,
-                 threads: Optional[int] = None, on_bad_sample: Any = None, transport: Any = "auto",
-                 timeout: float = 10.0, daemon_timeout: float = 10.0, reconnect_timeout: float = 60.0,
-                 curve_server_key: Optional[Any] = None, curve_client_key: Optional[Any] = None,
-                 image_size: Optional[int] = None, crop_size: Optional[int] = None,
-                 map_scale: Optional[float] = None, ignore_text: Any = None,
-                 ignore_tags: Optional[Iterable[str]] = None, poly_policy: Any = None,
-                 ignore_under_area: Optional[float] = None, images_dir: Optional[str] = None,
-                 illegibility: Any = None, split: Optional[str] = None, format: Any = None,
-                 epoch_size: Optional[int] = None,
-                 mode: Any = "train", return_polygons: bool = False, local_threads: Optional[int] = None,
-                 local_dataset: Any = None, stall_timeout: float = 30.0, payload: str = "full",
-                 **options: Any) -> None:
+    def __init__(self, dataset: DatasetArg, batch_size: int, *, profile: Union[_core.Profile, str] = "upstage",
+                 recipe: Optional[Recipe] = None, reader: Optional[ReaderOptions] = None,
+                 sampler: Optional[SamplerOptions] = None, output: Optional[OutputOptions] = None,
+                 mode: Union[_core.Mode, str] = "train", threads: Optional[int] = None,
+                 on_bad_sample: Union[_core.OnBadSample, str, None] = None,
+                 endpoint: Union[str, Sequence[str], None] = None, daemon: Optional[DaemonOptions] = None,
+                 **deprecated: Any) -> None:
         # First: close() and __del__ work on a Loader whose __init__ raised.
         self._pid = os.getpid()
         self._feed: Optional[Any] = None
         self._pinned = False
         self._said_missing: set = set()  # eval rows reported missing that were logged
+        typed = _dataloader.typed_options(dict(recipe=recipe, reader=reader, sampler=sampler, output=output,
+                                               daemon=daemon), deprecated, stacklevel=4)
         endpoint = _endpoints(endpoint)
-        if endpoint is None and (local_threads is not None or local_dataset is not None):
-            raise errors.InvalidArgumentError("local_threads and local_dataset go with an endpoint: this "
-                                              "process's threads as one more producer beside the daemons")
-        payload = _args.choice("payload", payload, _PAYLOADS)
-        if endpoint is None and payload != "full":
-            raise errors.InvalidArgumentError("payload='compact' goes with an endpoint: the daemons send it")
-        if local_dataset is not None and local_threads is None:
-            raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
-        common = _pipeline_arguments(batch_size=batch_size, profile=profile, seed=seed, rank=rank,
-                                     world_size=world_size, shuffle=shuffle, drop_last=drop_last, dtype=dtype,
-                                     prefetch=prefetch, on_bad_sample=on_bad_sample, mode=mode,
-                                     return_polygons=return_polygons)
-        overrides = _augment_overrides(image_size, crop_size, map_scale, options)
-        reader = dict(ignore_text=ignore_text, ignore_tags=ignore_tags, poly_policy=poly_policy,
-                      ignore_under_area=ignore_under_area, images_dir=images_dir, illegibility=illegibility,
-                      split=split, format=format)
-        pin_memory = _args.boolean("pin_memory", pin_memory)
+        _check_daemon_use(endpoint, typed.daemon, typed.output)
+        setup = self._setup(batch_size, profile, mode, on_bad_sample, typed)
         if endpoint is None:
             _dataloader.refuse_endpoint_as_dataset(dataset)
         # Each argument is checked whichever mode uses it: a wrong one is wrong in both.
-        sources, weighted = source_specs(dataset, common["profile"], reader,
+        sources, weighted = source_specs(dataset, setup.profile, typed.reader,
                                          _args.path if endpoint is None else _args.text)
-        common["epoch_size"] = _args.integer("epoch_size", 0 if epoch_size is None else epoch_size, 0,
-                                             _core.MAX_EPOCH_SIZE)
-        if epoch_size is not None and not weighted:
+        if typed.sampler.epoch_size is not None and not weighted:
             raise errors.InvalidArgumentError("epoch_size applies to weighted sources (Source(path, weight=...)); "
                                               "without weights an epoch is every sample once")
-        threads = _thread_count(threads)
+        thread_count = _thread_count(threads)
         # One endpoint is a list of one: the same feed either way. Checked in embedded mode too.
         endpoints = [] if endpoint is None else [endpoint] if isinstance(endpoint, str) else endpoint
-        opener = _multi_opener(endpoints, transport, timeout, daemon_timeout, reconnect_timeout, stall_timeout,
-                               curve_server_key, curve_client_key, local_threads, payload)
+        opener = _multi_opener(endpoints, typed.daemon, typed.output.payload)
+        rank, world_size = setup.rank, setup.world_size
+        spec = _pipeline_spec(sources, setup)
         if endpoint is None:
-            opener = functools.partial(_core.open_embedded, threads=threads)
-        common["rank"], common["world_size"] = _shard(common["rank"], common["world_size"])
-        spec = _pipeline_spec(sources, common, overrides)
-        if endpoint is not None:
-            # The local threads read paths: local_dataset, or the daemons' dataset names taken as paths.
-            local_spec = None
-            if local_threads is not None:
-                local, _ = source_specs(dataset if local_dataset is None else local_dataset, common["profile"],
-                                        reader, _args.path)
-                local_spec = _pipeline_spec(local, common, overrides)
-            opener = functools.partial(opener, local_spec=local_spec)
-        self._seed, self._batch_size = common["seed"], common["batch_size"]
-        self._rank, self._world_size = common["rank"], common["world_size"]
-        self._shuffle, self._drop_last = common["shuffle"], common["drop_last"]
-        self._profile = common["profile"].text  # a state_dict() names it as text
+            opener = functools.partial(_core.open_embedded, threads=thread_count)
+        else:
+            opener = functools.partial(opener, local_spec=self._local_spec(dataset, typed, setup),
+                                       client_name=f"{socket.gethostname()} pid {os.getpid()} rank {rank}/{world_size}")
+        self._profile = setup.profile
+        self._seed, self._batch_size = setup.sampler.seed, setup.batch_size
+        self._rank, self._world_size = rank, world_size
+        self._shuffle, self._drop_last = setup.sampler.shuffle, setup.sampler.drop_last
         self._endpoint = endpoint
         self._resume: Tuple[int, List[Any]] = (0, [])  # the elastic resume the feed was opened with
         self._epoch, self._next = 0, 0  # position: batch `_next` of epoch `_epoch` comes next
@@ -555,12 +466,33 @@ class Loader:
         self._loaded_position: Optional[Tuple[int, int]] = None
         self._generation = 0  # of the newest iterator; an older one raises when advanced
         self._superseded_by = ""  # what ended the iterators before the newest, for their message
-        if endpoint is not None:
-            opener = functools.partial(opener, client_name=f"{socket.gethostname()} pid {os.getpid()} rank "
-                                                           f"{self._rank}/{self._world_size}")
-        self._spec, self._prefetch, self._pin_memory = spec, common["prefetch"], pin_memory
-        self._opener = functools.partial(opener, prefetch=common["prefetch"])
+        self._spec, self._prefetch, self._pin_memory = spec, setup.output.prefetch, setup.output.pin_memory
+        self._opener = functools.partial(opener, prefetch=setup.output.prefetch)
         self._open(0)
+
+    @staticmethod
+    def _setup(batch_size: Any, profile: Any, mode: Any, on_bad_sample: Any,
+               typed: _dataloader.TypedOptions) -> _Setup:
+        """The arguments every feed is opened with, checked; enums as _core's members. No
+        on_bad_sample: the mode's default (eval: fail, training: skip)."""
+        mode = _args.enum("mode", mode, _core.Mode)
+        on_bad = _core.default_on_bad_sample(mode) if on_bad_sample is None else \
+            _args.enum("on_bad_sample", on_bad_sample, _core.OnBadSample)
+        profile = _args.enum("profile", profile, _core.Profile)
+        batch_size = _args.integer("batch_size", batch_size, 1, MAX_BATCH_SIZE)
+        rank, world_size = _shard(typed.sampler.rank, typed.sampler.world_size)
+        return _Setup(profile=profile, mode=mode, on_bad_sample=on_bad, batch_size=batch_size, rank=rank,
+                      world_size=world_size, recipe=typed.recipe, sampler=typed.sampler, output=typed.output)
+
+    @staticmethod
+    def _local_spec(dataset: Any, typed: _dataloader.TypedOptions, setup: _Setup) -> Optional[_core.PipelineSpec]:
+        """With local_threads: the spec of this process's own producer, which reads paths
+        (local_dataset, or the daemons' dataset names taken as paths)."""
+        if typed.daemon.local_threads is None:
+            return None
+        local = dataset if typed.daemon.local_dataset is None else typed.daemon.local_dataset
+        sources, _ = source_specs(local, setup.profile, typed.reader, _args.path)
+        return _pipeline_spec(sources, setup)
 
     def _open(self, epoch: int) -> None:
         """Opens the feed of self._spec at the start of ``epoch``, and takes its layout."""
@@ -572,14 +504,13 @@ class Loader:
         layout = feed.layout()
         # Per tensor: dtype, elements per row, byte offset in the slot, shape of a row.
         self._views = []
-        self._names = tuple(str(t[0]) for t in layout["tensors"])
-        for name, dtype, shape, offset, sample_bytes in layout["tensors"]:
-            torch_dtype = _DTYPES[dtype]
-            per_row = sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
-            row = tuple(shape[1:])
-            if self._profile == "db" and name != "image" and row[0] == 1:
-                row = row[1:]  # PaddleOCR's maps are [B, H, W]: a [B, 1, H, W] map would broadcast in its loss
-            self._views.append((torch_dtype, per_row, offset, row))
+        tensors: List[_core.TensorDesc] = layout["tensors"]
+        self._names = tuple(t.name for t in tensors)
+        for i, t in enumerate(tensors):
+            torch_dtype = _DTYPES[t.dtype]
+            per_row = t.sample_bytes // torch.empty((), dtype=torch_dtype).element_size()
+            row = _target_row_shape(t.shape, self._profile, is_image=i == 0)
+            self._views.append((torch_dtype, per_row, t.offset_bytes, row))
         self._batches_per_epoch = int(layout["batches_per_epoch"])
         resumed = layout.get("resumed_batches")
         self._resumed_batches = None if resumed is None else int(resumed)
@@ -667,7 +598,7 @@ class Loader:
         resume = self._resume[1] if self._resume[1] and self._epoch == self._resume[0] else []
         return {"version": _STATE_VERSION, "epoch": self._epoch, "batch": self._next, "seed": self._seed,
                 "batch_size": self._batch_size, "rank": self._rank, "world_size": self._world_size,
-                "shuffle": self._shuffle, "drop_last": self._drop_last, "profile": self._profile,
+                "shuffle": self._shuffle, "drop_last": self._drop_last, "profile": self._profile.text,
                 "epoch_size": self._spec.sampler.epoch_size or None, "mode": self._spec.mode.text,
                 "dataset_size": self._dataset_size, "dataset_fingerprint": self._fingerprint,
                 "resume": [[w, b, list(k)] for w, b, k in resume]}
@@ -894,7 +825,8 @@ class Loader:
                 got = feed.next(_WAIT_SLICE_MS)
             finally:
                 _log.flush()  # what C++ said meanwhile (a daemon lost, then back), one wait slice late at most
-        lease, epoch, index, indices, errs, samples, polygons = got
+        lease, epoch, index, indices = got.lease, got.epoch, got.batch, got.indices
+        errs, samples, polygons = got.errors, got.samples, got.invalid_polygons
         del got  # the lease alone holds the slot now
         rows = len(indices)
         try:
@@ -910,17 +842,17 @@ class Loader:
         starts = self._source_starts
         batch.sources = [bisect.bisect_right(starts, i) - 1 for i in batch.indices]
         batch.source_indices = [i - starts[s] for i, s in zip(batch.indices, batch.sources)]
-        batch.errors = [SampleError(*e) for e in errs]
+        batch.errors = [SampleError(e.index, e.replaced_by, e.code, e.message) for e in errs]
         lost = {e.index for e in batch.errors if e.replaced_by == e.index}
         batch.missing = [i in lost for i in batch.indices]
         batch.invalid_polygons = polygons
         batch.image_ids = batch.original_sizes = batch.scales = batch.polygons = batch.ignore = None
         if samples is not None:
-            batch.image_ids = [s[0] for s in samples]
-            batch.original_sizes = [s[1] for s in samples]
-            batch.scales = [s[2] for s in samples]
-            batch.polygons = [s[3] for s in samples]
-            batch.ignore = [s[4] for s in samples]
+            batch.image_ids = [s.image_id for s in samples]
+            batch.original_sizes = [s.original_size for s in samples]
+            batch.scales = [s.scale for s in samples]
+            batch.polygons = [s.polygons for s in samples]
+            batch.ignore = [s.ignore for s in samples]
         for e in batch.errors:
             if e.replaced_by != e.index:
                 logger.warning("textfeed: sample %d replaced by %d in epoch %d batch %d: %s", e.index,
@@ -930,3 +862,9 @@ class Loader:
                 logger.warning("textfeed: sample %d missing from epoch %d batch %d (its row is blank, "
                                "Batch.missing marks it): %s", e.index, epoch, index, e.message)
         return batch
+
+
+# help(), pydoc and inspect show the signature of __init__, which the metaclass's __call__ (which
+# takes *args, **kwargs to recognise the endpoint given first) would otherwise hide.
+setattr(Loader, "__signature__", inspect.signature(Loader.__init__).replace(
+    parameters=list(inspect.signature(Loader.__init__).parameters.values())[1:]))

@@ -9,6 +9,8 @@ pipelines (tests/golden, examples/) and to replay what happened to one sample.
   db_map_keypoints(points, w, h, flip=, angle_deg=, resize=)                 -> imgaug's keypoint mapping
   db_sample_params(image_w, image_h, polys, ignore_tags, seed, epoch, index) -> the DB geometry plan
   sample_params(...), warp_crop(...), photometric(...)                       -> per-sample steps
+  mmocr_targets(family, polys, ignored, img_shape)                           -> mmocr's targets of
+      pse, pan, fce, textsnake or db_mmocr for one image, as its module losses build them
 
 Every argument is checked (a wrong type raises errors.ArgumentTypeError), then the extension's
 function runs. A training loop needs none of them: textfeed.Loader runs the whole chain.
@@ -17,6 +19,7 @@ function runs. A training loop needs none of them: textfeed.Loader runs the whol
 from . import _core
 from ._checked import db_targets, east_targets, find_min_rect_angle, shrink_poly, typed
 from ._db import db_map_keypoints, db_sample_params, replay_db_crop
+from ._mmocr import mmocr_targets
 
 photometric = typed(_core.photometric)
 replay_geometry = typed(_core.replay_geometry)
@@ -30,6 +33,7 @@ __all__ = [
     "db_targets",
     "east_targets",
     "find_min_rect_angle",
+    "mmocr_targets",
     "photometric",
     "replay_db_crop",
     "replay_geometry",

@@ -7,6 +7,7 @@ from ._checked import shrink_poly as shrink_poly
 from ._db import db_map_keypoints as db_map_keypoints
 from ._db import db_sample_params as db_sample_params
 from ._db import replay_db_crop as replay_db_crop
+from ._mmocr import mmocr_targets as mmocr_targets
 from ._core import photometric as photometric
 from ._core import replay_geometry as replay_geometry
 from ._core import sample_params as sample_params
@@ -18,6 +19,7 @@ __all__ = [
     "db_targets",
     "east_targets",
     "find_min_rect_angle",
+    "mmocr_targets",
     "photometric",
     "replay_db_crop",
     "replay_geometry",

@@ -5,7 +5,7 @@
 #include "base/version.h"
 #include "client/embedded_feed.h"
 #include "client/remote_feed.h"
-#include "loader/source.h"
+#include "loader/sources/source.h"
 
 int main(int argc, char** argv) {
   std::printf("textfeed %s\n", textfeed::kVersion);

@@ -6,8 +6,8 @@
 #include <memory>
 #include <thread>
 
-#include "loader/source.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/worker_pool.h"
+#include "loader/sources/source.h"
 #include "tests/transport/fake_clock.h"
 #include "tests/transport/wait.h"
 #include "transport/connection.h"

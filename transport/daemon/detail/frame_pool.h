@@ -12,7 +12,7 @@
 #include <zmq.hpp>
 
 #include "base/wakeup.h"
-#include "loader/batch_stream.h"
+#include "loader/pipeline/batch_stream.h"
 #include "transport/wire.h"
 
 namespace textfeed::transport::internal {

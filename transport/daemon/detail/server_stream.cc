@@ -5,7 +5,7 @@
 
 #include "augment/profile.h"
 #include "base/log.h"
-#include "loader/compact_expander.h"
+#include "loader/pipeline/compact_expander.h"
 #include "transport/daemon/options.h"
 
 namespace textfeed::transport::internal {
@@ -81,9 +81,9 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(
           "batch written in place already");
     TF_RETURN_IF_ERROR(loader::compact_supported(spec));
   }
-  const uint64_t buffer_bytes = compact ? loader::compact_row_bytes(layout.crop_size) *
-                                              static_cast<uint64_t>(layout.batch_size)
-                                        : layout.slot_bytes;
+  const uint64_t buffer_bytes =
+      compact ? compact_row_bytes(layout.crop_size) * static_cast<uint64_t>(layout.batch_size)
+              : layout.slot_bytes;
   std::unique_ptr<StreamSlots> slots =
       o.transport == Transport::kFrames
           ? make_frame_slots(config.id, buffer_bytes,
@@ -102,8 +102,8 @@ Result<std::unique_ptr<ServerStream>> ServerStream::create(
   const EpochLengths lengths = pipeline->sampler().epoch_lengths();
   loader::WorkerPool* workers = &pool;
   loader::BatchStream::CancellableFill fill =
-      [shared = s->pipeline_, workers](uint64_t e, uint64_t b, uint8_t* crops,
-                                       loader::BatchInfo& info, const loader::CancelToken& cancel) {
+      [shared = s->pipeline_, workers](uint64_t e, uint64_t b, uint8_t* crops, BatchInfo& info,
+                                       const loader::CancelToken& cancel) {
         return shared->fill_compact(e, b, crops, info, *workers, &cancel);
       };
   s->batches_ = std::make_unique<loader::BatchStream>(std::move(fill), lengths, pool, epoch, start,
@@ -177,7 +177,7 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
   }
   const size_t rows = r->info.indices.size();
   size_t words = 0;
-  for (const loader::CompactRow& row : r->info.compact) words += row.labels.size();
+  for (const CompactRow& row : r->info.compact) words += row.labels.size();
   if (words > kMaxCompactWords) {
     out.error = Status::invalid_argument(
         "epoch " + std::to_string(r->info.epoch) + " batch " + std::to_string(r->info.batch) +
@@ -187,19 +187,11 @@ std::optional<Outgoing> ServerStream::next_outgoing(std::chrono::steady_clock::t
     return out;
   }
   BatchHeader& h = out.header;
+  static_cast<BatchInfo&>(h) = std::move(r->info);  // the fill's metadata is the message's
   h.stream_id = config_.id;
-  h.epoch = r->info.epoch;
-  h.batch = r->info.batch;
-  h.tensors =
-      compact_bytes_ > 0
-          ? std::vector<TensorDesc>{loader::compact_tensor(rows, pipeline_->layout().crop_size)}
-          : descriptors(pipeline_->layout(), rows);
-  h.compact = std::move(r->info.compact);
-  h.indices = std::move(r->info.indices);
-  for (auto& e : r->info.errors)
-    h.errors.push_back({e.index, e.replaced_by, e.code, std::move(e.message)});
-  h.samples = std::move(r->info.samples);
-  h.polygons = r->info.polygons;
+  h.tensors = compact_bytes_ > 0
+                  ? std::vector<TensorDesc>{compact_tensor(rows, pipeline_->layout().crop_size)}
+                  : descriptors(pipeline_->layout(), rows);
   out.payload = slots_->deliver(r->slot.id, h);
   // An assigned stream's batches come in the client's order: it knows where its epochs end.
   out.end_of_epoch =

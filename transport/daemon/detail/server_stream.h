@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "loader/batch_stream.h"
-#include "loader/pipeline.h"
-#include "loader/worker_pool.h"
+#include "loader/pipeline/batch_stream.h"
+#include "loader/pipeline/pipeline.h"
+#include "loader/pipeline/worker_pool.h"
 #include "transport/daemon/detail/stream_slots.h"
 #include "transport/shm.h"
 #include "transport/wire.h"

@@ -12,7 +12,7 @@
 
 #include "base/file.h"
 #include "base/wakeup.h"
-#include "loader/batch_stream.h"
+#include "loader/pipeline/batch_stream.h"
 #include "transport/shm.h"
 #include "transport/wire.h"
 

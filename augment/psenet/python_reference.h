@@ -1,0 +1,13 @@
+// PSENet's Python reference binding (textfeed.reference.mmocr_targets("pse", ...)). Compiled into
+// the Python module only (client/python/CMakeLists.txt).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace textfeed::python {
+
+// Defines _core.mmocr_pse_targets(polys_xy, npts, ignored, img_hw) on `m`
+// (augment/psenet/targets.h).
+void register_pse_reference(pybind11::module_& m);
+
+}  // namespace textfeed::python
