@@ -164,6 +164,11 @@ Status check_list(std::string_view what, std::string_view name,
   for (const std::string& v : values) {
     if (v.find('\0') != std::string::npos)
       return Status::invalid_argument(field + " has a name with a NUL byte");
+    // The list's text form ("a,b"; "" for none) must give it back: no empty name, no comma.
+    if (v.empty()) return Status::invalid_argument(field + " has an empty name");
+    if (v.find(',') != std::string::npos)
+      return Status::invalid_argument(field + " has the name '" + v +
+                                      "', which holds a comma (the list's separator)");
     if (rule) TF_RETURN_IF_ERROR(rule(name, v));
   }
   return Status();

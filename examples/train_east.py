@@ -127,20 +127,22 @@ class MemoryWatch:
 def textfeed_batches(args: argparse.Namespace, overrides: Dict[str, float]) -> Iterator[Sequence[torch.Tensor]]:
     import textfeed
 
-    keys = {}
-    if args.curve_server_key or args.curve_client_key:
-        keys = dict(curve_server_key=args.curve_server_key, curve_client_key=args.curve_client_key)
     endpoint = args.endpoint
-    several = {}
+    payload = "full"
+    daemon = textfeed.DaemonOptions(curve_server_key=args.curve_server_key,
+                                    curve_client_key=args.curve_client_key)
     if endpoint and "," in endpoint or args.payload != "full" or args.local_threads:
         # Several daemons (and this process's threads) feed this rank at once.
         endpoint = [e for e in (endpoint or "").split(",") if e]
-        several = dict(payload=args.payload)
+        payload = args.payload
         if args.local_threads:
-            several.update(local_threads=args.local_threads, local_dataset=args.local_dataset)
-    loader = textfeed.Loader(endpoint, dataset=args.dataset, batch_size=args.batch_size,
-                             profile=args.profile, seed=args.seed, threads=args.threads,
-                             pin_memory=args.device == "cuda", **keys, **several, **overrides)
+            daemon = textfeed.DaemonOptions(curve_server_key=args.curve_server_key,
+                                            curve_client_key=args.curve_client_key,
+                                            local_threads=args.local_threads, local_dataset=args.local_dataset)
+    loader = textfeed.Loader(args.dataset, args.batch_size, profile=args.profile, threads=args.threads,
+                             recipe=textfeed.Recipe(**overrides), sampler=textfeed.SamplerOptions(seed=args.seed),
+                             output=textfeed.OutputOptions(pin_memory=args.device == "cuda", payload=payload),
+                             endpoint=endpoint or None, daemon=daemon if endpoint else None)
     with loader:
         for epoch in range(10 ** 9):
             loader.set_epoch(epoch)

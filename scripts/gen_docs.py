@@ -453,7 +453,9 @@ profile's value (docs/python.md lists each profile's). The attributes are the ro
 table (``textfeed._core.recipe_fields()``), each checked against its row's bound when the Recipe is
 made, with the message every edge gives (the CLI's ``--set``, the wire); the rules between two
 attributes (cut_low <= cut_high, ...) are checked with the profile's values when a Loader is made.
-The image tensor's dtype is :class:`OutputOptions`' (``dtype``)."""
+The image tensor's dtype is :class:`OutputOptions`' (``dtype``). An attribute takes its typed value,
+never the text the CLI's ``--set`` parses: ``brightness=(0.8, 1.2)``, not ``"0.8,1.2"`` (refused);
+the Loader's keywords of before still take that text (``Loader(..., brightness="0.8,1.2")``)."""
 
 READER_INTRO = """The dataset readers' options. An attribute left None is the profile's value (docs/python.md
 lists each profile's). The attributes are the rows of the C++ field table

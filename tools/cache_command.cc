@@ -130,7 +130,8 @@ std::string exact(double v) {
   return buf;
 }
 
-// The arguments of `python3 -m textfeed.dask build` that make the build of `a`.
+// The arguments of `python3 -m textfeed.dask build` that make the build of `a`: each flag and its
+// value as one word "--flag=value", so that a value starting with '-' stays a value.
 std::vector<std::string> dask_module_args(const BuildArgs& a) {
   std::vector<std::string> args = {"-m", "textfeed.dask", "build"};
   const std::pair<const char*, std::string> always[] = {
@@ -138,10 +139,10 @@ std::vector<std::string> dask_module_args(const BuildArgs& a) {
       {"--dataset", a.dataset},       {"--out", a.out},
       {"--profile", a.profile},       {"--codec", a.codec},
       {"--max-bad", exact(a.max_bad)}};
-  for (const auto& [flag, value] : always) args.insert(args.end(), {flag, value});
-  if (a.codec == "jpeg") args.insert(args.end(), {"--quality", std::to_string(a.quality)});
-  if (a.image_size_given) args.insert(args.end(), {"--image-size", std::to_string(a.image_size)});
-  if (a.threads != 0) args.insert(args.end(), {"--threads", std::to_string(a.threads)});
+  for (const auto& [flag, value] : always) args.push_back(std::string(flag) + "=" + value);
+  if (a.codec == "jpeg") args.push_back("--quality=" + std::to_string(a.quality));
+  if (a.image_size_given) args.push_back("--image-size=" + std::to_string(a.image_size));
+  if (a.threads != 0) args.push_back("--threads=" + std::to_string(a.threads));
   // The reader's flags as given (the rows of loader::reader_fields(), which textfeed.dask takes
   // too): a row not given keeps the profile's default on the workers.
   const augment::Profile profile = *augment::parse_profile(a.profile);  // CLI has checked it
@@ -153,15 +154,32 @@ std::vector<std::string> dask_module_args(const BuildArgs& a) {
   return args;
 }
 
-// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell treats
-// specially, else in single quotes, a quote inside as '"'"' (no backslash, which the message's
-// escaping would double).
+// `word` as a POSIX shell (bash, dash's newer releases, zsh) reads it back: as it is when it holds
+// only characters no shell treats specially; in single quotes when printable() leaves it as it is
+// (a quote inside as '"'"'); else (a control byte, a backslash, invalid UTF-8) as $'...' with every
+// byte outside printable ASCII as \xHH.
 std::string shell_word(const std::string& word) {
   constexpr std::string_view kPlain =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%";
   if (!word.empty() && word.find_first_not_of(kPlain) == std::string::npos) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  if (printable(word) == word) {  // printable UTF-8 without a backslash
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+    return quoted + "'";
+  }
+  std::string quoted = "$'";
+  for (unsigned char c : word) {
+    if (c == '\\' || c == '\'') {
+      quoted += '\\';
+      quoted += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      quoted += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      quoted += hex;
+    }
+  }
   return quoted + "'";
 }
 
@@ -178,11 +196,14 @@ constexpr const char* kDaskPython = "/usr/bin/python3";
     fail("cache build", "--dask needs --shards N, 1.." + std::to_string(loader::kMaxShardCount), 2);
   std::string command = kDaskPython;
   for (const std::string& arg : dask_module_args(a)) command += " " + shell_word(arg);
-  fail("cache build",
-       "--dask: this command does not run Python; the Dask build is textfeed.dask's. Run "
-       "instead (textfeed on PYTHONPATH, python3-distributed installed): " +
-           command,
-       2);
+  // The command goes out as it is, on a line of its own: every word is quoted for the shell (no
+  // byte of it can drive a terminal), and printable()'s escapes would change what it reads back.
+  std::fprintf(stderr,
+               "textfeed cache build: --dask: this command does not run Python; the Dask build is "
+               "textfeed.dask's. Run instead (textfeed on PYTHONPATH, python3-distributed "
+               "installed):\n%s\n",
+               command.c_str());
+  throw CLI::RuntimeError(2);
 }
 
 // The longer side of stored pixels that --image-size allows besides 0 (augment::validate's bounds

@@ -122,9 +122,14 @@ void add_bool_flag(CLI::App* cmd, const Field<O>& f, const O& defaults,
   const std::string help =
       negated ? "turns " + std::string(f.name) + " off (on by default): " + std::string(f.doc)
               : std::string(f.doc);
+  // CLI11 counts the flag: +1 per bare use, -1 per "--flag=false" (or =0, =off). The sum's sign is
+  // what the command line says; 0 (as many of each) leaves the row at its default.
   cmd->add_flag_function(
       field_flag(f.name, negated),
-      [store, name = f.name, negated](int64_t) { store(name, negated ? "false" : "true"); }, help);
+      [store, name = f.name, negated](int64_t count) {
+        if (count != 0) store(name, (count > 0) != negated ? "true" : "false");
+      },
+      help);
 }
 
 }  // namespace field_flags_detail
@@ -172,8 +177,10 @@ Status apply_field_texts(O& o, std::span<const Field<O>> table, const FieldTexts
   return Status();
 }
 
-// The flags that give `texts` again ("--flag", "text", ...; a bool row's flag alone, when the text
-// turns its default over), in table order: what a command hands to another it runs.
+// The flags that give `texts` again, in table order: what a command hands to another it runs.
+// Each as one word "--flag=text" (a value that starts with '-' stays a value for any parser), a
+// bool row's flag alone ("--flag", or "--no-flag" for a switch on by default) when the text turns
+// its default over.
 template <class O>
 std::vector<std::string> field_flag_args(std::span<const Field<O>> table, const O& defaults,
                                          const FieldTexts& texts) {
@@ -182,7 +189,7 @@ std::vector<std::string> field_flag_args(std::span<const Field<O>> table, const 
     auto it = texts.find(f.name);
     if (it == texts.end()) continue;
     if (f.kind != FieldKind::kBool) {
-      args.insert(args.end(), {field_flag(f.name, false), it->second});
+      args.push_back(field_flag(f.name, false) + "=" + it->second);
       continue;
     }
     const bool negated = defaults.*f.b;

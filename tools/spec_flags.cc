@@ -46,10 +46,23 @@ void add_reader_flags(CLI::App* cmd, SpecFlags& f) {
       finite);
 }
 
+// The sampler's rows a command line can use: all but epoch_size, which only weighted sources take
+// (PATH@WEIGHT, in process or a daemon's mixture, whose sampler the daemon makes); the commands
+// that take a sampler (bench, pull, show) read one unweighted source.
+std::span<const loader::SamplerField> command_line_sampler_fields() {
+  static const std::vector<loader::SamplerField> rows = [] {
+    std::vector<loader::SamplerField> out;
+    for (const loader::SamplerField& f : loader::sampler_fields())
+      if (f.name != "epoch_size") out.push_back(f);
+    return out;
+  }();
+  return rows;
+}
+
 // A flag per row of loader::sampler_fields(), and the bad-sample policy, the mode and the polygons
 // (kSamplerFlags).
 void add_sampler_flags(CLI::App* cmd, SpecFlags& f) {
-  add_field_flags<loader::SamplerOptions>(cmd, loader::sampler_fields(),
+  add_field_flags<loader::SamplerOptions>(cmd, command_line_sampler_fields(),
                                           {{"", loader::SamplerOptions{}}}, "sampler option",
                                           [&f](std::string_view row, const std::string& text) {
                                             f.sampler_text[std::string(row)] = text;

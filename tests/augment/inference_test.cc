@@ -209,12 +209,22 @@ TEST(InferenceStyleTest, EachProfileEvaluatesWithItsFamilysStyle) {
     EXPECT_FALSE(style.size_rule.empty()) << e.name;
     // A model is scored on the planes it was trained on: the eval planes are the profile's.
     EXPECT_EQ(style.planes, profile_defaults(e.profile).channel_order) << e.name;
+  }
+  // The references' normalizations, pinned: the boostcamp baselines and PaddleOCR use ImageNet's
+  // (PaddleOCR on its BGR planes, with the values in the same order), sakura 0.5 and 0.5.
+  const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f},
+              imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+  const float half[3] = {0.5f, 0.5f, 0.5f};
+  for (Profile p : {Profile::kUpstage, Profile::kBc7, Profile::kSakura, Profile::kDb}) {
     float mean[3], stdev[3];
-    inference_normalization(e.profile, mean, stdev);
+    inference_normalization(p, mean, stdev);
+    const bool imagenet = p != Profile::kSakura;
     for (int c = 0; c < 3; ++c) {
-      EXPECT_EQ(mean[c], style.mean[c]) << e.name;
-      EXPECT_GT(stdev[c], 0.0f) << e.name;
+      EXPECT_EQ(mean[c], imagenet ? imagenet_mean[c] : half[c]) << profile_name(p) << " " << c;
+      EXPECT_EQ(stdev[c], imagenet ? imagenet_std[c] : half[c]) << profile_name(p) << " " << c;
     }
+    EXPECT_EQ(inference_style(p).planes == ChannelOrder::kBgr, p == Profile::kDb)
+        << profile_name(p);
   }
   // Both boostcamp generations infer with the same detect(); sakura and db with their own.
   EXPECT_EQ(&inference_style(Profile::kUpstage), &inference_style(Profile::kBc7));

@@ -139,6 +139,12 @@ TEST(FieldTableTest, ATextListIsCommaSeparatedNamesComparedAsASet) {
   EXPECT_EQ(refusal(o, "tags"), "test option tags has a name with a NUL byte");
   o.tags = {"ok", "a..b"};
   EXPECT_EQ(refusal(o, "tags"), "tags must not hold '..', got 'a..b'");
+  // A list set as a value (the wire, Python) must have a text form that gives it back.
+  o.tags = {"ok", ""};
+  EXPECT_EQ(refusal(o, "tags"), "test option tags has an empty name");
+  o.tags = {"a,b"};
+  EXPECT_EQ(refusal(o, "tags"),
+            "test option tags has the name 'a,b', which holds a comma (the list's separator)");
   EXPECT_EQ(field_kind_name(FieldKind::kTextList), "text_list");
 }
 

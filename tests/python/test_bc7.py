@@ -218,7 +218,7 @@ def test_ranges_as_python_tuples_rebuild_bc7_from_upstage():
     (dict(brightness=(0.8, 1.0, 1.2)), errors.ArgumentTypeError, "brightness must be a (lo, hi) pair"),
     (dict(contrast=("0.8", 1.0)), errors.ArgumentTypeError, "contrast must be a (lo, hi) pair"),
     (dict(saturation=(True, 1.0)), errors.ArgumentTypeError, "saturation must be a (lo, hi) pair"),
-    (dict(hue=(float("nan"), 0.1)), errors.InvalidArgumentError, "hue must be a finite number"),
+    (dict(hue=(float("nan"), 0.1)), errors.InvalidArgumentError, "hue = [nan, 0.1]: need -0.5 <= lo <= hi <= 0.5"),
     (dict(brightness=(1.0, 0.8)), errors.InvalidArgumentError, "lo must not exceed hi"),
     (dict(brightness=-0.1), errors.InvalidArgumentError, "a single number must not be negative"),
     (dict(contrast=(0.0, 11.0)), errors.InvalidArgumentError, "contrast = [0, 11]: need 0 <= lo <= hi <= 10"),

@@ -191,7 +191,7 @@ def test_the_cache_build_command_prints_the_textfeed_dask_command_that_makes_its
                            "--threads", "1"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "this command does not run Python" in proc.stderr and not out.exists()
-    command = shlex.split(proc.stderr.split("installed): ", 1)[1])
+    command = shlex.split(proc.stderr.split("installed):\n", 1)[1])
     assert command[:4] == ["/usr/bin/python3", "-m", "textfeed.dask", "build"]
     env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(textfeed.__file__))}
     built = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
@@ -213,12 +213,13 @@ def test_the_printed_command_carries_every_build_option_exactly(tmp_path):
                            "--ignore-under-area", "0.1", "--restart-rows", "--codec", "jpeg"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
-    words = shlex.split(proc.stderr.split("installed): ", 1)[1])
+    words = shlex.split(proc.stderr.split("installed):\n", 1)[1])
     assert words[:4] == ["/usr/bin/python3", "-m", "textfeed.dask", "build"] and "--restart-rows" in words
-    assert words[words.index("--dataset") + 1] == str(odd)
-    assert words[words.index("--scheduler") + 1] == "tcp://127.0.0.1:1" and words[words.index("--shards") + 1] == "3"
-    assert float(words[words.index("--max-bad") + 1]) == 0.0000004
-    assert float(words[words.index("--ignore-under-area") + 1]) == 0.1
+    values = dict(w.split("=", 1) for w in words[4:] if "=" in w)  # each flag and its value: one word
+    assert values["--dataset"] == str(odd)
+    assert values["--scheduler"] == "tcp://127.0.0.1:1" and values["--shards"] == "3"
+    assert float(values["--max-bad"]) == 0.0000004
+    assert float(values["--ignore-under-area"]) == 0.1
     for args, message in [(["--shards", "2"], "--shards N goes with --dask"),
                           (["--dask", "tcp://127.0.0.1:1"], "--dask needs --shards N"),
                           (["--dask", "tcp://127.0.0.1:1", "--shards", "2", "--shard", "0/2"], "not --shard")]:

@@ -102,7 +102,7 @@ def test_bad_source_lists_are_refused_by_name(kw, error, message):
     ((SAMPLE,), {"weight": float("nan")}, "weight must be a finite number in"),
     ((SAMPLE,), {"weight": "1"}, "weight must be a number"),
     ((SAMPLE,), {"ignore_tags": "x"}, "ignore_tags must be a list"),
-    ((SAMPLE,), {"colour": 1}, "unknown reader option"),
+    ((SAMPLE,), {"colour": 1}, "unexpected keyword argument 'colour'"),
     ((3,), {}, "Source path must be a str"),
 ])
 def test_a_bad_source_is_refused_when_made(args, error, message):

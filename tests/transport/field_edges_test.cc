@@ -110,6 +110,29 @@ Result<D> through_the_wire(const D& o) {
   return out;
 }
 
+// A switch's flag given a value means that value: "--on=false" leaves it off, and "--no-X=false"
+// (a switch on by default) leaves it on.
+TEST(FieldEdgesTest, ASwitchFlagGivenAValueMeansThatValue) {
+  const auto on_after = [](const D& defaults, std::vector<std::string> args) {
+    tools::FieldTexts texts;
+    EXPECT_EQ(cli_refusal<D>(kDummy, defaults, kWhat, std::move(args), &texts), "");
+    D o = defaults;
+    EXPECT_TRUE(tools::apply_field_texts<D>(o, kDummy, texts).ok());
+    return o.on;
+  };
+  const D off_by_default;
+  EXPECT_TRUE(on_after(off_by_default, {"--on"}));
+  EXPECT_TRUE(on_after(off_by_default, {"--on=true"}));
+  EXPECT_FALSE(on_after(off_by_default, {"--on=false"}));
+  EXPECT_FALSE(on_after(off_by_default, {"--on=0"}));
+  EXPECT_FALSE(on_after(off_by_default, {}));
+  D on_by_default;
+  on_by_default.on = true;
+  EXPECT_FALSE(on_after(on_by_default, {"--no-on"}));
+  EXPECT_TRUE(on_after(on_by_default, {"--no-on=false"}));
+  EXPECT_TRUE(on_after(on_by_default, {}));
+}
+
 TEST(FieldEdgesTest, ADummyRowReachesTheCliPythonAndTheWireWithItsBoundEnforcedAtEach) {
   D over;
   over.knob = 11;
@@ -236,10 +259,15 @@ TEST(FieldEdgesTest, FlagsAreTheRowsNamesAndGiveTheirTextsBack) {
   EXPECT_FALSE(o.shuffle);
   EXPECT_EQ(o.batch_size, 4);
   EXPECT_EQ(o.seed, UINT64_MAX);
-  EXPECT_EQ(tools::field_flag_args<loader::SamplerOptions>(loader::sampler_fields(),
-                                                           loader::SamplerOptions{}, texts),
-            (std::vector<std::string>{"--seed", "18446744073709551615", "--batch-size", "4",
-                                      "--no-shuffle"}));
+  EXPECT_EQ(
+      tools::field_flag_args<loader::SamplerOptions>(loader::sampler_fields(),
+                                                     loader::SamplerOptions{}, texts),
+      (std::vector<std::string>{"--seed=18446744073709551615", "--batch-size=4", "--no-shuffle"}));
+  // A value that starts with '-' stays the flag's value: one word.
+  tools::FieldTexts dashed = {{"images_dir", "-x"}};
+  EXPECT_EQ(tools::field_flag_args<loader::ReaderOptions>(loader::reader_fields(),
+                                                          loader::ReaderOptions{}, dashed),
+            (std::vector<std::string>{"--images-dir=-x"}));
   EXPECT_EQ(cli_refusal<loader::SamplerOptions>(loader::sampler_fields(), loader::SamplerOptions{},
                                                 "sampler option", {"--seed", "-1"}),
             "--seed: option seed = '-1': expected an integer in 0..18446744073709551615");

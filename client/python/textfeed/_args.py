@@ -8,11 +8,12 @@ never bools, always finite; text never holds a NUL byte (C++ would stop reading 
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import numbers
 import os
-from typing import Any, Dict, Optional, Sequence, TypeVar
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar
 
 from . import errors
 
@@ -24,13 +25,33 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+_SHOWN_INT_BITS = 256  # an int longer than this is named by its size (str() refuses past 4300 digits)
+
+
+def int_text(value: int) -> str:
+    """An int as an error message shows it: its digits, or its size when it is huge."""
+    return str(value) if value.bit_length() <= _SHOWN_INT_BITS else f"an int of {value.bit_length()} bits"
+
+
+def shown(value: Any) -> str:
+    """A value as an error message shows it: its repr, cut at 80 characters (a huge int: its size)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int_text(value)
+    return f"{value!r:.80}"
+
+
+def integral(name: str, value: Any) -> int:
+    """``value`` as an int, whatever its size (its bound is the caller's to check)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise errors.ArgumentTypeError(f"{name} must be an int, got {_type_name(value)} {shown(value)}")
+    return int(value)
+
+
 def integer(name: str, value: Any, lo: int, hi: int) -> int:
     """``value`` as an int in lo..hi."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise errors.ArgumentTypeError(f"{name} must be an int, got {_type_name(value)} {value!r:.80}")
-    value = int(value)
+    value = integral(name, value)
     if not lo <= value <= hi:
-        raise errors.InvalidArgumentError(f"{name} must be in {lo}..{hi}, got {value}")
+        raise errors.InvalidArgumentError(f"{name} must be in {lo}..{hi}, got {int_text(value)}")
     return value
 
 
@@ -38,29 +59,39 @@ def optional_integer(name: str, value: Any, lo: int, hi: int) -> Optional[int]:
     return None if value is None else integer(name, value, lo, hi)
 
 
+def number(name: str, value: Any) -> numbers.Real:
+    """``value`` if it is a real number (an int or a float, never a bool), as it is."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise errors.ArgumentTypeError(f"{name} must be a number, got {_type_name(value)} {shown(value)}")
+    return value
+
+
 def real(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False) -> float:
     """``value`` as a finite float in [lo, hi] (or (lo, hi] with lo_open)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise errors.ArgumentTypeError(f"{name} must be a number, got {_type_name(value)} {value!r:.80}")
-    value = float(value)
-    low_ok = value > lo if lo_open else value >= lo
-    if not math.isfinite(value) or not low_ok or value > hi:
-        bounds = f"({lo:g}, {hi:g}]" if lo_open else f"[{lo:g}, {hi:g}]"
-        raise errors.InvalidArgumentError(f"{name} must be a finite number in {bounds}, got {value!r}")
-    return value
+    value = number(name, value)
+    bounds = f"({lo:g}, {hi:g}]" if lo_open else f"[{lo:g}, {hi:g}]"
+    try:
+        x = float(value)
+    except OverflowError:  # an int past the largest float (10**400)
+        raise errors.InvalidArgumentError(f"{name} must be a finite number in {bounds}, got "
+                                          f"{int_text(int(value))}") from None
+    low_ok = x > lo if lo_open else x >= lo
+    if not math.isfinite(x) or not low_ok or x > hi:
+        raise errors.InvalidArgumentError(f"{name} must be a finite number in {bounds}, got {x!r}")
+    return x
 
 
 def boolean(name: str, value: Any) -> bool:
     """A bool: 0, 1, "yes" or None are not."""
     if not isinstance(value, bool):
-        raise errors.ArgumentTypeError(f"{name} must be True or False, got {_type_name(value)} {value!r:.80}")
+        raise errors.ArgumentTypeError(f"{name} must be True or False, got {_type_name(value)} {shown(value)}")
     return value
 
 
 def text(name: str, value: Any, max_len: int = MAX_TEXT) -> str:
     """A str without NUL, at most max_len characters."""
     if not isinstance(value, str):
-        raise errors.ArgumentTypeError(f"{name} must be a str, got {_type_name(value)} {value!r:.80}")
+        raise errors.ArgumentTypeError(f"{name} must be a str, got {_type_name(value)} {shown(value)}")
     if "\0" in value:
         raise errors.InvalidArgumentError(f"{name} contains a NUL character")
     if len(value) > max_len:
@@ -75,9 +106,9 @@ def text(name: str, value: Any, max_len: int = MAX_TEXT) -> str:
 def choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str):
         raise errors.ArgumentTypeError(f"{name} must be one of {tuple(choices)}, got {_type_name(value)} "
-                                       f"{value!r:.80}")
+                                       f"{shown(value)}")
     if value not in choices:
-        raise errors.InvalidArgumentError(f"{name} must be one of {tuple(choices)}, got {value!r:.80}")
+        raise errors.InvalidArgumentError(f"{name} must be one of {tuple(choices)}, got {shown(value)}")
     return value
 
 
@@ -100,9 +131,9 @@ def enum(name: str, value: Any, enum_type: Any) -> Any:
     names = _names(enum_type)
     if not isinstance(value, str):
         raise errors.ArgumentTypeError(f"{name} must be one of {tuple(names)} or a {enum_type.__name__}, got "
-                                       f"{_type_name(value)} {value!r:.80}")
+                                       f"{_type_name(value)} {shown(value)}")
     if value not in names:
-        raise errors.InvalidArgumentError(f"{name} must be one of {tuple(names)}, got {value!r:.80}")
+        raise errors.InvalidArgumentError(f"{name} must be one of {tuple(names)}, got {shown(value)}")
     return names[value]
 
 
@@ -113,7 +144,7 @@ def path(name: str, value: Any) -> bytes:
         value = os.fspath(value)
     if not isinstance(value, str):
         raise errors.ArgumentTypeError(f"{name} must be a str or os.PathLike path, got {_type_name(value)} "
-                                       f"{value!r:.80}")
+                                       f"{shown(value)}")
     if not value:
         raise errors.InvalidArgumentError(f"{name} is empty")
     if "\0" in value:
@@ -122,3 +153,31 @@ def path(name: str, value: Any) -> bytes:
     if len(encoded) >= MAX_TEXT:
         raise errors.InvalidArgumentError(f"{name} is {len(encoded)} bytes long; a path has at most {MAX_TEXT - 1}")
     return encoded
+
+
+# Keywords of the typed classes' neighbours that a class spells otherwise: the Loader's former
+# ``format=`` (ReaderOptions' ``reader_format``), DataLoader's ``prefetch_factor`` (``prefetch``).
+KEYWORD_ALIASES = {"format": "reader_format", "prefetch_factor": "prefetch"}
+
+
+def closest_names(name: str, known: Iterable[str]) -> List[str]:
+    """The known names ``name`` may have meant: its alias first (``format``: ``reader_format``),
+    then the nearest spellings."""
+    names = list(known)
+    alias = KEYWORD_ALIASES.get(name)
+    close = [alias] if alias in names else []
+    return close + [c for c in difflib.get_close_matches(name, names, n=3, cutoff=0.7) if c not in close]
+
+
+def unknown_keywords(caller: str, unknown: Iterable[str], known: Iterable[str],
+                     hints: Optional[Mapping[str, str]] = None) -> errors.ArgumentTypeError:
+    """The TypeError for keywords ``caller`` does not take, each with the known names it may have
+    meant: "X() got an unexpected keyword argument 'croop_size' (did you mean 'crop_size'?)".
+    ``hints``: {known name: where it goes}, shown after the name."""
+    names, shown = list(known), hints or {}
+    parts = []
+    for name in unknown:
+        close = [repr(c) + (f" ({shown[c]})" if c in shown else "") for c in closest_names(name, names)]
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        parts.append(f"{caller}() got an unexpected keyword argument {name!r}{hint}")
+    return errors.ArgumentTypeError("; ".join(parts))

@@ -7,13 +7,13 @@ one, or from the Loader's keywords of before the typed options (``seed=``, ``cro
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import warnings
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from . import errors
-from .options import READER_ATTRIBUTES, DaemonOptions, OutputOptions, ReaderOptions, Recipe, SamplerOptions
+from . import _args, errors
+from .options import (READER_ATTRIBUTES, DaemonOptions, OutputOptions, ReaderOptions, Recipe, SamplerOptions,
+                      recipe_value_of_text)
 
 # DataLoader's keywords that have a Loader spelling of another name.
 _DATALOADER_KEYWORDS = {
@@ -54,6 +54,9 @@ def _holder_attributes() -> Dict[str, Tuple[str, str]]:
 
 
 MOVED_KEYWORDS = _holder_attributes()
+# Attributes of the option objects that never were Loader keywords (the reader's ``reader_format``,
+# which was ``format``): {attribute: the Loader argument holding it}, for the hint of a refused one.
+HELD_ONLY = {attribute: holder for holder, attribute in MOVED_KEYWORDS.values() if attribute not in MOVED_KEYWORDS}
 
 
 def _new_spelling(holder: str, attributes: Sequence[str]) -> str:
@@ -81,6 +84,8 @@ def typed_options(given: Dict[str, Any], former: Dict[str, Any], *, stacklevel: 
         if given[holder] is not None:
             raise errors.ArgumentTypeError(f"Loader() got {name}= and {holder}=: {name} is an attribute of "
                                            f"{holder} now; give it there ({_new_spelling(holder, [attribute])})")
+        if holder == "recipe" and isinstance(value, str):
+            value = recipe_value_of_text(attribute, value)  # the former keywords took the row's text
         moved.setdefault(holder, {})[attribute] = value
     if moved:
         spellings = "; ".join(_new_spelling(holder, list(attrs)) for holder, attrs in moved.items())
@@ -101,16 +106,16 @@ def unknown_keywords_error(unknown: Sequence[str]) -> errors.ArgumentTypeError:
     """The TypeError for keywords that are neither a Loader argument nor a former keyword, each
     with DataLoader's equivalent or the closest names (a former keyword's with its new place)."""
     known = sorted(set(_loader_keywords()) | set(MOVED_KEYWORDS))
+    new_places = {name: _new_spelling(holder, [attribute]) for name, (holder, attribute) in MOVED_KEYWORDS.items()}
     parts = []
     for name in sorted(unknown):
         if name in _DATALOADER_KEYWORDS:
             parts.append(f"Loader() has no {name}= (DataLoader's): use {_DATALOADER_KEYWORDS[name]}")
-            continue
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.7)
-        named = [repr(c) + (f" ({_new_spelling(MOVED_KEYWORDS[c][0], [MOVED_KEYWORDS[c][1]])})"
-                            if c in MOVED_KEYWORDS else "") for c in close]
-        hint = f" (did you mean {' or '.join(named)}?)" if close else ""
-        parts.append(f"Loader() got an unexpected keyword argument {name!r}{hint}")
+        elif name in HELD_ONLY:
+            parts.append(f"Loader() got an unexpected keyword argument {name!r} (did you mean "
+                         f"{_new_spelling(HELD_ONLY[name], [name])}?)")
+        else:
+            parts.append(str(_args.unknown_keywords("Loader", [name], known, new_places)))
     return errors.ArgumentTypeError("; ".join(parts) + ". Its arguments are in help(textfeed.Loader), the "
                                     "augmentation options in help(textfeed.Recipe)")
 

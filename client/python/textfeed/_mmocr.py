@@ -9,7 +9,8 @@ outputs (and of the golden files tests/golden/mmocr/ holds).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Sequence, Tuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
@@ -28,14 +29,34 @@ _INT32_MAX = 2**31 - 1
 
 
 def _polygon(i: int, value: Any) -> np.ndarray:
-    """Polygon ``i`` as a C-contiguous float32 (n, 2) array."""
+    """Polygon ``i`` as a C-contiguous float32 (n, 2) array. Complex coordinates are refused, not
+    cut to their real part."""
     try:
-        array = np.ascontiguousarray(value, dtype=np.float32)
+        given = np.asarray(value)
+        complex_dtype = np.iscomplexobj(given)
+        array = None if complex_dtype else np.ascontiguousarray(given, dtype=np.float32)
     except (TypeError, ValueError, OverflowError) as e:
         raise errors.ArgumentTypeError(f"polys[{i}] must be an array of numbers of shape (n, 2): {e}") from None
+    if array is None:
+        raise errors.ArgumentTypeError(f"polys[{i}] holds complex numbers ({given.dtype}): coordinates are real "
+                                       "numbers")
     if array.ndim != 2 or array.shape[1] != 2:
         raise errors.InvalidArgumentError(f"polys[{i}] must have shape (n, 2), got {array.shape}")
     return array  # its point count and coordinates are the builder's to check, naming the polygon
+
+
+def _polygons(polys: Any) -> Iterable[Any]:
+    """``polys``: a sequence (list, tuple) of polygons or a (k, n, 2) array; a mapping (whose
+    iteration gives its keys), a text, None or a lone number are not."""
+    if isinstance(polys, np.ndarray):
+        if polys.ndim != 3:
+            raise errors.ArgumentTypeError(f"polys must be a list of (n, 2) arrays, got an array of shape "
+                                           f"{polys.shape}")
+        return polys
+    if isinstance(polys, (str, bytes, Mapping)) or not isinstance(polys, Sequence):
+        raise errors.ArgumentTypeError(f"polys must be a list of (n, 2) arrays, got {type(polys).__name__} "
+                                       f"{polys!r:.80}")
+    return polys
 
 
 def _flags(ignored: Any, count: int) -> np.ndarray:
@@ -64,9 +85,7 @@ def mmocr_targets(family: str, polys: Sequence[Any], ignored: Any, img_shape: An
     ``gt_mask`` for pse). Raises InvalidArgumentError where the reference raises (naming the polygon
     and the reason), and for inputs outside the builders' documented bounds."""
     build = _BUILDERS[_args.choice("family", family, FAMILIES)]
-    if isinstance(polys, (str, bytes, np.ndarray)) and np.ndim(polys) != 3:
-        raise errors.ArgumentTypeError("polys must be a list of (n, 2) arrays")
-    arrays = [_polygon(i, p) for i, p in enumerate(polys)]
+    arrays = [_polygon(i, p) for i, p in enumerate(_polygons(polys))]
     xy = np.concatenate(arrays) if arrays else np.zeros((0, 2), np.float32)
     npts = np.array([len(a) for a in arrays], dtype=np.int32)
     return build(xy, npts, _flags(ignored, len(arrays)), _shape(img_shape))

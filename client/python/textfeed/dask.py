@@ -44,6 +44,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _core
 from .errors import InvalidArgumentError, NotFoundError, TextfeedError, UnavailableError
+from .options import DaemonOptions
 
 try:
     import distributed
@@ -67,6 +68,10 @@ _BUILD_FLAGS = {
     **{row["name"]: "--" + row["name"].replace("_", "-") for row in _core.reader_fields()},
 }
 _BUILD_SWITCHES = {"restart_rows": "--restart-rows"}
+# Options spelt as the typed classes spell them: ReaderOptions' reader_format is the row format.
+_BUILD_ALIASES = {"reader_format": "format"}
+# Options whose flag takes a comma-separated list (ignore_tags), given here as a list of str.
+_LIST_OPTIONS = {row["name"] for row in _core.reader_fields() if row["kind"] == "text_list"}
 
 
 def textfeed_command() -> str:
@@ -110,23 +115,41 @@ def shard_paths(out: PathLike, shards: int) -> List[Path]:
     return [out.with_name(f"{stem}.{k:0{width}d}-of-{shards}.tfc") for k in range(shards)]
 
 
+def _flag_value(key: str, value: Any) -> str:
+    """An option's value as its flag's text: a str or a number as it is, an enum member (Profile,
+    IgnoreText, ...) as its name, a list (ignore_tags) as its names joined with ","."""
+    if _BUILD_ALIASES.get(key, key) in _LIST_OPTIONS and isinstance(value, (list, tuple)):
+        if not all(isinstance(v, str) for v in value):
+            raise InvalidArgumentError(f"{key} = {value!r:.80}: expected a list of str")
+        return ",".join(value)
+    if hasattr(type(value), "__members__") and isinstance(getattr(value, "text", None), str):
+        return str(value.text)  # one of the extension's enums: the name its flag parses
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InvalidArgumentError(f"{key} = {value!r:.80}: expected a str, a number, one of textfeed's enums or "
+                                   "a list of str")
+    return str(value)
+
+
 def _build_args(options: Mapping[str, Any]) -> List[str]:
     args: List[str] = []
-    for key, value in options.items():
+    for alias, key in _BUILD_ALIASES.items():
+        if options.get(alias) is not None and options.get(key) is not None:
+            raise InvalidArgumentError(f"build_cache got {key}= and {alias}=, two spellings of one option: give "
+                                       "one")
+    for given, value in options.items():
+        key = _BUILD_ALIASES.get(given, given)
         if key in _BUILD_FLAGS:
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                raise InvalidArgumentError(f"{key} = {value!r}: expected a str or a number")
-            args += [_BUILD_FLAGS[key], str(value)]
+            args += [_BUILD_FLAGS[key], _flag_value(given, value)]
         elif key in _BUILD_SWITCHES:
             if not isinstance(value, bool):
                 raise InvalidArgumentError(f"{key} = {value!r}: expected True or False")
             if value:
                 args.append(_BUILD_SWITCHES[key])
         else:
-            known = ", ".join(sorted(list(_BUILD_FLAGS) + list(_BUILD_SWITCHES)))
-            raise InvalidArgumentError(f"build_cache got an unknown option {key!r} (known: {known})")
+            known = ", ".join(sorted(list(_BUILD_FLAGS) + list(_BUILD_SWITCHES) + list(_BUILD_ALIASES)))
+            raise InvalidArgumentError(f"build_cache got an unknown option {given!r} (known: {known})")
     return args
 
 
@@ -162,11 +185,14 @@ def build_cache(client: Any, dataset: PathLike, out: PathLike, shards: int, *, f
     ``dataset`` and ``out`` must be paths every worker sees the same way (shared storage). The shards
     are written beside ``out`` (:func:`shard_paths`), each by one task that returns only its
     summary. ``options`` are ``textfeed cache build``'s, with ``_`` for ``-``: profile, codec,
-    image_size, quality, threads (per task), max_bad, restart_rows and the reader's (format, split,
-    images_dir, ignore_text, ignore_tags, poly_policy, ignore_under_area, illegibility). ``force`` replaces existing files; without it
-    an existing manifest or shard file is an error before anything runs. ``retries``: how many more
-    times a failing task runs (a task whose worker died is rescheduled by Dask itself). ``progress``:
-    a line on stderr per finished shard, or a callable(summary, done, total).
+    image_size, quality, threads (per task), max_bad, restart_rows and the reader's (format or
+    reader_format, split, images_dir, gt_dir, ignore_text, ignore_tags, poly_policy, drop_under_area,
+    ignore_under_area, illegibility). An enum option takes its member or its name
+    (``profile=textfeed.Profile.DB`` or ``"db"``), ignore_tags a list of tags (or one text "a,b").
+    ``force`` replaces existing files; without it an existing manifest or shard file is an error
+    before anything runs. ``retries``: how many more times a failing task runs (a task whose worker
+    died is rescheduled by Dask itself). ``progress``: a line on stderr per finished shard, or a
+    callable(summary, done, total).
 
     A build that fails part-way leaves the shards it finished (and tasks already running finish
     theirs): run it again with ``force=True``.
@@ -321,8 +347,6 @@ class Daemons:
         its curve_server_key and the curve_client_key; without ``i``, every daemon's (lists of
         endpoints and server keys), so that one rank is fed by all of them. ``daemon_options``:
         more :class:`textfeed.DaemonOptions` attributes (``local_threads=1``, ``timeout=5.0``)."""
-        from .options import DaemonOptions  # here: the workers import this module without the extension
-
         if i is None:
             return {"endpoint": list(self.endpoints),
                     "daemon": DaemonOptions(curve_server_key=list(self.server_keys),

@@ -308,14 +308,31 @@ def gather_states(states: Sequence[Mapping]) -> Dict[str, Any]:
     return gathered
 
 
+def _is_endpoint(value: Any) -> bool:
+    """Whether a first argument given beside ``dataset=`` is an endpoint (the former call's): None
+    (this process), an ipc:// or tcp:// str, or a list of such (an empty one is refused as an
+    endpoint list, by its count)."""
+    def one(v: Any) -> bool:
+        return isinstance(v, str) and v.startswith(("ipc://", "tcp://"))
+
+    if isinstance(value, (list, tuple)):
+        return all(one(v) for v in value)
+    return value is None or one(value)
+
+
 class _EndpointFirst(type):
     """The Loader's metaclass: it takes textfeed's former call with the endpoint first,
     ``Loader(endpoint, dataset=..., batch_size=...)``, as ``Loader(dataset, batch_size,
-    endpoint=endpoint)`` with a DeprecationWarning. Any other call goes to ``Loader.__init__`` as
-    it is."""
+    endpoint=endpoint)`` with a DeprecationWarning. A first argument that is no endpoint beside
+    ``dataset=`` is the dataset given twice. Any other call goes to ``Loader.__init__`` as it is."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and "dataset" in kwargs:
+            if not _is_endpoint(args[0]):
+                raise errors.ArgumentTypeError(f"Loader() got multiple values for argument 'dataset': "
+                                               f"{args[0]!r:.80} first and dataset={kwargs['dataset']!r:.80} (an "
+                                               "endpoint given first is None, an ipc:// or tcp:// str or a list of "
+                                               "them)")
             if "endpoint" in kwargs:
                 raise errors.ArgumentTypeError("Loader() got an endpoint both first and as endpoint=: give it once, "
                                                "as endpoint=")

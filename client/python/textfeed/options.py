@@ -12,7 +12,8 @@ Each is a frozen dataclass, checked when it is made: a wrong type raises
 :class:`textfeed.errors.InvalidArgumentError` (a ``ValueError``), naming the attribute, with the
 messages of the C++ checks. ``dataclasses.replace(options, name=value)`` makes a changed copy
 (checked again). An enum attribute takes the member or its name (``"mask-ignore"``); ints are ints
-(never bools), numbers are finite.
+(never bools), numbers are finite. A keyword that is no attribute is refused with the attributes it
+may have meant (``Recipe(croop_size=512)``: did you mean 'crop_size'?).
 
 Recipe's and ReaderOptions' attributes are the rows of the C++ field tables
 (``_core.recipe_fields()``, ``_core.reader_fields()``: name, kind, bound, doc); an attribute left
@@ -30,7 +31,7 @@ import math
 import numbers
 import os
 from collections.abc import Iterable
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import _args, _core, errors
 from ._core import DType, IgnoreText, Illegibility, PolyPolicy, ReaderFormat, Transport
@@ -76,27 +77,90 @@ def row_enum(names: Tuple[str, ...]) -> Optional[type]:
     return None
 
 
-def _real_pair(name: str, value: Any, count: int) -> Tuple[float, ...]:
-    """``count`` finite numbers given as a tuple or list (a range: (lo, hi); a triple: one per plane)."""
+def _float(value: Any) -> float:
+    """A real number as a float; an int past the largest float is an infinity (out of every bound)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _number_text(value: Any) -> str:
+    """A number as the rows' messages write it (C++'s shortest form: ``1``, ``0.5``, ``nan``)."""
+    if isinstance(value, numbers.Integral):
+        return _args.int_text(int(value))
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _out_of_row(row: Mapping[str, Any], value_text: str) -> errors.InvalidArgumentError:
+    """The row's message for a value outside its bound (base/field_table.cc's out_of_bound), for
+    the values C++ cannot even parse: ints past int32, NaN, infinities."""
+    must = "" if row["limits"][4] else "in "
+    return errors.InvalidArgumentError(f"augment option {row['name']} = {value_text}: must be {must}{row['bound']}")
+
+
+def _range_out_of_row(row: Mapping[str, Any], lo: float, hi: float) -> errors.InvalidArgumentError:
+    """A range's message for a (lo, hi) outside its row's bound (base/field_table.h check_field)."""
+    low, high, low_open, high_open, _ = row["limits"]
+    return errors.InvalidArgumentError(
+        f"augment option {row['name']} = [{_number_text(lo)}, {_number_text(hi)}]: need {_number_text(low)}"
+        f"{' < ' if low_open else ' <= '}lo <= hi{' < ' if high_open else ' <= '}{_number_text(high)}")
+
+
+def _row_int(row: Mapping[str, Any], value: Any) -> int:
+    """An int; one C++ cannot parse (past int32; a uint64 row: negative or past 2**64 - 1) is out
+    of its row's bound too, and gets the row's message here; the rest C++'s check."""
+    v = _args.integral(row["name"], value)
+    lo, hi = _INT32 if row["kind"] == "int" else (0, _args.U64_MAX)
+    if not lo <= v <= hi:
+        raise _out_of_row(row, _number_text(v))
+    return v
+
+
+def _row_real(row: Mapping[str, Any], value: Any) -> float:
+    """A finite number; NaN and the infinities get the row's bound here (C++ does not parse them),
+    a finite number outside it C++'s check (the one message of every edge)."""
+    v = _float(_args.number(row["name"], value))
+    if not math.isfinite(v):
+        raise _out_of_row(row, _number_text(value if isinstance(value, numbers.Integral) else v))
+    return v
+
+
+def _row_range(row: Mapping[str, Any], value: Any) -> Tuple[float, ...]:
+    """A range's (lo, hi) given as a tuple or list, or a triple's three numbers (one per plane)."""
+    name, count = row["name"], 2 if row["kind"] in _RANGE_KINDS else _TRIPLE
     if len(value) != count or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in value):
         shape = "a (lo, hi) pair" if count == 2 else f"{count} numbers, one per image plane"
         raise errors.ArgumentTypeError(f"{name} must be {shape}, got {type(value).__name__} {value!r:.80}")
-    return tuple(_args.real(name, v, -math.inf, math.inf) for v in value)
+    v = tuple(_float(x) for x in value)
+    if all(math.isfinite(x) for x in v):
+        return v
+    if count == 2:
+        raise _range_out_of_row(row, *v)
+    raise _out_of_row(row, _number_text(next(x for x in v if not math.isfinite(x))))
+
+
+def _row_one_number(row: Mapping[str, Any], value: Any) -> float:
+    """A range given as one number b (a factor: [max(0, 1 - b), 1 + b]; a shift: [-b, b])."""
+    b = _float(_args.number(row["name"], value))
+    if math.isfinite(b):
+        return b
+    lo, hi = (max(0.0, 1 - b), 1 + b) if row["kind"] == "factor_range" else (-b, b)
+    raise _range_out_of_row(row, lo, hi)
 
 
 def _recipe_value(row: Mapping[str, Any], value: Any) -> Tuple[Any, str]:
     """A recipe attribute's value checked for its row's kind, and the text C++ parses: ints are
     ints, numbers finite, a range ``(lo, hi)`` or one number b (a factor: [max(0, 1 - b), 1 + b];
-    a shift: [-b, b]), a triple three numbers, an enum one of its names."""
+    a shift: [-b, b]), a triple three numbers, an enum one of its names. What C++ cannot parse
+    (an int past int32, NaN) is refused here with the row's bound, the rest by the row's check."""
     name, kind = row["name"], row["kind"]
-    if kind == "int":
-        v: Any = _args.integer(name, value, *_INT32)
-        return v, str(v)
-    if kind == "uint64":
-        v = _args.integer(name, value, 0, _args.U64_MAX)
+    if kind in ("int", "uint64"):
+        v: Any = _row_int(row, value)
         return v, str(v)
     if kind == "float":
-        v = _args.real(name, value, -math.inf, math.inf)
+        v = _row_real(row, value)
         return v, repr(v)
     if kind == "bool":
         v = _args.boolean(name, value)
@@ -106,17 +170,37 @@ def _recipe_value(row: Mapping[str, Any], value: Any) -> Tuple[Any, str]:
         return v, v
     if kind in _RANGE_KINDS or kind == "triple":
         if isinstance(value, (tuple, list)):
-            v = _real_pair(name, value, 2 if kind in _RANGE_KINDS else _TRIPLE)
+            v = _row_range(row, value)
             return v, ",".join(repr(x) for x in v)
         if kind == "triple":
             raise errors.ArgumentTypeError(f"{name} must be {_TRIPLE} numbers, one per image plane, got "
                                            f"{type(value).__name__} {value!r:.80}")
-        v = _args.real(name, value, -math.inf, math.inf)
+        v = _row_one_number(row, value)
         return v, repr(v)
     if kind == "text":
         v = _args.text(name, value)
         return v, v
     raise errors.InternalError(f"recipe option {name} has a kind Python does not know: {kind}")
+
+
+def recipe_value_of_text(name: str, text: Any) -> Any:
+    """The value of recipe attribute ``name`` given as the text its row parses (the Loader's former
+    keywords took ``brightness="0.8,1.2"``, ``vertices_f32="true"``): the typed value a Recipe
+    takes, or the row's message when the text does not parse or is out of its bound. A text or
+    enum row's text is its value."""
+    row = _rows("recipe")[name]
+    kind = row["kind"]
+    if kind in ("text", "enum"):
+        return text
+    _core.check_recipe_option(name, _args.text(name, text))
+    if kind in ("int", "uint64"):
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "bool":
+        return text in ("true", "1")  # the row parses true, 1, false and 0
+    parts = tuple(float(x) for x in text.split(","))
+    return parts[0] if len(parts) == 1 else parts
 
 
 def _reader_value(row: Mapping[str, Any], attribute: str, value: Any) -> Any:
@@ -127,14 +211,15 @@ def _reader_value(row: Mapping[str, Any], attribute: str, value: Any) -> Any:
         enum_type = row_enum(tuple(row["names"]))
         return _args.enum(attribute, value, enum_type) if enum_type else _args.choice(attribute, value, row["names"])
     if kind == "text_list":
-        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        # A mapping iterates over its keys, which nobody means by a list of tags.
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
             raise errors.ArgumentTypeError(f"{attribute} must be a list of str, got {type(value).__name__} "
                                            f"{value!r:.80}")
         most = int(limits[1])
         names = list(itertools.islice(value, most + 1))  # an endless iterable is refused, not drained
         if len(names) > most:
             raise errors.InvalidArgumentError(f"{attribute} has more than {most} tags")
-        return tuple(_args.text(f"{attribute} entry", n) for n in names)
+        return tuple(_list_entry(attribute, n) for n in names)
     if kind == "float":
         lo, hi, lo_open, _, _ = limits
         return _args.real(attribute, value, lo, hi, lo_open=lo_open)
@@ -143,8 +228,42 @@ def _reader_value(row: Mapping[str, Any], attribute: str, value: Any) -> Any:
     raise errors.InternalError(f"reader option {attribute} has a kind Python does not know: {kind}")
 
 
+def _list_entry(attribute: str, value: Any) -> str:
+    """One name of a text list: the C++ side keeps the list as one comma-separated text (the CLI's
+    ``--ignore-tags a,b``), so a name is not empty and holds no comma."""
+    name = _args.text(f"{attribute} entry", value)
+    if not name:
+        raise errors.InvalidArgumentError(f"{attribute}: a tag is empty (a tag is a non-empty name)")
+    if "," in name:
+        raise errors.InvalidArgumentError(f"{attribute}: a tag holds a comma, {name!r:.80} (a tag is one name; "
+                                          "give each tag as its own entry)")
+    return name
+
+
 def _set(obj: Any, name: str, value: Any) -> None:
     object.__setattr__(obj, name, value)  # a frozen dataclass's own normalization, in __post_init__
+
+
+_Class = TypeVar("_Class", bound=type)
+
+
+def _keywords_checked(cls: _Class) -> _Class:
+    """``cls``, a dataclass, whose ``__init__`` refuses a keyword that is none of its attributes as
+    the Loader does (ArgumentTypeError naming the nearest attributes: ``Recipe(croop_size=512)``,
+    ``ReaderOptions(format=...)``) instead of dataclass's bare TypeError. Type checkers still see
+    dataclass's ``__init__``; ``dataclasses.replace`` goes through this one too."""
+    init = getattr(cls, "__init__")
+    known = [f.name for f in dataclasses.fields(cast(Any, cls))]
+
+    @functools.wraps(init)
+    def checked_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        unknown = [k for k in kwargs if k not in known]
+        if unknown:
+            raise _args.unknown_keywords(cls.__name__, unknown, known)
+        init(self, *args, **kwargs)
+
+    setattr(cls, "__init__", checked_init)
+    return cls
 
 
 def _set_fields(obj: Any) -> Dict[str, Any]:
@@ -152,6 +271,7 @@ def _set_fields(obj: Any) -> Dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if getattr(obj, f.name) is not None}
 
 
+@_keywords_checked
 @dataclasses.dataclass(frozen=True)
 class Recipe:
     # BEGIN GENERATED: recipe
@@ -160,7 +280,9 @@ class Recipe:
     table (``textfeed._core.recipe_fields()``), each checked against its row's bound when the Recipe is
     made, with the message every edge gives (the CLI's ``--set``, the wire); the rules between two
     attributes (cut_low <= cut_high, ...) are checked with the profile's values when a Loader is made.
-    The image tensor's dtype is :class:`OutputOptions`' (``dtype``).
+    The image tensor's dtype is :class:`OutputOptions`' (``dtype``). An attribute takes its typed value,
+    never the text the CLI's ``--set`` parses: ``brightness=(0.8, 1.2)``, not ``"0.8,1.2"`` (refused);
+    the Loader's keywords of before still take that text (``Loader(..., brightness="0.8,1.2")``).
 
     Attributes:
         image_size (int, 0 (off) or in [32, 32768]): longer side after the resize; 0 = no resize (eval: the canvas
@@ -262,6 +384,7 @@ class Recipe:
         return {name: _recipe_value(rows[name], value)[1] for name, value in _set_fields(self).items()}
 
 
+@_keywords_checked
 @dataclasses.dataclass(frozen=True)
 class ReaderOptions:
     # BEGIN GENERATED: reader
@@ -331,6 +454,7 @@ class ReaderOptions:
         return core
 
 
+@_keywords_checked
 @dataclasses.dataclass(frozen=True)
 class SamplerOptions:
     """Which samples make up each batch of this rank (``DistributedSampler`` semantics).
@@ -359,8 +483,13 @@ class SamplerOptions:
         _set(self, "shuffle", _args.boolean("shuffle", self.shuffle))
         _set(self, "drop_last", _args.boolean("drop_last", self.drop_last))
         _set(self, "epoch_size", _args.optional_integer("epoch_size", self.epoch_size, 0, _core.MAX_EPOCH_SIZE))
+        if self.rank is not None and self.world_size is not None and self.rank >= self.world_size:
+            # The Loader's message (loader._shard), which also checks a rank from torch.distributed.
+            raise errors.InvalidArgumentError(f"rank must be in 0..world_size-1, got rank {self.rank} of "
+                                              f"{self.world_size}")
 
 
+@_keywords_checked
 @dataclasses.dataclass(frozen=True)
 class OutputOptions:
     """What a batch holds and where it lives.
@@ -379,8 +508,9 @@ class OutputOptions:
         payload: with an endpoint, ``"full"`` or ``"compact"``: the daemons send each batch's
             warped uint8 crops (before the colour jitter), colour draws and words, and this
             process's producer threads run the colour jitter, the normalization and the targets
-            (about a quarter of the bytes on the network for upstage; the same batches, byte for
-            byte; training with a profile whose rows travel compact, as frames).
+            (about a sixth of the bytes on the network for upstage: 3 MiB per sample instead of
+            19, docs/performance.md; the same batches, byte for byte; training with a profile
+            whose rows travel compact, as frames).
     """
 
     dtype: Union[DType, Literal["float32", "uint8"]] = "float32"
@@ -400,6 +530,19 @@ class OutputOptions:
 ServerKeys = Union[PathArg, Sequence[Optional[PathArg]], None]
 
 
+def _local_dataset(value: Any) -> Any:
+    """DaemonOptions.local_dataset checked as the Loader's ``dataset`` is without an endpoint: a
+    path, a Source or a list of them (a list is kept as a tuple: an iterator is read once, here)."""
+    from . import sources  # here: sources imports this module
+
+    items = sources.source_list(value, "local_dataset")
+    for i, item in enumerate(items):
+        if not isinstance(item, sources.Source):
+            _args.path("local_dataset" if len(items) == 1 and item is value else f"local_dataset[{i}]", item)
+    return value if isinstance(value, (str, os.PathLike, sources.Source)) else tuple(items)
+
+
+@_keywords_checked
 @dataclasses.dataclass(frozen=True)
 class DaemonOptions:
     """How batches come from ``textfeed serve`` (the Loader's ``endpoint``); without an endpoint
@@ -450,9 +593,12 @@ class DaemonOptions:
         if self.curve_client_key is not None:
             _args.path("curve_client_key", self.curve_client_key)
         if self.local_threads is not None:
-            _args.integer("local_threads", self.local_threads, 1, _core.MAX_WORKER_THREADS)
-        if self.local_dataset is not None and self.local_threads is None:
-            raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
+            _set(self, "local_threads", _args.integer("local_threads", self.local_threads, 1,
+                                                      _core.MAX_WORKER_THREADS))
+        if self.local_dataset is not None:
+            if self.local_threads is None:
+                raise errors.InvalidArgumentError("local_dataset without local_threads: give both")
+            _set(self, "local_dataset", _local_dataset(self.local_dataset))
 
     def _timeouts(self) -> Dict[str, float]:
         """The timeouts as _core's openers take them (``timeout_s``, ...)."""

@@ -11,10 +11,11 @@ import dataclasses
 import itertools
 import os
 import warnings
-from collections.abc import Iterable
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Mapping
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _args, _core, errors
+from ._core import ReaderFormat
 from .options import READER_ATTRIBUTES, ReaderOptions
 
 __all__ = ["Source", "paddle_sources"]
@@ -24,26 +25,34 @@ MAX_WEIGHT = _core.MAX_WEIGHT  # loader/spec/spec.h kMaxWeight
 MAX_SOURCES = _core.MAX_SOURCES
 
 
-def _reader_of(caller: str, reader: Optional[ReaderOptions], keywords: Any) -> ReaderOptions:
+def _reader_of(caller: str, own: Sequence[str], reader: Optional[ReaderOptions], keywords: Any) -> ReaderOptions:
     """``reader``, or the reader keywords of before ReaderOptions (``format=``, ``split=``, ...) made
-    into one, with a DeprecationWarning naming the new spelling; never both."""
+    into one, with a DeprecationWarning naming the new spelling; never both, and never two
+    spellings of one option (``format=`` and ``reader_format=``). ``own``: the other parameters of
+    ``caller``, for the names an unknown keyword may have meant."""
     if reader is not None and not isinstance(reader, ReaderOptions):
         raise errors.ArgumentTypeError(f"reader must be a textfeed.ReaderOptions or None, got "
                                        f"{type(reader).__name__} {reader!r:.80}")
+    attributes = [f.name for f in dataclasses.fields(ReaderOptions)]
+    unknown = [k for k in keywords if k not in attributes and k not in READER_ATTRIBUTES]
+    if unknown:
+        raise _args.unknown_keywords(caller, unknown, [*own, *attributes, *READER_ATTRIBUTES])
     if not keywords:
         return ReaderOptions() if reader is None else reader
     if reader is not None:
         raise errors.ArgumentTypeError(f"{caller}() got reader= and the reader keywords {sorted(keywords)}: give "
                                        "them in the ReaderOptions")
-    attributes = {READER_ATTRIBUTES.get(k, k): v for k, v in keywords.items()}
-    known = {f.name for f in ReaderOptions.__dataclass_fields__.values()}
-    unknown = sorted(k for k, a in zip(keywords, attributes) if a not in known)
-    if unknown:
-        raise errors.ArgumentTypeError(f"unknown reader option(s) {unknown}; known: "
-                                       f"{sorted(known - set(READER_ATTRIBUTES.values()) | set(READER_ATTRIBUTES))}")
+    spelt: Dict[str, str] = {}  # {attribute: the keyword that gave it}
+    for keyword in keywords:
+        attribute = READER_ATTRIBUTES.get(keyword, keyword)
+        if attribute in spelt:
+            raise errors.ArgumentTypeError(f"{caller}() got {spelt[attribute]}= and {keyword}=, two spellings of "
+                                           f"one option: give it once, as reader=textfeed.ReaderOptions("
+                                           f"{attribute}=...)")
+        spelt[attribute] = keyword
     warnings.warn(f"{caller}({', '.join(f'{k}=' for k in keywords)}) is deprecated: use reader=textfeed.ReaderOptions("
-                  f"{', '.join(f'{a}=...' for a in attributes)})", DeprecationWarning, stacklevel=3)
-    return ReaderOptions(**{a: v for a, v in attributes.items() if v is not None})
+                  f"{', '.join(f'{a}=...' for a in spelt)})", DeprecationWarning, stacklevel=3)
+    return ReaderOptions(**{a: keywords[k] for a, k in spelt.items() if keywords[k] is not None})
 
 
 class Source:
@@ -68,7 +77,7 @@ class Source:
                                            f"{path!r:.80}")
         self.path = path
         self.weight = None if weight is None else _args.real("weight", weight, 0, MAX_WEIGHT, lo_open=True)
-        self.reader: ReaderOptions = _reader_of("Source", reader, deprecated)
+        self.reader: ReaderOptions = _reader_of("Source", ("path", "weight", "reader"), reader, deprecated)
 
     def __repr__(self) -> str:
         weight = "" if self.weight is None else f", weight={self.weight!r}"
@@ -79,18 +88,18 @@ class Source:
 DatasetArg = Union[str, "os.PathLike[str]", Source, Sequence[Union[str, "os.PathLike[str]", Source]]]
 
 
-def source_list(dataset: Any) -> List[Any]:
-    """``dataset`` as a list of paths and Sources (1..MAX_SOURCES)."""
+def source_list(dataset: Any, what: str = "dataset") -> List[Any]:
+    """``dataset`` as a list of paths and Sources (1..MAX_SOURCES); ``what`` names it in errors."""
     if isinstance(dataset, (str, bytes, os.PathLike, Source)):
         return [dataset]
-    if not isinstance(dataset, Iterable):
-        raise errors.ArgumentTypeError(f"dataset must be a path, a Source or a list of them, got "
+    if isinstance(dataset, Mapping) or not isinstance(dataset, Iterable):
+        raise errors.ArgumentTypeError(f"{what} must be a path, a Source or a list of them, got "
                                        f"{type(dataset).__name__} {dataset!r:.80}")
     items = list(itertools.islice(dataset, MAX_SOURCES + 1))
     if not items:
-        raise errors.InvalidArgumentError("dataset is an empty list: give at least one source")
+        raise errors.InvalidArgumentError(f"{what} is an empty list: give at least one source")
     if len(items) > MAX_SOURCES:
-        raise errors.InvalidArgumentError(f"dataset lists more than {MAX_SOURCES} sources")
+        raise errors.InvalidArgumentError(f"{what} lists more than {MAX_SOURCES} sources")
     return items
 
 
@@ -129,10 +138,16 @@ def paddle_sources(label_file_list: Any, ratio_list: Any = 1.0, reader: Optional
     Args:
         label_file_list: the label files (str or os.PathLike), 1..MAX_SOURCES.
         ratio_list: one ratio for every file, or one per file; each finite and > 0.
-        reader: the :class:`textfeed.ReaderOptions` of every source (its ``reader_format`` is
-            ``"paddle"``). The reader keywords of before still work, with a DeprecationWarning.
+        reader: the :class:`textfeed.ReaderOptions` of every source; its ``reader_format`` is
+            ``"paddle"`` (None or "paddle": another format is refused). The reader keywords of
+            before still work, with a DeprecationWarning.
     """
-    paddle = dataclasses.replace(_reader_of("paddle_sources", reader, deprecated), reader_format="paddle")
+    given = _reader_of("paddle_sources", ("label_file_list", "ratio_list", "reader"), reader, deprecated)
+    if given.reader_format not in (None, ReaderFormat.PADDLE):
+        named = getattr(given.reader_format, "text", given.reader_format)  # a member: ReaderOptions made it one
+        raise errors.InvalidArgumentError(f"paddle_sources reads PaddleOCR label files: reader_format must be "
+                                          f"'paddle' or None, got {named!r}")
+    paddle = dataclasses.replace(given, reader_format="paddle")
     files = source_list(label_file_list)
     if isinstance(ratio_list, (int, float)):
         ratios = [ratio_list] * len(files)
