@@ -37,6 +37,9 @@ void manifest_one_input(std::span<const uint8_t> input);
 std::string manifest_seed_for_testing();
 // DB targets: the input encodes a canvas, options and polygons for augment::make_db_targets.
 void db_one_input(std::span<const uint8_t> input);
+// mmocr's targets: the input encodes a canvas and polygons for the PSENet, PANet, TextSnake, FCENet
+// and mmocr DB builders (augment/<family>/targets.h).
+void mmocr_one_input(std::span<const uint8_t> input);
 
 // Bytes in front of a decode input: eighths, then the window's x0, y0, x1, y1 as fractions
 // (of 255) of the scaled image.
@@ -49,7 +52,7 @@ struct Target {
 inline constexpr Target kTargets[] = {
     {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},           {"decode", decode_one_input},
     {"cache", cache_one_input},     {"wire", wire_one_input},         {"poly", poly_one_input},
-    {"db", db_one_input},           {"manifest", manifest_one_input},
+    {"db", db_one_input},           {"manifest", manifest_one_input}, {"mmocr", mmocr_one_input},
 };
 
 // Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input

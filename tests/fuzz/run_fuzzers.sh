@@ -12,10 +12,10 @@ build=${1:?$usage}
 seconds=${2:?$usage}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(icdar15 ufo poly decode cache wire db manifest)
+[ ${#targets[@]} -gt 0 ] || targets=(icdar15 ufo poly decode cache wire db manifest mmocr)
 
 # Longest input per target: a few times the largest seed, so mutations stay fast.
-declare -A max_len=([icdar15]=8192 [ufo]=16384 [poly]=16384 [decode]=32768 [cache]=16384 [wire]=8192 [db]=4096 [manifest]=8192)
+declare -A max_len=([icdar15]=8192 [ufo]=16384 [poly]=16384 [decode]=32768 [cache]=16384 [wire]=8192 [db]=4096 [manifest]=8192 [mmocr]=4096)
 
 # UBSan reports abort (the build also says -fno-sanitize-recover); leaks are findings.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
