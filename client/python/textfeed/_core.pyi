@@ -12,7 +12,7 @@ __version__: str
 
 _Text = Union[str, bytes]  # a std::string: str, or bytes such as os.fsencode's paths
 
-# register_targets.cc
+# The EAST and DB targets (augment/east/python_replay.cc, augment/db/python_replay.cc)
 
 def east_targets(
     vertices: ArrayLike,
@@ -48,8 +48,9 @@ def db_targets_flat(
 def shrink_poly(quad: ArrayLike) -> NDArray[np.float64]: ...
 def find_min_rect_angle(quad: ArrayLike, metric: str = "sr") -> float: ...
 
-# register_geometry.cc: the dicts hold 'sizes', 'crop', 'tries', 'fallback', 'height_ratio',
-# 'angle_deg', 'vertices', 'labels', 'matrix' (and 'draws' or 'color').
+# The EAST replay (augment/east/python_replay.cc; warp_crop and photometric: register_geometry.cc):
+# the dicts hold 'sizes', 'crop', 'tries', 'fallback', 'height_ratio', 'angle_deg', 'vertices',
+# 'labels', 'matrix' (and 'draws' or 'color').
 
 def replay_geometry(
     profile: str,
@@ -91,7 +92,7 @@ def color_jitter(
     color_jitter_p: Optional[float] = None,
 ) -> tuple[NDArray[np.float32], dict[str, Any]]: ...
 
-# register_db.cc: polygons travel flat (xy float64, ends int32; textfeed._db flattens them). The
+# The DB replay (augment/db/python_replay.cc): polygons travel flat (xy float64, ends int32; textfeed._db flattens them). The
 # dicts hold 'crop_xywh', 'scale', 'out_wh', 'fallback', 'tries', 'xy', 'ends', 'ignore_tags',
 # 'kept' (and 'image', or the plan's 'flip', 'angle_deg', 'resize', 'rotate_image', 'resized_wh',
 # 'matrix').
