@@ -41,6 +41,7 @@ class GeosContext {
 
   GEOSContextHandle_t handle() const { return handle_; }
   const std::string& error() const { return error_; }
+  void clear_error() { error_.clear(); }
 
  private:
   GEOSContextHandle_t handle_;
@@ -70,8 +71,10 @@ Result<RingMeasure> shapely_ring_measure(std::span<const double> xy) {
   if (xy.size() % 2 != 0 || xy.size() / 2 < kMinRingPoints)
     return Status::invalid_argument("polygon of " + std::to_string(xy.size() / 2) +
                                     " points: shapely needs at least 3");
-  GeosContext geos;
+  // One context per thread, made on its first word, not one per word: GEOS_init_r allocates.
+  thread_local GeosContext geos;
   if (geos.handle() == nullptr) return Status::internal("GEOS_init_r failed");
+  geos.clear_error();
   GEOSGeometry* poly = shapely_polygon(geos, xy);
   if (poly == nullptr)
     return Status::invalid_argument("not a ring GEOS accepts (" + geos.error() + ")");
