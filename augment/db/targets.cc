@@ -1,11 +1,9 @@
 // DB targets: MakeBorderMap then MakeShrinkMap (docs/targets.md, "DB targets"). Every float step
 // keeps NumPy's operation order and precision (float64 distances, float32 storage); this file is
 // built with -ffp-contract=off so that no multiply-add is fused. The per-pixel distances of the
-// border band are db_band.cc's. Clipper and GEOS are the reference's engines; Clipper's exceptions
-// are caught here and become Status.
+// border band are db_band.cc's. Clipper and GEOS are the reference's engines (GEOS through
+// augment/geometry/offset.h); Clipper's exceptions are caught here and become Status.
 #include "augment/db/targets.h"
-
-#include <geos_c.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,13 +17,12 @@
 #include <string>
 
 #include "augment/db/band.h"
+#include "augment/geometry/offset.h"
 #include "base/stream_store.h"
 
 namespace textfeed::augment {
 
 struct DbScratch::State {
-  GEOSContextHandle_t geos = nullptr;
-  std::string geos_error;
   std::vector<double> poly;  // one polygon (clipped for the shrink map)
   std::vector<float> band;   // min over edges of the float32 clipped distance, one region
   // The canvas being drawn: the threshold map (float32) and the three masks (0/1 as uint8), each
@@ -40,19 +37,6 @@ struct DbScratch::State {
   internal::DbBandKernel kernel = internal::best_db_band_kernel();
   std::vector<cv::Point> points;  // int32 points for cv::fillPoly
   ClipperLib::Paths solution;
-
-  State() {
-    geos = GEOS_init_r();
-    GEOSContext_setErrorMessageHandler_r(
-        geos,
-        [](const char* message, void* self) { static_cast<State*>(self)->geos_error = message; },
-        this);
-  }
-  ~State() {
-    if (geos != nullptr) GEOS_finish_r(geos);
-  }
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
 };
 
 DbScratch::DbScratch() = default;
@@ -100,31 +84,13 @@ void fill_path(Canvas& c, cv::Mat& m, const ClipperLib::Path& path, double value
   fill_points(c, m, value, pts);
 }
 
-// shapely.geometry.Polygon(xy).area and .length through GEOS: the ring is closed with the first
-// point unless it has 4 or more points and the last already equals the first (shapely 1.8's rule:
-// a 3-point ring is closed even when it closes on itself).
-Status ring_measure(DbScratch::State& st, std::span<const double> xy, size_t k, double& area,
-                    double& length) {
-  const size_t n = xy.size() / 2;
-  const bool closed = n >= 4 && xy[0] == xy[2 * n - 2] && xy[1] == xy[2 * n - 1];
-  const size_t m = closed ? n : n + 1;
-  GEOSCoordSequence* seq = GEOSCoordSeq_create_r(st.geos, static_cast<unsigned>(m), 2);
-  if (seq == nullptr) return Status::internal(word_name(k) + ": GEOS: " + st.geos_error);
-  for (size_t i = 0; i < m; ++i) {
-    const size_t j = i % n;
-    GEOSCoordSeq_setXY_r(st.geos, seq, static_cast<unsigned>(i), xy[2 * j], xy[2 * j + 1]);
-  }
-  st.geos_error.clear();
-  GEOSGeometry* ring = GEOSGeom_createLinearRing_r(st.geos, seq);  // owns seq, even on failure
-  if (ring == nullptr)
-    return Status::invalid_argument(word_name(k) + ": not a ring GEOS accepts (" + st.geos_error +
-                                    ")");
-  GEOSGeometry* poly = GEOSGeom_createPolygon_r(st.geos, ring, nullptr, 0);  // owns ring
-  if (poly == nullptr) return Status::internal(word_name(k) + ": GEOS: " + st.geos_error);
-  const bool ok =
-      GEOSArea_r(st.geos, poly, &area) == 1 && GEOSLength_r(st.geos, poly, &length) == 1;
-  GEOSGeom_destroy_r(st.geos, poly);
-  if (!ok) return Status::internal(word_name(k) + ": GEOS area/length: " + st.geos_error);
+// shapely.geometry.Polygon(xy).area and .length (augment/geometry/offset.h: GEOS, shapely 1.8's
+// closing rule), errors naming polygon k.
+Status ring_measure(std::span<const double> xy, size_t k, double& area, double& length) {
+  Result<RingMeasure> m = shapely_ring_measure(xy);
+  if (!m.ok()) return m.status().with_context(word_name(k));
+  area = m->area;
+  length = m->length;
   return Status();
 }
 
@@ -285,7 +251,7 @@ void draw_band(DbScratch::State& st, std::span<const double> xy, const PaddedBox
 Status draw_border(DbScratch::State& st, std::span<const double> xy, size_t k,
                    const DbTargetOptions& o, const ThresholdScale& scale, Canvas& out) {
   double area = 0, length = 0;
-  TF_RETURN_IF_ERROR(ring_measure(st, xy, k, area, length));
+  TF_RETURN_IF_ERROR(ring_measure(xy, k, area, length));
   if (area <= 0) return Status();
   const double width = area * (1 - std::pow(o.shrink_ratio, 2)) / length;
   ClipperLib::ClipperOffset co;
@@ -360,7 +326,7 @@ Status draw_shrink(DbScratch::State& st, size_t k, const DbTargetOptions& o, Can
     return Status();
   }
   double area = 0, length = 0;
-  TF_RETURN_IF_ERROR(ring_measure(st, p, k, area, length));
+  TF_RETURN_IF_ERROR(ring_measure(p, k, area, length));
   ClipperLib::ClipperOffset co;
   co.AddPath(clipper_path(p), ClipperLib::jtRound, ClipperLib::etClosedPolygon);
   st.solution.clear();
@@ -444,7 +410,6 @@ Status make_db_targets(const DbTargetViews& out, const PolygonsView& polygons,
   TF_RETURN_IF_ERROR(check_views(out));
   TF_RETURN_IF_ERROR(check_polygons(polygons, labels.size(), ignore_out.size()));
   DbScratch::State& st = scratch.state();
-  if (st.geos == nullptr) return Status::internal("DB targets: GEOS_init_r failed");
   const ThresholdScale scale(options);
   const int h = out.threshold_map.height, w = out.threshold_map.width;
   Canvas canvas = blank_canvas(st, h, w, scale(0.f));
