@@ -6,6 +6,7 @@
 #include "augment/db/python_replay.h"
 #include "augment/east/python_replay.h"
 #include "augment/fcenet/python_reference.h"
+#include "augment/mmocr/python_replay.h"
 #include "augment/panet/python_reference.h"
 #include "augment/psenet/python_reference.h"
 #include "augment/textsnake/python_reference.h"
@@ -20,6 +21,7 @@ void register_family_replays(pybind11::module_& m) {
   register_pan_reference(m);
   register_textsnake_reference(m);
   register_fce_reference(m);
+  register_mmocr_chain_replay(m);
 }
 
 }  // namespace textfeed::python

@@ -8,13 +8,18 @@
 
 #include "augment/db/profiles.h"
 #include "augment/east/profiles.h"
+#include "augment/fcenet/profiles.h"
+#include "augment/panet/profiles.h"
+#include "augment/psenet/profiles.h"
 #include "augment/recipe_fields.h"
+#include "augment/textsnake/profiles.h"
 
 namespace textfeed::augment {
 
 std::span<const FamilyEntry> family_entries() {
   // The registration of each family folder's light half: one line per family.
-  static const FamilyEntry kFamilies[] = {east_entry(), db_entry()};
+  static const FamilyEntry kFamilies[] = {east_entry(),  db_entry(),     psenet_entry(),
+                                          panet_entry(), fcenet_entry(), textsnake_entry()};
   return kFamilies;
 }
 
@@ -127,7 +132,9 @@ Status validate(const AugmentOptions& o) {
   if (find_profile(o.profile) == nullptr)
     return bad("profile", static_cast<unsigned>(o.profile), "not a registered profile");
   TF_RETURN_IF_ERROR(check_fields<AugmentOptions>(o, recipe_fields(), "augment option"));
-  return check_relations(o);
+  TF_RETURN_IF_ERROR(check_relations(o));
+  const ProfileEntry* entry = find_profile(o.profile);
+  return entry->validate_recipe != nullptr ? entry->validate_recipe(o) : Status();
 }
 
 Status set_option(AugmentOptions& o, std::string_view name, std::string_view value) {

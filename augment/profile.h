@@ -21,6 +21,11 @@ enum class Profile : unsigned char {
          // 1.4.12 ColorJitter() defaults and arithmetic (docs/targets.md §2.6)
   kDb,   // PaddleOCR's DB detection chain: flip, rotate, resize (imgaug), crop search into a 640
         // canvas, border and shrink maps at full size, BGR ImageNet normalize (docs/targets.md §8)
+  // mmocr 1.x's training chains and targets (docs/targets.md §9): augment/mmocr/chains.h.
+  kPsenet,     // PSENet: 736 px, text kernels at 7 shrink ratios
+  kPanet,      // PANet: 736 px, text and kernel instance maps
+  kFcenet,     // FCENet: 800 px, Fourier maps at strides 8, 16, 32
+  kTextsnake,  // TextSnake: 800 px, text and centre-line regions, radius, sin and cos
 };
 
 enum class FillRule : unsigned char { kEvenOdd, kUnion };                // §5 #1
@@ -132,6 +137,9 @@ struct ProfileEntry {
   // as PaddleOCR's DB maps, which a [B, 1, H, W] map would broadcast against in its loss); the
   // batch layout keeps [C, H, W] rows, and the Python Loader gives such maps as [B, H, W].
   bool maps_without_channel_axis = false;
+  // The recipe checks of every mode that are the family's own (null: none; kInvalidArgument),
+  // e.g. a chain that ends with images of one size only.
+  Status (*validate_recipe)(const AugmentOptions& options) = nullptr;
 };
 
 // A row of the recipe's field table (base/field_table.h).
@@ -156,13 +164,14 @@ std::span<const RecipeField> recipe_fields();
 // The entry of `profile`; null for a value outside the enum.
 const ProfileEntry* find_profile(Profile profile);
 // The last Profile enumerator (profile_entries() ends with it; tests/augment/family_test.cc).
-inline constexpr Profile kLastProfile = Profile::kDb;
+inline constexpr Profile kLastProfile = Profile::kTextsnake;
 // The recipe checks of evaluation that are the profile's family's own.
 Status validate_eval_profile(const AugmentOptions& options);
 
 // The shrink ratio of `epoch` (PaddleOCR's epoch-dependent ratio when total_epochs > 0).
 double shrink_ratio_at(const AugmentOptions& options, uint64_t epoch);
-// "upstage", "sakura", "bc7" or "db". Errors: kInvalidArgument naming the accepted values.
+// "upstage", "sakura", "bc7", "db", "psenet", "panet", "fcenet" or "textsnake". Errors:
+// kInvalidArgument naming the accepted values.
 Result<Profile> parse_profile(std::string_view name);
 std::string_view profile_name(Profile profile);
 // "fused", "albumentations_1_3_1" or "albumentations_1_4_12" (set_option's names).

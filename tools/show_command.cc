@@ -1,5 +1,6 @@
 // textfeed show: PNGs of augmented samples with their targets drawn over them, so a person can see
-// that the score map, the geometry and the ROI/ignored mask (or db's four maps) sit on the words.
+// that the score map, the geometry and the ROI/ignored mask (or db's four maps, or another
+// family's target tensors) sit on the words.
 // Each PNG explains itself: every panel has a title above it, and a legend band below says what
 // each colour is and how many words the crop holds.
 #include <algorithm>
@@ -15,15 +16,20 @@
 #include "augment/db/chain.h"
 #include "augment/east/chain.h"
 #include "augment/geometry/polygon.h"
+#include "augment/target_builder.h"
 #include "base/printable.h"
 #include "base/quad.h"
 #include "loader/pipeline/pipeline.h"
 #include "tools/commands.h"
 #include "tools/output.h"
+#include "tools/show_draw.h"
+#include "tools/show_family.h"
 #include "tools/spec_flags.h"
 
 namespace textfeed::tools {
 namespace {
+
+using namespace show;  // NOLINT: the drawing primitives of this command
 
 struct ShowArgs {
   std::string dataset, out;
@@ -55,18 +61,6 @@ struct Planes {
   }
 };
 
-// Back to pixels: x = (v * std + mean) * 255, as BGR for the PNG (planes in the options' order).
-cv::Mat to_bgr(const std::vector<float>& image, int c, const augment::AugmentOptions& o) {
-  const bool bgr_planes = o.channel_order == augment::ChannelOrder::kBgr;
-  cv::Mat bgr(c, c, CV_8UC3);
-  for (int y = 0; y < c; ++y)
-    for (int x = 0; x < c; ++x)
-      for (int k = 0; k < 3; ++k)
-        bgr.at<cv::Vec3b>(y, x)[bgr_planes ? k : 2 - k] =
-            cv::saturate_cast<uint8_t>((image[(k * c + y) * c + x] * o.std[k] + o.mean[k]) * 255.f);
-  return bgr;
-}
-
 // The db profile's outputs: the image and its four maps (threshold map and mask, shrink map and
 // mask), c x c float32 each.
 struct DbPlanes {
@@ -88,135 +82,10 @@ struct DbPlanes {
   }
 };
 
-// A map as grey levels: lo -> black, hi -> white.
-cv::Mat grey_panel(const std::vector<float>& map, int c, float lo, float hi) {
-  cv::Mat grey(c, c, CV_8UC1);
-  for (int i = 0; i < c * c; ++i)
-    grey.data[i] =
-        cv::saturate_cast<uint8_t>((map[static_cast<size_t>(i)] - lo) / (hi - lo) * 255.f);
-  cv::Mat panel;
-  cv::cvtColor(grey, panel, cv::COLOR_GRAY2BGR);
-  return panel;
-}
-
-// ------------------------------------------------------------------ titles and legend
-
-// The colours drawn over the samples (BGR), named once so that the legend cannot disagree.
-const cv::Scalar kGreen(0, 255, 0), kRed(0, 0, 255), kBlue(255, 80, 0), kYellow(0, 230, 255);
-const cv::Scalar kBand(32, 32, 32), kInk(235, 235, 235);
-constexpr int kFace = cv::FONT_HERSHEY_SIMPLEX;
-// A small crop still gets a legend that reads: the picture is widened to this, never the crop.
-constexpr int kMinWidthPx = 480;
-
-// One size of text for a picture whose panels are `panel_px` wide (scale panel_px / 1000, within
-// [0.45, 1]): the labels grow with the crop, and stay legible on a small one.
-struct Font {
-  explicit Font(int panel_px)
-      : scale(std::clamp(panel_px / 1000.0, 0.45, 1.0)), thickness(scale >= 0.8 ? 2 : 1) {
-    int baseline = 0;
-    const cv::Size size = cv::getTextSize("Ag", kFace, scale, thickness, &baseline);
-    text_h = size.height;
-    pad = std::max(4, text_h / 2);
-    line_px = text_h + baseline + 2 * pad;
-  }
-  double scale;
-  int thickness, text_h = 0, pad = 0, line_px = 0;
-};
-
-// `text` with its top-left corner at (x, top + pad); shrunk to fit `max_w` px if it would not.
-void put_text(cv::Mat& canvas, const std::string& text, int x, int top, int max_w, const Font& f) {
-  int baseline = 0;
-  const int w = cv::getTextSize(text, kFace, f.scale, f.thickness, &baseline).width;
-  const double scale = w > max_w && max_w > 0 ? f.scale * max_w / w : f.scale;
-  cv::putText(canvas, text, {x, top + f.pad + f.text_h}, kFace, scale, kInk, f.thickness,
-              cv::LINE_AA);
-}
-
-// What a legend entry's swatch looks like: the colour as an area, as an outline, or no swatch.
-enum class Swatch { kFill, kOutline, kNone };
-
-struct LegendEntry {
-  cv::Scalar colour;
-  Swatch swatch;
-  std::string text;
-};
-
-struct Panel {
-  std::string title;
-  cv::Mat bgr;
-};
-
-// The band under the panels, `width` px: `lines` of text (the sample), then each entry as its
-// swatch and meaning, left to right, wrapped into rows.
-cv::Mat legend_band(int width, const std::vector<std::string>& lines,
-                    const std::vector<LegendEntry>& entries, const Font& f) {
-  const int box = f.text_h + f.pad;
-  std::vector<cv::Point> at;  // each entry's top-left
-  int x = f.pad, row = static_cast<int>(lines.size());
-  for (const LegendEntry& e : entries) {
-    int baseline = 0;
-    const int w = (e.swatch == Swatch::kNone ? 0 : box + f.pad) +
-                  cv::getTextSize(e.text, kFace, f.scale, f.thickness, &baseline).width;
-    if (x > f.pad && x + w > width - f.pad) {  // a new row, unless the entry is alone on it
-      x = f.pad;
-      ++row;
-    }
-    at.emplace_back(x, f.pad + row * f.line_px);
-    x += w + 3 * f.pad;
-  }
-  const int rows = row + (entries.empty() ? 0 : 1);
-  cv::Mat band(2 * f.pad + rows * f.line_px, width, CV_8UC3, kBand);
-  for (size_t i = 0; i < lines.size(); ++i)
-    put_text(band, lines[i], f.pad, f.pad + static_cast<int>(i) * f.line_px, width - 2 * f.pad, f);
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const LegendEntry& e = entries[i];
-    int tx = at[i].x;
-    if (e.swatch != Swatch::kNone) {
-      const cv::Rect square(tx, at[i].y + (f.line_px - box) / 2, box, box);
-      cv::rectangle(band, square, e.colour, e.swatch == Swatch::kFill ? cv::FILLED : 2,
-                    cv::LINE_AA);
-      tx += box + f.pad;
-    }
-    put_text(band, e.text, tx, at[i].y, width - tx - f.pad, f);
-  }
-  return band;
-}
-
-// The PNG: the panels (all of one size) in rows of `cols`, each under its title, then the legend
-// band; at least kMinWidthPx wide.
-cv::Mat compose(const std::vector<Panel>& panels, size_t cols,
-                const std::vector<std::string>& lines, const std::vector<LegendEntry>& legend) {
-  const int c = panels.front().bgr.cols;
-  const int width = std::max(kMinWidthPx, static_cast<int>(cols) * c);
-  const Font f(std::max(kMinWidthPx, c));
-  std::vector<cv::Mat> rows;
-  for (size_t i = 0; i < panels.size(); i += cols) {
-    const size_t end = std::min(panels.size(), i + cols);
-    // A row: the titles' strip, then the panels; the last title may run on past a narrow panel.
-    cv::Mat row(f.line_px + c, width, CV_8UC3, kBand);
-    for (size_t k = i; k < end; ++k) {
-      const int x = static_cast<int>(k - i) * c;
-      const int room = (k + 1 == end ? width - x : c) - 2 * f.pad;
-      put_text(row, panels[k].title, x + f.pad, 0, room, f);
-      panels[k].bgr.copyTo(row(cv::Rect(x, f.line_px, c, c)));
-    }
-    rows.push_back(row);
-  }
-  rows.push_back(legend_band(width, lines, legend, f));
-  cv::Mat out;
-  cv::vconcat(rows, out);
-  return out;
-}
-
 // "3 words in the crop (2 legible), 8 in the image": the crop's count is what the targets see.
 std::string word_counts(int in_crop, int legible, size_t in_image) {
   return std::to_string(in_crop) + " word" + (in_crop == 1 ? "" : "s") + " in the crop (" +
          std::to_string(legible) + " legible), " + std::to_string(in_image) + " in the image";
-}
-
-// The legend's first line: "sample 0 (images/img_1.jpg): 3 words in the crop ...".
-std::string sample_line(int i, const std::string& name, const std::string& counts) {
-  return "sample " + std::to_string(i) + " (" + printable(name) + "): " + counts;
 }
 
 // One db sample as a 3 x 2 grid: the image with the kept polygons (blue; ignored red) and the
@@ -336,16 +205,6 @@ cv::Mat east_picture(cv::Mat crop_bgr, const std::string& summary) {
   return compose({{title, std::move(crop_bgr)}}, 1, {summary}, legend);
 }
 
-// Encoded here and written as a fresh file: never through a symlink planted at the name.
-void write_png(const cv::Mat& bgr, const std::string& file) {
-  std::vector<uint8_t> png;
-  if (!cv::imencode(".png", bgr, png)) fail("show", "cannot encode " + file);
-  const Status written = write_file_atomically(
-      file, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()), 0644, true,
-      /*durable=*/false);
-  if (!written.ok()) fail("show", written.to_string());
-}
-
 // The PNG of sample `i` in the --out folder.
 std::string sample_file(const ShowArgs& a, int i) {
   return (std::filesystem::path(a.out) / ("sample_" + std::to_string(i) + ".png")).string();
@@ -402,11 +261,7 @@ void run(const ShowArgs& a) {
   if (const auto* db = dynamic_cast<const augment::DbChain*>(&producer.chain()))
     return run_db(a, o, **source, producer, *db, n);
   const auto* east = dynamic_cast<const augment::EastChain*>(&producer.chain());
-  if (east == nullptr)
-    fail("show",
-         "show draws the EAST and DB families, not profile " +
-             std::string(augment::profile_name(o.profile)),
-         2);
+  if (east == nullptr) return show::run_family({a.out, a.seed, a.epoch}, o, **source, producer, n);
   Planes planes(o.crop_size, o.map_size());
   const int g = static_cast<int>(std::lround(1 / o.map_scale));
   int failed = 0;
@@ -447,7 +302,10 @@ void add_show_command(CLI::App& app) {
       "regions red, word quads blue (ignored: red outline), boxes decoded from the geometry map "
       "yellow. Profile db: a grid of the image with its polygons, the shrink map (green) and "
       "ignored regions (red) over it, and the threshold map, threshold mask, shrink map and "
-      "shrink mask in grey. Each panel has a title and each PNG ends in a legend of the colours; "
+      "shrink mask in grey. Other profiles (psenet, panet, fcenet, textsnake): the image with its "
+      "polygons after the chain, and each target tensor's channels in grey (PSENet's largest and "
+      "smallest kernels, FCENet's regions and mask per level). Each panel has a title and each PNG "
+      "ends in a legend of the colours; "
       "each line printed counts the words in the crop (those the targets see) and in the image.");
   cmd->add_option("--dataset", a->dataset,
                   "dataset folder, UFO .json, cache file or cache manifest")

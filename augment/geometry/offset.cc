@@ -10,6 +10,8 @@
 #include <polyclipping/clipper.hpp>
 #include <string>
 
+#include "augment/geometry/shapely_geos.h"
+
 namespace textfeed::augment {
 namespace {
 
@@ -21,60 +23,14 @@ constexpr double kPerimeterGuardPx = 0.001;
 constexpr double kRoundHalf = 0.5;
 constexpr size_t kMinRingPoints = 3;
 
-// A GEOS reentrant context that keeps the last error message.
-class GeosContext {
- public:
-  GeosContext() : handle_(GEOS_init_r()) {
-    if (handle_ != nullptr)
-      GEOSContext_setErrorMessageHandler_r(
-          handle_,
-          [](const char* message, void* self) {
-            static_cast<GeosContext*>(self)->error_ = message;
-          },
-          this);
-  }
-  ~GeosContext() {
-    if (handle_ != nullptr) GEOS_finish_r(handle_);
-  }
-  GeosContext(const GeosContext&) = delete;
-  GeosContext& operator=(const GeosContext&) = delete;
-
-  GEOSContextHandle_t handle() const { return handle_; }
-  const std::string& error() const { return error_; }
-  void clear_error() { error_.clear(); }
-
- private:
-  GEOSContextHandle_t handle_;
-  std::string error_;
-};
-
-// The polygon of `xy` as shapely builds it: the ring is closed with its first point unless it has
-// 4 or more points and already ends on it (a 3-point ring is closed even then). Null on error.
-GEOSGeometry* shapely_polygon(const GeosContext& geos, std::span<const double> xy) {
-  const size_t n = xy.size() / 2;
-  const bool closed = n >= 4 && xy[0] == xy[2 * n - 2] && xy[1] == xy[2 * n - 1];
-  const size_t m = closed ? n : n + 1;
-  GEOSCoordSequence* seq = GEOSCoordSeq_create_r(geos.handle(), static_cast<unsigned>(m), 2);
-  if (seq == nullptr) return nullptr;
-  for (size_t i = 0; i < m; ++i) {
-    const size_t j = i % n;
-    GEOSCoordSeq_setXY_r(geos.handle(), seq, static_cast<unsigned>(i), xy[2 * j], xy[2 * j + 1]);
-  }
-  GEOSGeometry* ring = GEOSGeom_createLinearRing_r(geos.handle(), seq);  // owns seq
-  if (ring == nullptr) return nullptr;
-  return GEOSGeom_createPolygon_r(geos.handle(), ring, nullptr, 0);  // owns ring
-}
-
 }  // namespace
 
 Result<RingMeasure> shapely_ring_measure(std::span<const double> xy) {
   if (xy.size() % 2 != 0 || xy.size() / 2 < kMinRingPoints)
     return Status::invalid_argument("polygon of " + std::to_string(xy.size() / 2) +
                                     " points: shapely needs at least 3");
-  // One context per thread, made on its first word, not one per word: GEOS_init_r allocates.
-  thread_local GeosContext geos;
+  GeosContext& geos = thread_geos();
   if (geos.handle() == nullptr) return Status::internal("GEOS_init_r failed");
-  geos.clear_error();
   GEOSGeometry* poly = shapely_polygon(geos, xy);
   if (poly == nullptr)
     return Status::invalid_argument("not a ring GEOS accepts (" + geos.error() + ")");

@@ -186,7 +186,9 @@ TEST(ProfileTest, Bc7IsUpstageWithAlbumentations1412ColorJitterDefaults) {
   EXPECT_EQ(profile_name(Profile::kBc7), "bc7");
   const auto bad = parse_profile("BC7");
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().message().find("'upstage', 'sakura', 'bc7' or 'db'"), std::string::npos);
+  EXPECT_NE(bad.error().message().find(
+                "'upstage', 'sakura', 'bc7', 'db', 'psenet', 'panet', 'fcenet' or 'textsnake'"),
+            std::string::npos);
 }
 
 TEST(ProfileTest, DescribeShowsTheRangesAndTheArithmetic) {

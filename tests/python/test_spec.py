@@ -39,7 +39,7 @@ def test_a_member_and_its_name_make_the_same_batches():
 
 
 @pytest.mark.parametrize("kw,error,message", [
-    (dict(profile=textfeed.DType.UINT8), errors.ArgumentTypeError, "profile must be one of ('upstage', 'sakura', 'bc7', 'db')"),
+    (dict(profile=textfeed.DType.UINT8), errors.ArgumentTypeError, "profile must be one of ('upstage', 'sakura', 'bc7', 'db', 'psenet', 'panet', 'fcenet', 'textsnake')"),
     (dict(transport="udp"), errors.InvalidArgumentError, "transport must be one of ('auto', 'shm', 'frames')"),
     (dict(ignore_text="all"), errors.InvalidArgumentError, "ignore_text must be one of ('substring', 'exact')"),
     (dict(poly_policy=1), errors.ArgumentTypeError, "poly_policy must be one of"),

@@ -5,6 +5,10 @@ mmocr_targets(family, polys, ignored, img_shape) builds what mmocr 1.x's module 
 checked here: ``polys`` a list of (n, 2) arrays (n >= 3, any point count), ``ignored`` one flag
 per polygon, ``img_shape`` (H, W). The dict's keys, shapes and dtypes are those of the reference's
 outputs (and of the golden files tests/golden/mmocr/ holds).
+
+replay_mmocr_chain(chain, image_hw, polys, ignored, seed) replays the geometry of mmocr's training
+chain ``chain`` (psenet, panet, fcenet, textsnake) seeded as the chain goldens are (docs/targets.md
+"mmocr's training chains"): a dict of the golden files' fields.
 """
 
 from __future__ import annotations
@@ -89,3 +93,25 @@ def mmocr_targets(family: str, polys: Sequence[Any], ignored: Any, img_shape: An
     xy = np.concatenate(arrays) if arrays else np.zeros((0, 2), np.float32)
     npts = np.array([len(a) for a in arrays], dtype=np.int32)
     return build(xy, npts, _flags(ignored, len(arrays)), _shape(img_shape))
+
+
+CHAINS: Tuple[str, ...] = ("psenet", "panet", "fcenet", "textsnake")
+
+
+def replay_mmocr_chain(chain: str, image_hw: Any, polys: Sequence[Any], ignored: Any,
+                       seed: int) -> Dict[str, Any]:
+    """One replay of mmocr 1.x's training chain ``chain`` (``"psenet"``, ``"panet"``, ``"fcenet"``,
+    ``"textsnake"``) on an image of ``image_hw`` (H, W) with polygons ``polys`` (a list of (n, 2)
+    arrays, n >= 3) and one ``ignored`` flag each, its numpy, Python and imgaug streams seeded with
+    ``seed`` once before the first transform. Returns the chain goldens' fields: ``dropped`` ('' or
+    the step that dropped the sample), ``out_hw``, ``out_xy``/``out_len`` (the final polygons,
+    ragged), ``out_f32``, ``out_zero``, ``out_src``, ``out_ignored``, ``out_labels``, ``kept``, the
+    draws (``draw_step``, ``draw_name``, ``draw_rng``, ``draw_len``, ``draw_values``; torch's
+    colour draws are not replayed) and the trace after every transform (``trace_*``)."""
+    name = _args.choice("chain", chain, CHAINS)
+    arrays = [_polygon(i, p) for i, p in enumerate(_polygons(polys))]
+    xy = np.concatenate(arrays) if arrays else np.zeros((0, 2), np.float32)
+    npts = np.array([len(a) for a in arrays], dtype=np.int32)
+    h, w = _shape(image_hw)
+    seed_value = _args.integer("seed", seed, 0, 2**32 - 1)
+    return _core.replay_mmocr_chain(name, (h, w), xy, npts, _flags(ignored, len(arrays)), seed_value)

@@ -11,6 +11,8 @@ pipelines (tests/golden, examples/) and to replay what happened to one sample.
   sample_params(...), warp_crop(...), photometric(...)                       -> per-sample steps
   mmocr_targets(family, polys, ignored, img_shape)                           -> mmocr's targets of
       pse, pan, fce, textsnake or db_mmocr for one image, as its module losses build them
+  replay_mmocr_chain(chain, image_hw, polys, ignored, seed)                  -> the geometry of
+      mmocr's psenet, panet, fcenet or textsnake training chain, seeded as its goldens
 
 Every argument is checked (a wrong type raises errors.ArgumentTypeError), then the extension's
 function runs. A training loop needs none of them: textfeed.Loader runs the whole chain.
@@ -19,7 +21,7 @@ function runs. A training loop needs none of them: textfeed.Loader runs the whol
 from . import _core
 from ._checked import db_targets, east_targets, find_min_rect_angle, shrink_poly, typed
 from ._db import db_map_keypoints, db_sample_params, replay_db_crop
-from ._mmocr import mmocr_targets
+from ._mmocr import mmocr_targets, replay_mmocr_chain
 
 photometric = typed(_core.photometric)
 replay_geometry = typed(_core.replay_geometry)
@@ -36,6 +38,7 @@ __all__ = [
     "mmocr_targets",
     "photometric",
     "replay_db_crop",
+    "replay_mmocr_chain",
     "replay_geometry",
     "sample_params",
     "shrink_poly",

@@ -8,6 +8,7 @@ from ._db import db_map_keypoints as db_map_keypoints
 from ._db import db_sample_params as db_sample_params
 from ._db import replay_db_crop as replay_db_crop
 from ._mmocr import mmocr_targets as mmocr_targets
+from ._mmocr import replay_mmocr_chain as replay_mmocr_chain
 from ._core import photometric as photometric
 from ._core import replay_geometry as replay_geometry
 from ._core import sample_params as sample_params
@@ -22,6 +23,7 @@ __all__ = [
     "mmocr_targets",
     "photometric",
     "replay_db_crop",
+    "replay_mmocr_chain",
     "replay_geometry",
     "sample_params",
     "shrink_poly",

@@ -1,0 +1,163 @@
+// MmocrChain: words -> mmocr's geometric transforms -> (pixels of the first resize or crop) ->
+// the other pixel ops -> colour jitter and normalize -> the family's targets.
+#include "augment/mmocr/family_chain.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "augment/colour/photometric.h"
+#include "augment/geometry/warp.h"
+#include "base/quad.h"
+
+namespace textfeed::augment::mmocr {
+namespace {
+
+constexpr int kPseSide = 736;
+constexpr int kFceSide = 800;
+
+std::string_view chain_name(ChainKind kind) {
+  switch (kind) {
+    case ChainKind::kPsenet:
+      return "psenet";
+    case ChainKind::kPanet:
+      return "panet";
+    case ChainKind::kFcenet:
+      return "fcenet";
+    case ChainKind::kTextsnake:
+      return "textsnake";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int chain_output_side(ChainKind kind) {
+  return kind == ChainKind::kPsenet || kind == ChainKind::kPanet ? kPseSide : kFceSide;
+}
+
+MmocrChain::MmocrChain(const AugmentOptions& options, ChainKind kind,
+                       std::unique_ptr<TargetBuilder> targets)
+    : options_(options), kind_(kind), targets_(std::move(targets)) {}
+
+Status MmocrChain::run_once(const ChainInput& input, uint32_t seed) {
+  auto state = load_chain_input(input);
+  if (!state.ok()) return state.status();
+  state_ = std::move(*state);
+  state_.record_trace = false;
+  ChainStreams streams(seed);
+  return run_chain(kind_, state_, streams);
+}
+
+// The sample's polygons (every point the source kept, else its quads) and ignored flags.
+void gather_words(const SampleWords& s, std::vector<float>& xy, std::vector<uint32_t>& points,
+                  std::vector<unsigned char>& ignored) {
+  xy.clear(), points.clear(), ignored.clear();
+  if (!s.poly_points.empty()) {
+    xy.assign(s.poly_xy.begin(), s.poly_xy.end());
+    points.assign(s.poly_points.begin(), s.poly_points.end());
+    for (unsigned char label : s.poly_labels) ignored.push_back(label == kLabelIgnored ? 1 : 0);
+    return;
+  }
+  for (size_t k = 0; k < s.quads.size(); ++k) {
+    xy.insert(xy.end(), s.quads[k].xy.begin(), s.quads[k].xy.end());
+    points.push_back(4);
+    ignored.push_back(s.labels[k] == kLabelIgnored ? 1 : 0);
+  }
+}
+
+Status MmocrChain::plan(const SampleWords& sample, Rng& rng, uint64_t /*epoch*/,
+                        PixelRequest& request) {
+  name_.assign(sample.name);
+  const int side = chain_output_side(kind_);
+  if (options_.crop_size != side)
+    return Status::invalid_argument(
+        "profile " + std::string(chain_name(kind_)) + " ends with " + std::to_string(side) + "x" +
+        std::to_string(side) + " images (mmocr's chain): crop_size must be " +
+        std::to_string(side) + ", got " + std::to_string(options_.crop_size));
+  gather_words(sample, xy_, points_, ignored_);
+  const ChainInput input{sample.height, sample.width, xy_, points_, ignored_};
+  for (int attempt = 0; attempt <= kMaxChainRedraws; ++attempt) {
+    TF_RETURN_IF_ERROR(run_once(input, rng.next_u32()).with_context(name_));
+    if (state_.dropped.empty()) break;
+  }
+  if (!state_.dropped.empty())
+    return Status::invalid_argument(name_ + ": mmocr's " + std::string(chain_name(kind_)) +
+                                    " chain drops this sample at " + state_.dropped + " (" +
+                                    std::to_string(kMaxChainRedraws + 1) +
+                                    " draws; it has no word the chain keeps)");
+  // The first op, when it is a resize or a crop, is where the pixels are fetched from.
+  request = PixelRequest{};
+  request.out_w = sample.width, request.out_h = sample.height;
+  first_op_ = 0;
+  if (!state_.ops.empty() && state_.ops[0].kind == PixelOp::Kind::kResize) {
+    const PixelOp& op = state_.ops[0];
+    request.matrix[0] = static_cast<double>(op.out_w) / sample.width;
+    request.matrix[4] = static_cast<double>(op.out_h) / sample.height;
+    request.out_w = op.out_w, request.out_h = op.out_h;
+    request.min_scale = std::min(request.matrix[0], request.matrix[4]);
+    request.max_scale = std::max(request.matrix[0], request.matrix[4]);
+    first_op_ = 1;
+  } else if (!state_.ops.empty() && state_.ops[0].kind == PixelOp::Kind::kCrop) {
+    const PixelOp& op = state_.ops[0];
+    request.matrix[2] = -op.rect[0], request.matrix[5] = -op.rect[1];
+    request.out_w = std::max(op.rect[2] - op.rect[0], 1);
+    request.out_h = std::max(op.rect[3] - op.rect[1], 1);
+    first_op_ = 1;
+  }
+  start_h_ = request.out_h, start_w_ = request.out_w;
+  return Status();
+}
+
+Status MmocrChain::render(const PixelGrant& pixels, Rng& rng, uint64_t /*epoch*/,
+                          const ChainOutputs& out, StageTimes& times) {
+  if (out.compact)
+    return Status::invalid_argument("profile " + std::string(chain_name(kind_)) +
+                                    " has no compact rows");
+  auto t = StageClock::now();
+  start_.reset(start_h_, start_w_, 3);
+  TF_RETURN_IF_ERROR(warp_to_crop(start_.mutable_view(), pixels.pixels, pixels.matrix, pixels.scale,
+                                  warp_scratch_, pixels.frame));
+  auto image = apply_pixel_ops(start_.view(),
+                               std::span<const PixelOp>(state_.ops).subspan(first_op_), scratch_);
+  if (!image.ok()) return image.status().with_context(name_);
+  const int side = chain_output_side(kind_);
+  if (image->height != side || image->width != side)
+    return Status::internal(name_ + ": the chain ended with a " + std::to_string(image->width) +
+                            "x" + std::to_string(image->height) + " image, not " +
+                            std::to_string(side) + "x" + std::to_string(side));
+  times.warp += seconds_since(t);
+
+  t = StageClock::now();
+  const ColorParams color = draw_color_params(options_, rng);
+  TF_RETURN_IF_ERROR(apply_photometric(out.image, *image, color, options_));
+  times.photometric += seconds_since(t);
+
+  t = StageClock::now();
+  out_xy_.clear(), out_ends_.clear(), out_labels_.clear();
+  for (size_t k = 0; k < state_.polygons.size(); ++k) {
+    const auto& xy = state_.polygons[k].xy;
+    out_xy_.insert(out_xy_.end(), xy.begin(), xy.end());
+    out_ends_.push_back(static_cast<uint32_t>(out_xy_.size() / 2));
+    out_labels_.push_back(state_.ignored[k] != 0 ? kLabelIgnored : kLabelValid);
+  }
+  TF_RETURN_IF_ERROR(
+      targets_->build(out.targets, PolygonsView{out_xy_, out_ends_}, out_labels_, side)
+          .with_context(name_));
+  times.targets += seconds_since(t);
+  return Status();
+}
+
+void MmocrChain::words_after(SampleMeta& meta) const {
+  meta.height = meta.width = chain_output_side(kind_);
+  meta.scale_x = meta.scale_y = 1;
+  meta.xy.clear(), meta.points.clear(), meta.ignore.clear();
+  for (size_t k = 0; k < state_.polygons.size(); ++k) {
+    const auto& xy = state_.polygons[k].xy;
+    for (double v : xy) meta.xy.push_back(static_cast<float>(v));
+    meta.points.push_back(static_cast<uint32_t>(xy.size() / 2));
+    meta.ignore.push_back(state_.ignored[k] != 0 ? 1 : 0);
+  }
+}
+
+}  // namespace textfeed::augment::mmocr

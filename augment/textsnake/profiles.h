@@ -1,0 +1,10 @@
+// The textsnake profile's light half (its name, defaults and evaluation rule; no OpenCV).
+#pragma once
+
+#include "augment/profile.h"
+
+namespace textfeed::augment {
+
+FamilyEntry textsnake_entry();
+
+}  // namespace textfeed::augment
