@@ -86,25 +86,16 @@ Status MmocrChain::plan(const SampleWords& sample, Rng& rng, uint64_t /*epoch*/,
                                     " chain drops this sample at " + state_.dropped + " (" +
                                     std::to_string(kMaxChainRedraws + 1) +
                                     " draws; it has no word the chain keeps)");
-  // The first op, when it is a resize or a crop, is where the pixels are fetched from.
+  // The ops one warp can do from the source are where the pixels are fetched from: the JPEG is
+  // decoded at the DCT scale their matrix allows, and only the part they read.
+  const FoldedOps folded = fold_warp_prefix(state_.ops, sample.width, sample.height);
   request = PixelRequest{};
-  request.out_w = sample.width, request.out_h = sample.height;
-  first_op_ = 0;
-  if (!state_.ops.empty() && state_.ops[0].kind == PixelOp::Kind::kResize) {
-    const PixelOp& op = state_.ops[0];
-    request.matrix[0] = static_cast<double>(op.out_w) / sample.width;
-    request.matrix[4] = static_cast<double>(op.out_h) / sample.height;
-    request.out_w = op.out_w, request.out_h = op.out_h;
-    request.min_scale = std::min(request.matrix[0], request.matrix[4]);
-    request.max_scale = std::max(request.matrix[0], request.matrix[4]);
-    first_op_ = 1;
-  } else if (!state_.ops.empty() && state_.ops[0].kind == PixelOp::Kind::kCrop) {
-    const PixelOp& op = state_.ops[0];
-    request.matrix[2] = -op.rect[0], request.matrix[5] = -op.rect[1];
-    request.out_w = std::max(op.rect[2] - op.rect[0], 1);
-    request.out_h = std::max(op.rect[3] - op.rect[1], 1);
-    first_op_ = 1;
-  }
+  std::copy(folded.matrix, folded.matrix + 6, request.matrix);
+  request.out_w = folded.out_w, request.out_h = folded.out_h;
+  const AxisScales scales = axis_scales(folded.matrix);
+  request.min_scale = std::min(scales.sx, scales.sy);
+  request.max_scale = std::max(scales.sx, scales.sy);
+  first_op_ = folded.count;
   start_h_ = request.out_h, start_w_ = request.out_w;
   return Status();
 }

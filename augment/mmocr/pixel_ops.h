@@ -17,6 +17,7 @@ namespace textfeed::augment::mmocr {
 // fill patches read). Not thread-safe; reused from sample to sample.
 struct PixelScratch {
   Image a, b, patch, mask;
+  Image zeros;  // a black image of the last canvas rotation's input size, kept black
 };
 
 // Applies `ops` to `image` (uint8 HWC, 3 channels; the chain's input size at ops[0]) and returns a
@@ -25,5 +26,16 @@ struct PixelScratch {
 // agree), kInternal (OpenCV failed).
 Result<ImageView> apply_pixel_ops(const ImageView& image, std::span<const PixelOp> ops,
                                   PixelScratch& scratch);
+
+// The longest prefix of `ops` one warp can do (resizes, flips, warps, crops and pads, not an op a
+// fill patch follows, which needs the image before it), for an input of w x h: the matrix from
+// input pixels to the prefix's output (pixel centres at integers, as warp_to_crop takes it; a
+// resize maps as cv2.resize does, centre to centre), its size, and how many ops it holds.
+struct FoldedOps {
+  double matrix[6] = {1, 0, 0, 0, 1, 0};
+  int out_w = 0, out_h = 0;
+  size_t count = 0;
+};
+FoldedOps fold_warp_prefix(std::span<const PixelOp> ops, int w, int h);
 
 }  // namespace textfeed::augment::mmocr
