@@ -7,6 +7,7 @@ pkgs=(
   libsimdjson-dev nlohmann-json3-dev libpolyclipping-dev libgeos-dev libcli11-dev libgtest-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-zmq python3-opencv python3-torch python3-pil python3-shapely python3-pyclipper
   python3-dask python3-distributed  # textfeed.dask (sharded cache builds, daemons placed on a cluster)
+  python3-torchvision  # bench/mmocr_loader.py: the reference chains' ColorJitter
   clang libclang-rt-14-dev llvm  # make test-asan, make fuzz (libFuzzer, the sanitizers' runtimes, llvm-symbolizer)
   clang-format  # make format-check
   python3-pip python3-venv python3-mypy dpkg-dev file  # pip install ., the stubs' check, make deb (dpkg-shlibdeps)

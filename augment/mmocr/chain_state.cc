@@ -191,6 +191,11 @@ Result<std::vector<double>> crop_polygon(std::span<const double> xy, const doubl
 }
 
 Status resize_to(ChainState& state, int new_w, int new_h) {
+  if (new_w < 1 || new_h < 1)
+    return Status::invalid_argument("Resize of a " + std::to_string(state.w) + "x" +
+                                    std::to_string(state.h) + " image to " + std::to_string(new_w) +
+                                    "x" + std::to_string(new_h) +
+                                    ": a side would be empty (the reference's cv2.resize raises)");
   const double sx = static_cast<double>(new_w) / state.w;
   const double sy = static_cast<double>(new_h) / state.h;
   const double box[4] = {0, 0, static_cast<double>(new_w), static_cast<double>(new_h)};

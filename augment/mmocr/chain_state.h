@@ -142,7 +142,9 @@ Result<std::vector<double>> crop_polygon(std::span<const double> xy, const doubl
 
 // mmocr's Resize to new_w x new_h (scale factors new/old): every polygon scaled in float64 from
 // its float32 values, clipped to the new image by crop_polygon, float32 after; one that crop
-// refuses becomes zeros of its old length. Appends a kResize op.
+// refuses becomes zeros of its old length. Appends a kResize op. Errors: kInvalidArgument (a new
+// side under 1 px, e.g. a 1 x 4096 image scaled down, where the reference's cv2.resize raises);
+// kInternal (GEOS failed).
 Status resize_to(ChainState& state, int new_w, int new_h);
 
 // mmcv.rescale_size((w, h), (long, short)) with mmcv's _scale_size rounding: the size that fits

@@ -144,6 +144,9 @@ Result<bool> inside_rect(std::span<const double> xy, double w, double h) {
 Status random_crop(ChainState& state, ChainStreams& streams) {
   if (state.polygons.empty()) return Status();
   const std::array<int64_t, 4> box = sample_crop_box(state, streams);
+  if (box[2] <= box[0] || box[3] <= box[1])
+    return Status::invalid_argument("RandomCrop: an empty crop of a " + std::to_string(state.w) +
+                                    "x" + std::to_string(state.h) + " image");
   const auto crop_w = static_cast<double>(box[2] - box[0]);
   const auto crop_h = static_cast<double>(box[3] - box[1]);
   std::vector<unsigned char> keep(state.polygons.size(), 0);

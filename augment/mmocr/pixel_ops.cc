@@ -235,8 +235,11 @@ void rotate_and_fill(const cv::Mat& cur, const PixelOp& rot, const PixelOp& fill
   double p[6] = {sx, 0, 0.5 * (sx - 1), 0, sy, 0.5 * (sy - 1)};
   then(p, after.matrix);
   cv::Mat patch = sized(s.patch, h, w);
-  cv::warpAffine(cur(cut), patch, matrix_of(p), patch.size(), cv::INTER_LINEAR,
-                 cv::BORDER_REPLICATE);
+  if (after.count == 0)  // the reference's own resize of the patch to the canvas
+    cv::resize(cur(cut), patch, patch.size(), 0, 0, cv::INTER_LINEAR);
+  else
+    cv::warpAffine(cur(cut), patch, matrix_of(p), patch.size(), cv::INTER_LINEAR,
+                   cv::BORDER_REPLICATE);
   for (int y = 0; y < h; ++y) {  // numpy's uint8 arithmetic: out + patch * mask, modulo 256
     uint8_t* o = out.ptr<uint8_t>(y);
     const uint8_t* q = patch.ptr<uint8_t>(y);

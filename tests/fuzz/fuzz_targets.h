@@ -40,6 +40,9 @@ void db_one_input(std::span<const uint8_t> input);
 // mmocr's targets: the input encodes a canvas and polygons for the PSENet, PANet, TextSnake, FCENet
 // and mmocr DB builders (augment/<family>/targets.h).
 void mmocr_one_input(std::span<const uint8_t> input);
+// mmocr's training chains: the input encodes a chain, an image size, a seed and polygons for
+// augment::mmocr::replay_chain, then the family's target builder and the pixel ops.
+void mmocr_chain_one_input(std::span<const uint8_t> input);
 
 // Bytes in front of a decode input: eighths, then the window's x0, y0, x1, y1 as fractions
 // (of 255) of the scaled image.
@@ -50,9 +53,11 @@ struct Target {
   TargetFn run;
 };
 inline constexpr Target kTargets[] = {
-    {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},           {"decode", decode_one_input},
-    {"cache", cache_one_input},     {"wire", wire_one_input},         {"poly", poly_one_input},
-    {"db", db_one_input},           {"manifest", manifest_one_input}, {"mmocr", mmocr_one_input},
+    {"icdar15", icdar15_one_input}, {"ufo", ufo_one_input},
+    {"decode", decode_one_input},   {"cache", cache_one_input},
+    {"wire", wire_one_input},       {"poly", poly_one_input},
+    {"db", db_one_input},           {"manifest", manifest_one_input},
+    {"mmocr", mmocr_one_input},     {"mmocr_chain", mmocr_chain_one_input},
 };
 
 // Runs `run` on `input`, then checks that no file descriptor was left open: a leak per input
