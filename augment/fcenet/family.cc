@@ -1,7 +1,8 @@
 // The fcenet family: mmocr's FCENet training chain (augment/mmocr/family_chain.h) and a builder
-// that writes make_fce_targets's planes into the batch rows.
+// that draws the FCENet targets straight into the batch rows.
 #include "augment/fcenet/family.h"
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -25,18 +26,15 @@ class FCENetTargetBuilder final : public TargetBuilder {
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
                std::span<const unsigned char> labels, int side) override {
     TF_RETURN_IF_ERROR(mmocr::check_target_views(out, tensors(side)));
-    auto t = make_fce_targets(scratch_.words(words, labels, side));
-    if (!t.ok()) return t.status();
-    for (size_t l = 0; l < t->levels.size(); ++l) {
-      const FceLevelTargets& level = t->levels[l];
-      mmocr::copy_plane<float>(out[l], 0, std::span<const float>(level.maps),
-                               kFceMapChannels * level.height, level.width);
-    }
-    return Status();
+    // The slot holds the previous batch's values: every channel is filled before it is drawn on.
+    const FcePlanes planes{{out[0], out[1], out[2]}, /*zeroed=*/false};
+    return draw_fce_targets(scratch_.words(words, labels, side), planes, levels_, fce_scratch_);
   }
 
  private:
   mmocr::WordsScratch scratch_;
+  FceScratch fce_scratch_;
+  std::array<FceLevelInfo, kFceLevels> levels_;  // what the last sample drew (unused here)
 };
 
 std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {

@@ -38,24 +38,24 @@ std::string word_name(size_t k) { return std::string(kWho) + ": polygon " + std:
 // _resample_polygon: each edge i (closing edge included) gets int(len_i / (total + eps) * 400)
 // points p_i + (p_(i+1) - p_i) / num * j. The lengths are numpy float64 scalars raised with
 // ** (glibc's pow), and Python's sum adds them left to right.
-std::vector<Pt> resample_outline(std::span<const Pt> poly) {
+void resample_outline(std::span<const Pt> poly, FceScratch& s) {
   const size_t n = poly.size();
-  std::vector<double> len(n);
+  s.edge_len.resize(n);
   double total = 0;
   for (size_t i = 0; i < n; ++i) {
     const Pt a = poly[i], b = poly[(i + 1) % n];
-    len[i] = std::pow(std::pow(a.x - b.x, 2.0) + std::pow(a.y - b.y, 2.0), 0.5);
-    total += len[i];
+    s.edge_len[i] = std::pow(std::pow(a.x - b.x, 2.0) + std::pow(a.y - b.y, 2.0), 0.5);
+    total += s.edge_len[i];
   }
-  std::vector<Pt> out;
+  s.resampled.clear();
   for (size_t i = 0; i < n; ++i) {
-    const auto num = static_cast<int32_t>(len[i] / (total + kResampleEps) * kFceOutlineSamples);
+    const auto num =
+        static_cast<int32_t>(s.edge_len[i] / (total + kResampleEps) * kFceOutlineSamples);
     if (num == 0) continue;
     const Pt a = poly[i], b = poly[(i + 1) % n];
     const Pt step{(b.x - a.x) / num, (b.y - a.y) / num};
-    for (int32_t j = 0; j < num; ++j) out.push_back({a.x + step.x * j, a.y + step.y * j});
+    for (int32_t j = 0; j < num; ++j) s.resampled.push_back({a.x + step.x * j, a.y + step.y * j});
   }
-  return out;
 }
 
 struct StartPoint {
@@ -93,12 +93,14 @@ bool start_depends_on_tie_order(std::span<const double> key, std::span<const dou
 
 // _normalize_polygon's start: of the 8 points with the smallest |x - mean x| in np.argsort's
 // order, the first with the smallest y - mean y. The mean is np.mean(axis=0): a sum in order.
-StartPoint start_point(std::span<const Pt> p) {
+StartPoint start_point(std::span<const Pt> p, FceScratch& s) {
   Pt mean;
   for (const Pt& q : p) mean.x += q.x, mean.y += q.y;
   mean = {mean.x / static_cast<double>(p.size()), mean.y / static_cast<double>(p.size())};
-  std::vector<double> key(p.size()), y(p.size());
-  for (size_t i = 0; i < p.size(); ++i) key[i] = std::fabs(p[i].x - mean.x), y[i] = p[i].y - mean.y;
+  s.key.resize(p.size()), s.dy.resize(p.size());
+  for (size_t i = 0; i < p.size(); ++i)
+    s.key[i] = std::fabs(p[i].x - mean.x), s.dy[i] = p[i].y - mean.y;
+  const std::span<const double> key(s.key), y(s.dy);
   const std::vector<int64_t> order = numpy_argsort(key);
   const size_t take = std::min(p.size(), static_cast<size_t>(kFceStartCandidates));
   size_t best = 0;
@@ -107,27 +109,43 @@ StartPoint start_point(std::span<const Pt> p) {
   return {static_cast<size_t>(order[best]), start_depends_on_tie_order(key, y, order, take)};
 }
 
-// c_k = sum_j z_j exp(-2 pi i k j / n) / n for k = -5..5, z_j = x_j + i y_j of the outline
-// started at `start`. numpy divides the complex FFT by n as x * (1 / n).
-std::array<std::complex<double>, kFceCoefficients> fourier(std::span<const Pt> p, size_t start) {
-  const size_t n = p.size();
-  std::vector<double> cos_t(n), sin_t(n);
+// cos and sin of 2 pi t / n for t < n, made once per point count n and kept in the scratch.
+void twiddles(size_t n, FceScratch& s) {
+  if (s.cos_by_n.size() <= n) s.cos_by_n.resize(n + 1), s.sin_by_n.resize(n + 1);
+  std::vector<double>& cos_t = s.cos_by_n[n];
+  std::vector<double>& sin_t = s.sin_by_n[n];
+  if (cos_t.size() == n) return;
+  cos_t.resize(n), sin_t.resize(n);
   for (size_t t = 0; t < n; ++t) {
     const double angle = 2 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(n);
     cos_t[t] = std::cos(angle), sin_t[t] = std::sin(angle);
   }
+}
+
+// c_k = sum_j z_j exp(-2 pi i k j / n) / n for k = -5..5, z_j = x_j + i y_j of the outline
+// started at `start`. numpy divides the complex FFT by n as x * (1 / n). The twiddle index k j
+// mod n advances by k mod n per term and the point index wraps at n.
+std::array<std::complex<double>, kFceCoefficients> fourier(std::span<const Pt> p, size_t start,
+                                                           FceScratch& s) {
+  const size_t n = p.size();
+  twiddles(n, s);
+  const double* cos_t = s.cos_by_n[n].data();
+  const double* sin_t = s.sin_by_n[n].data();
   const double inv_n = 1.0 / static_cast<double>(n);
+  const auto nn = static_cast<int64_t>(n);
   std::array<std::complex<double>, kFceCoefficients> c;
   for (int j = 0; j < kFceCoefficients; ++j) {
     const int64_t k = j - kFceFourierDegree;
-    const int64_t nn = static_cast<int64_t>(n);
+    const auto step = static_cast<size_t>((k % nn + nn) % nn);
     double re = 0, im = 0;
-    for (int64_t s = 0; s < nn; ++s) {
-      const Pt z = p[(start + static_cast<size_t>(s)) % n];
-      const size_t t = static_cast<size_t>(((k * s) % nn + nn) % nn);
+    for (size_t i = 0, at = start, t = 0; i < n; ++i) {
+      const Pt z = p[at];
       // z * exp(-i angle) = (x + i y)(cos - i sin)
       re += z.x * cos_t[t] + z.y * sin_t[t];
       im += z.y * cos_t[t] - z.x * sin_t[t];
+      if (++at == n) at = 0;
+      t += step;
+      if (t >= n) t -= n;
     }
     c[static_cast<size_t>(j)] = {re * inv_n, im * inv_n};
   }
@@ -147,181 +165,252 @@ void fix_orientation(FceFourierFit& fit) {
   if (!keep) std::reverse(fit.coeff.begin(), fit.coeff.end());
 }
 
-}  // namespace
-
-Result<FceFourierFit> fce_fourier_fit(std::span<const CurvePoint<double>> outline) {
-  const std::vector<Pt> p = resample_outline(outline);
+// fce_fourier_fit with the scratch's buffers.
+Result<FceFourierFit> fit_outline(std::span<const Pt> outline, FceScratch& s) {
+  resample_outline(outline, s);
+  const std::span<const Pt> p(s.resampled);
   if (p.size() < kMinResampledPoints)
     return Status::invalid_argument("its outline resamples to " + std::to_string(p.size()) +
                                     " points, fewer than " + std::to_string(kMinResampledPoints) +
                                     " (mmocr fails with IndexError)");
   FceFourierFit fit;
   fit.resampled_n = static_cast<int32_t>(p.size());
-  const StartPoint start = start_point(p);
+  const StartPoint start = start_point(p, s);
   fit.start_index = static_cast<int32_t>(start.index);
   fit.start_tie = start.tie;
-  fit.coeff = fourier(p, start.index);
+  fit.coeff = fourier(p, start.index, s);
   fix_orientation(fit);
   return fit;
 }
 
-namespace {
+// Marks the pixels of the word being drawn in the text region channel until its Fourier values
+// are written (final values there are 0 and 1).
+constexpr float kWordStamp = 2.0f;
 
-// The words of one level, as the reference lists them.
-struct LevelWords {
-  std::vector<int32_t> text;
-  std::vector<int32_t> ignored;
-};
+// cv::fillPoly reads int32 (x, y) pairs as cv::Point, which is laid out as two ints.
+static_assert(sizeof(cv::Point) == 2 * sizeof(int32_t));
 
-// A word's vertices truncated to integers (np.int_ of the float32 input).
-std::vector<cv::Point> int_points(std::span<const float> xy) {
-  std::vector<cv::Point> pts(xy.size() / 2);
-  for (size_t i = 0; i < pts.size(); ++i)
-    pts[i] = {static_cast<int32_t>(xy[2 * i]), static_cast<int32_t>(xy[2 * i + 1])};
-  return pts;
-}
-
-// Which levels each word goes to: p = max(box w, box h) / (H + eps), box = cv2.boundingRect of
-// the integer vertices (pixel counts), p in each level's open range.
-std::array<LevelWords, kFceLevels> assign_levels(const std::vector<std::vector<cv::Point>>& words,
-                                                 std::span<const uint8_t> ignored, int height) {
-  std::array<LevelWords, kFceLevels> levels;
-  for (size_t k = 0; k < words.size(); ++k) {
-    const cv::Rect box = cv::boundingRect(words[k]);
-    const double p = std::max(box.width, box.height) / (height + kProportionEps);
-    for (size_t l = 0; l < levels.size(); ++l) {
-      const auto [lo, hi] = kFceLevelProportionRanges[l];
-      if (!(lo < p && p < hi)) continue;
-      (ignored[k] != 0 ? levels[l].ignored : levels[l].text).push_back(static_cast<int32_t>(k));
-    }
-  }
-  return levels;
-}
-
-// poly / stride in float64, and its int32 truncation (what the fills see).
-std::vector<Pt> level_points(const std::vector<cv::Point>& word, int stride) {
-  std::vector<Pt> out(word.size());
-  for (size_t i = 0; i < word.size(); ++i)
-    out[i] = {static_cast<double>(word[i].x) / stride, static_cast<double>(word[i].y) / stride};
-  return out;
-}
-std::vector<cv::Point> truncated(const std::vector<Pt>& pts) {
-  std::vector<cv::Point> out(pts.size());
-  for (size_t i = 0; i < pts.size(); ++i)
-    out[i] = {static_cast<int32_t>(pts[i].x), static_cast<int32_t>(pts[i].y)};
-  return out;
-}
-
-void fill_one(cv::Mat& plane, const std::vector<cv::Point>& poly, double value) {
-  const cv::Point* p = poly.data();
-  const int n = static_cast<int>(poly.size());
+void fill_one(cv::Mat& plane, std::span<const int32_t> xy, double value) {
+  const auto* p = reinterpret_cast<const cv::Point*>(xy.data());
+  const int n = static_cast<int>(xy.size() / 2);
   cv::fillPoly(plane, &p, &n, 1, cv::Scalar(value));
 }
 
-// The level's planes as cv::Mat headers over `maps`.
-cv::Mat channel(FceLevelTargets& t, int c) {
-  const size_t plane = static_cast<size_t>(t.height) * static_cast<size_t>(t.width);
-  return cv::Mat(t.height, t.width, CV_32F, t.maps.data() + static_cast<size_t>(c) * plane);
+std::span<const int32_t> int_word(const FceScratch& s, size_t k) {
+  return std::span<const int32_t>(s.ints).subspan(s.starts[k], s.starts[k + 1] - s.starts[k]);
+}
+
+// Every word's vertices truncated to integers (np.int_ of the float32 input).
+void int_words(const TextKernelWords& words, FceScratch& s) {
+  s.ints.resize(words.xy.size());
+  for (size_t i = 0; i < words.xy.size(); ++i) s.ints[i] = static_cast<int32_t>(words.xy[i]);
+  s.starts.assign(words.npts.size() + 1, 0);
+  for (size_t k = 0; k < words.npts.size(); ++k)
+    s.starts[k + 1] = s.starts[k] + 2 * static_cast<size_t>(words.npts[k]);
+}
+
+// Which levels each word goes to: p = max(box w, box h) / (H + eps), box = cv2.boundingRect of
+// the integer vertices (pixel counts: max - min + 1), p in each level's open range.
+void assign_levels(const TextKernelWords& words, const FceScratch& s,
+                   std::array<FceLevelInfo, kFceLevels>& levels) {
+  for (FceLevelInfo& l : levels) l.text_index.clear(), l.ignore_index.clear(), l.fits.clear();
+  for (size_t k = 0; k < words.npts.size(); ++k) {
+    const std::span<const int32_t> xy = int_word(s, k);
+    int32_t x0 = xy[0], x1 = xy[0], y0 = xy[1], y1 = xy[1];
+    for (size_t i = 2; i + 1 < xy.size(); i += 2) {
+      x0 = std::min(x0, xy[i]), x1 = std::max(x1, xy[i]);
+      y0 = std::min(y0, xy[i + 1]), y1 = std::max(y1, xy[i + 1]);
+    }
+    const double p = std::max(x1 - x0 + 1, y1 - y0 + 1) / (words.height + kProportionEps);
+    for (size_t l = 0; l < levels.size(); ++l) {
+      const auto [lo, hi] = kFceLevelProportionRanges[l];
+      if (!(lo < p && p < hi)) continue;
+      std::vector<int32_t>& list =
+          words.ignored[k] != 0 ? levels[l].ignore_index : levels[l].text_index;
+      list.push_back(static_cast<int32_t>(k));
+    }
+  }
+}
+
+// poly / stride in float64, and its int32 truncation (what the fills see).
+void level_points(std::span<const int32_t> word, int stride, std::vector<Pt>& out) {
+  out.resize(word.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = {static_cast<double>(word[2 * i]) / stride,
+              static_cast<double>(word[2 * i + 1]) / stride};
+}
+void truncate(std::span<const Pt> pts, std::vector<int32_t>& out) {
+  out.resize(2 * pts.size());
+  for (size_t i = 0; i < pts.size(); ++i)
+    out[2 * i] = static_cast<int32_t>(pts[i].x), out[2 * i + 1] = static_cast<int32_t>(pts[i].y);
+}
+
+// One level's planes: its channels stacked as rows of one float32 view.
+struct LevelMaps {
+  MutableImageView view;
+  int height = 0;
+
+  float* row(int channel, int y) const {
+    return reinterpret_cast<float*>(view.row(channel * height + y));
+  }
+  cv::Mat channels(int first, int count) const {
+    return cv::Mat(count * height, view.width, CV_32F, view.row(first * height),
+                   static_cast<size_t>(view.stride_bytes));
+  }
+};
+
+// Each channel's background, written once: the effective mask 1, the others 0 unless zeroed.
+void fill_backgrounds(const LevelMaps& m, bool zeroed) {
+  m.channels(kEffectiveMaskChannel, 1).setTo(cv::Scalar(1));
+  if (zeroed) return;
+  m.channels(0, kEffectiveMaskChannel).setTo(cv::Scalar(0));
+  m.channels(kRealChannel0, kFceLevelChannels - kRealChannel0).setTo(cv::Scalar(0));
 }
 
 // _generate_center_region_mask: every quad of every word in ONE fillPoly call, whose even-odd
 // rule cancels where quads overlap an even number of times.
-Status draw_center_region(FceLevelTargets& t, const std::vector<std::vector<Pt>>& words) {
-  std::vector<std::vector<cv::Point>> boxes;
-  for (size_t w = 0; w < words.size(); ++w) {
-    Result<std::vector<CenterQuad>> quads = center_region_quads<double>(words[w], kFceCenterLine);
+Status draw_center_region(const FceLevelInfo& t, const LevelMaps& m, FceScratch& s) {
+  s.boxes.clear();
+  for (size_t w = 0; w < t.text_index.size(); ++w) {
+    Result<std::vector<CenterQuad>> quads =
+        center_region_quads<double>(s.outlines[w], kFceCenterLine);
     if (!quads.ok())
       return quads.status().with_context(word_name(static_cast<size_t>(t.text_index[w])));
-    for (const CenterQuad& q : *quads)
-      boxes.push_back(
-          {{q.xy[0], q.xy[1]}, {q.xy[2], q.xy[3]}, {q.xy[4], q.xy[5]}, {q.xy[6], q.xy[7]}});
+    for (const CenterQuad& q : *quads) s.boxes.insert(s.boxes.end(), q.xy.begin(), q.xy.end());
   }
-  if (boxes.empty()) return Status();
-  std::vector<const cv::Point*> ptrs;
-  std::vector<int> counts;
-  for (const auto& b : boxes)
-    ptrs.push_back(b.data()), counts.push_back(static_cast<int>(b.size()));
-  cv::Mat plane = channel(t, kCenterRegionChannel);
-  cv::fillPoly(plane, ptrs.data(), counts.data(), static_cast<int>(boxes.size()), cv::Scalar(1));
+  if (s.boxes.empty()) return Status();
+  const size_t count = s.boxes.size() / 8;
+  std::vector<const cv::Point*> ptrs(count);
+  for (size_t b = 0; b < count; ++b) ptrs[b] = reinterpret_cast<const cv::Point*>(&s.boxes[8 * b]);
+  const std::vector<int> counts(count, 4);
+  cv::Mat plane = m.channels(kCenterRegionChannel, 1);
+  cv::fillPoly(plane, ptrs.data(), counts.data(), static_cast<int>(count), cv::Scalar(1));
   return Status();
 }
 
-// _generate_fourier_maps for one word: over its fill, the 22 coefficient channels take its
-// values (float32), the k = 0 pair relative to the pixel: Re(c_0) - x, Im(c_0) - y.
-void draw_fourier(FceLevelTargets& t, cv::Mat& scratch, const std::vector<cv::Point>& fill,
-                  const FceFourierFit& fit) {
-  fill_one(scratch, fill, 1);
-  const cv::Rect box = cv::boundingRect(fill) & cv::Rect(0, 0, t.width, t.height);
-  const size_t plane = static_cast<size_t>(t.height) * static_cast<size_t>(t.width);
-  for (int y = box.y; y < box.y + box.height; ++y)
-    for (int x = box.x; x < box.x + box.width; ++x) {
-      uint8_t& inside = scratch.at<uint8_t>(y, x);
-      if (inside == 0) continue;
-      inside = 0;
-      const size_t at =
-          static_cast<size_t>(y) * static_cast<size_t>(t.width) + static_cast<size_t>(x);
+// One word's text region and _generate_fourier_maps: its fill, stamped into the text region
+// channel, takes 1 there and its coefficients (float32) in the 22 others, the k = 0 pair relative
+// to the pixel: Re(c_0) - x, Im(c_0) - y. Every pixel of a fill lies in its vertices' box.
+void draw_word(const LevelMaps& m, std::span<const int32_t> fill, const FceFourierFit& fit) {
+  cv::Mat text = m.channels(kTextRegionChannel, 1);
+  fill_one(text, fill, kWordStamp);
+  int32_t x0 = fill[0], x1 = fill[0], y0 = fill[1], y1 = fill[1];
+  for (size_t i = 2; i + 1 < fill.size(); i += 2) {
+    x0 = std::min(x0, fill[i]), x1 = std::max(x1, fill[i]);
+    y0 = std::min(y0, fill[i + 1]), y1 = std::max(y1, fill[i + 1]);
+  }
+  std::array<float, kFceCoefficients> re, im;
+  for (size_t j = 0; j < re.size(); ++j)
+    re[j] = static_cast<float>(fit.coeff[j].real()),
+    im[j] = static_cast<float>(fit.coeff[j].imag());
+  const double re0 = fit.coeff[kFceFourierDegree].real(), im0 = fit.coeff[kFceFourierDegree].imag();
+  const int xe = std::min(x1, m.view.width - 1), ye = std::min(y1, m.height - 1);
+  for (int y = std::max(y0, 0); y <= ye; ++y) {
+    float* inside = m.row(kTextRegionChannel, y);
+    for (int x = std::max(x0, 0); x <= xe; ++x) {
+      if (inside[x] != kWordStamp) continue;
+      inside[x] = 1.0f;
+      re[kFceFourierDegree] = static_cast<float>(re0 - x);
+      im[kFceFourierDegree] = static_cast<float>(im0 - y);
       for (int j = 0; j < kFceCoefficients; ++j) {
-        double re = fit.coeff[static_cast<size_t>(j)].real();
-        double im = fit.coeff[static_cast<size_t>(j)].imag();
-        if (j == kFceFourierDegree) re -= x, im -= y;
-        t.maps[static_cast<size_t>(kRealChannel0 + j) * plane + at] = static_cast<float>(re);
-        t.maps[static_cast<size_t>(kImagChannel0 + j) * plane + at] = static_cast<float>(im);
+        m.row(kRealChannel0 + j, y)[x] = re[static_cast<size_t>(j)];
+        m.row(kImagChannel0 + j, y)[x] = im[static_cast<size_t>(j)];
       }
     }
+  }
 }
 
-// One level's maps and debug fields from its words (input indices into `words`).
-Status draw_level(FceLevelTargets& t, const std::vector<std::vector<cv::Point>>& words) {
-  std::vector<std::vector<Pt>> text(t.text_index.size());
-  for (size_t w = 0; w < text.size(); ++w) {
-    text[w] = level_points(words[static_cast<size_t>(t.text_index[w])], t.stride);
-    cv::Mat c = channel(t, kTextRegionChannel);
-    fill_one(c, truncated(text[w]), 1);
+// One level's maps and fits from its words (t's indices into the scratch's int words). The
+// centre regions come first, so a word refused there is named before any refused by its fit.
+Status draw_level(FceLevelInfo& t, const LevelMaps& m, bool zeroed, FceScratch& s) {
+  fill_backgrounds(m, zeroed);
+  if (s.outlines.size() < t.text_index.size()) s.outlines.resize(t.text_index.size());
+  for (size_t w = 0; w < t.text_index.size(); ++w)
+    level_points(int_word(s, static_cast<size_t>(t.text_index[w])), t.stride, s.outlines[w]);
+  TF_RETURN_IF_ERROR(draw_center_region(t, m, s));
+  cv::Mat mask = m.channels(kEffectiveMaskChannel, 1);
+  for (int32_t k : t.ignore_index) {
+    level_points(int_word(s, static_cast<size_t>(k)), t.stride, s.resampled);
+    truncate(s.resampled, s.fill);
+    fill_one(mask, s.fill, 0);
   }
-  TF_RETURN_IF_ERROR(draw_center_region(t, text));
-  cv::Mat mask = channel(t, kEffectiveMaskChannel);
-  mask = 1.0f;
-  for (int32_t k : t.ignore_index)
-    fill_one(mask, truncated(level_points(words[static_cast<size_t>(k)], t.stride)), 0);
-  cv::Mat scratch = cv::Mat::zeros(t.height, t.width, CV_8U);
-  for (size_t w = 0; w < text.size(); ++w) {
-    Result<FceFourierFit> fit = fce_fourier_fit(text[w]);
+  for (size_t w = 0; w < t.text_index.size(); ++w) {
+    Result<FceFourierFit> fit = fit_outline(s.outlines[w], s);
     if (!fit.ok())
       return fit.status().with_context(word_name(static_cast<size_t>(t.text_index[w])));
-    draw_fourier(t, scratch, truncated(text[w]), *fit);
+    truncate(s.outlines[w], s.fill);
+    draw_word(m, s.fill, *fit);
     t.fits.push_back(*fit);
+  }
+  return Status();
+}
+
+Status check_maps(const TextKernelWords& words, const FcePlanes& planes) {
+  for (size_t l = 0; l < planes.maps.size(); ++l) {
+    const MutableImageView& v = planes.maps[l];
+    const int stride = kFceLevelStrides[l];
+    if (v.data == nullptr || v.dtype != DType::kF32 || v.channels != 1 ||
+        v.height != kFceLevelChannels * (words.height / stride) ||
+        v.width != words.width / stride ||
+        v.stride_bytes < static_cast<ptrdiff_t>(v.width) * static_cast<ptrdiff_t>(sizeof(float)))
+      return Status::invalid_argument(std::string(kWho) + ": the maps of level " +
+                                      std::to_string(l) + " are not a float32 view of " +
+                                      std::to_string(kFceLevelChannels) + " x " +
+                                      std::to_string(words.height / stride) + " rows of " +
+                                      std::to_string(words.width / stride) + " values");
   }
   return Status();
 }
 
 }  // namespace
 
-Result<FceTargets> make_fce_targets(const TextKernelWords& words) {
+Result<FceFourierFit> fce_fourier_fit(std::span<const CurvePoint<double>> outline) {
+  FceScratch scratch;
+  return fit_outline(outline, scratch);
+}
+
+Status check_fce_words(const TextKernelWords& words) {
   TF_RETURN_IF_ERROR(check_text_kernel_words(words, kWho));
   const int coarsest = kFceLevelStrides.back();
   if (words.height < coarsest || words.width < coarsest)
     return Status::invalid_argument(std::string(kWho) + ": canvas " + std::to_string(words.height) +
                                     " x " + std::to_string(words.width) + " has a side under " +
                                     std::to_string(coarsest) + " px (an empty level)");
-  std::vector<std::vector<cv::Point>> ints;
-  size_t start = 0;
-  for (int32_t n : words.npts) {
-    ints.push_back(int_points(words.xy.subspan(start, 2 * static_cast<size_t>(n))));
-    start += 2 * static_cast<size_t>(n);
-  }
-  const std::array<LevelWords, kFceLevels> assigned =
-      assign_levels(ints, words.ignored, words.height);
-  FceTargets out;
-  for (size_t l = 0; l < out.levels.size(); ++l) {
-    FceLevelTargets& t = out.levels[l];
+  return Status();
+}
+
+Status draw_fce_targets(const TextKernelWords& words, const FcePlanes& planes,
+                        std::array<FceLevelInfo, kFceLevels>& levels, FceScratch& scratch) {
+  TF_RETURN_IF_ERROR(check_fce_words(words));
+  TF_RETURN_IF_ERROR(check_maps(words, planes));
+  int_words(words, scratch);
+  assign_levels(words, scratch, levels);
+  for (size_t l = 0; l < levels.size(); ++l) {
+    FceLevelInfo& t = levels[l];
     t.stride = kFceLevelStrides[l];
     t.height = words.height / t.stride;
     t.width = words.width / t.stride;
-    t.maps.assign(static_cast<size_t>(kFceLevelChannels) * t.height * t.width, 0.0f);
-    t.text_index = assigned[l].text;
-    t.ignore_index = assigned[l].ignored;
-    TF_RETURN_IF_ERROR(draw_level(t, ints));
+    TF_RETURN_IF_ERROR(draw_level(t, LevelMaps{planes.maps[l], t.height}, planes.zeroed, scratch));
   }
+  return Status();
+}
+
+Result<FceTargets> make_fce_targets(const TextKernelWords& words) {
+  TF_RETURN_IF_ERROR(check_fce_words(words));
+  FceTargets out;
+  FcePlanes planes{.zeroed = true};
+  for (size_t l = 0; l < out.levels.size(); ++l) {
+    const int stride = kFceLevelStrides[l];
+    const int h = words.height / stride, w = words.width / stride;
+    std::vector<float>& maps = out.levels[l].maps;
+    maps.assign(static_cast<size_t>(kFceLevelChannels) * h * w, 0.0f);
+    planes.maps[l] = dense_plane(maps.data(), kFceLevelChannels * h, w);
+  }
+  std::array<FceLevelInfo, kFceLevels> levels;
+  FceScratch scratch;
+  TF_RETURN_IF_ERROR(draw_fce_targets(words, planes, levels, scratch));
+  for (size_t l = 0; l < out.levels.size(); ++l)
+    static_cast<FceLevelInfo&>(out.levels[l]) = std::move(levels[l]);
   return out;
 }
 

@@ -4,11 +4,14 @@
 // (augment/db/mmocr_targets.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "augment/geometry/offset.h"
+#include "base/image.h"
 #include "base/status.h"
 
 namespace textfeed::augment {
@@ -45,6 +48,66 @@ struct TextKernels {
   std::vector<float> kernels;
   std::vector<float> mask;
 };
+
+// A one-channel view of `height` x `width` densely packed values at `data` (borrowed): how the
+// Result-returning target functions hand their own planes to the drawing ones.
+inline MutableImageView dense_plane(float* data, int height, int width) {
+  return {reinterpret_cast<uint8_t*>(data),
+          height,
+          width,
+          1,
+          static_cast<ptrdiff_t>(width) * static_cast<ptrdiff_t>(sizeof(float)),
+          DType::kF32};
+}
+inline MutableImageView dense_plane(uint8_t* data, int height, int width) {
+  return {data, height, width, 1, static_cast<ptrdiff_t>(width), DType::kU8};
+}
+
+// Where draw_text_kernels draws: float32 planes of the caller's (dtype kF32, one channel, the
+// words' height x width, rows stride_bytes apart), borrowed for the call.
+struct TextKernelPlanes {
+  std::span<const MutableImageView> kernels;  // one per shrink ratio
+  MutableImageView mask;
+  // True when every kernel plane already holds 0 (a fresh np.zeros array): it is then only drawn
+  // on, so pages no word reaches stay untouched. False: each is filled with 0 first.
+  bool kernels_zeroed = false;
+};
+
+// Where one word's shrunk outline at one shrink distance lies in TextKernelScratch::pieces.
+struct KernelPiece {
+  int64_t distance_px = 0;
+  size_t begin = 0;  // in int32 values
+  size_t size = 0;   // 0: offset_polygon kept no piece
+};
+
+// Buffers the kernel functions reuse from call to call, so that a worker allocates only when a
+// sample has more words or points than any before. What they hold between calls means nothing.
+// Not thread-safe: one per thread.
+struct TextKernelScratch {
+  std::vector<int32_t> xy;         // every word's vertices truncated to int32, back to back
+  std::vector<size_t> starts;      // where each word starts in xy, and one past the last
+  std::vector<double> ring_xy;     // one word's vertices in float64 (the shapely measures)
+  std::vector<RingMeasure> rings;  // each word's area and perimeter
+  std::vector<int32_t> pieces;     // the shrunk outlines made in this call, back to back
+  std::vector<KernelPiece> memo;   // per word, the distances shrunk so far (one slot per ratio)
+  std::vector<uint8_t> none;       // one 0 per word: no word skipped
+  std::vector<uint8_t> drawn;
+};
+
+// What make_text_kernels and draw_text_kernels refuse before they draw (kInvalidArgument, worded
+// as they word it), so that a caller can check the arguments before it allocates the planes.
+Status check_text_kernel_args(const TextKernelWords& words, std::span<const double> shrink_ratios,
+                              int64_t max_shrink_dist_px);
+
+// make_text_kernels drawn into `planes` (one kernel plane per ratio): the kernels as TextKernels
+// describes them, the mask filled with 1 and then the ignored words with 0. Every plane is
+// written, none read (except that zeroed kernel planes are taken to hold 0). A word whose shrink
+// distance repeats at another ratio is offset once. Errors: those of make_text_kernels, and
+// kInvalidArgument for planes that do not match the words' canvas or the ratios; on an error the
+// planes' contents are unspecified. Thread-safety: reentrant with one scratch per thread.
+Status draw_text_kernels(const TextKernelWords& words, std::span<const double> shrink_ratios,
+                         int64_t max_shrink_dist_px, const TextKernelPlanes& planes,
+                         TextKernelScratch& scratch);
 
 // The kernels of every word, ignored ones included (mmocr passes no flags to this step; the mask
 // takes them out of training), at each ratio of `shrink_ratios` (each in (0, 1]) with the shrink

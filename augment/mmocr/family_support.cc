@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -40,15 +39,12 @@ Status check_target_views(std::span<const MutableImageView> out,
   return Status();
 }
 
-template <class T>
-void copy_plane(const MutableImageView& out, int first_row, std::span<const T> plane, int rows,
-                int cols) {
-  for (int y = 0; y < rows; ++y)
-    std::memcpy(out.data + static_cast<ptrdiff_t>(first_row + y) * out.stride_bytes,
-                plane.data() + static_cast<size_t>(y) * cols, sizeof(T) * cols);
+MutableImageView view_rows(const MutableImageView& view, int first_row, int rows) {
+  MutableImageView out = view;
+  out.data = view.row(first_row);
+  out.height = rows;
+  return out;
 }
-template void copy_plane<float>(const MutableImageView&, int, std::span<const float>, int, int);
-template void copy_plane<uint8_t>(const MutableImageView&, int, std::span<const uint8_t>, int, int);
 
 std::unique_ptr<Chain> MmocrFamily::make_chain(const AugmentOptions& o) const {
   return std::make_unique<MmocrChain>(o, kind_, builder_(o));

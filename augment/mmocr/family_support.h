@@ -1,6 +1,6 @@
 // What the four mmocr family folders (augment/psenet, panet, fcenet, textsnake) share: their
 // recipe defaults (mmocr's configs), the words a target builder hands to mmocr's target functions,
-// the copy of a plane into a batch view, the evaluation preprocessing of mmocr's test pipelines,
+// the planes of a batch view, the evaluation preprocessing of mmocr's test pipelines,
 // and one Family implementation each folder instantiates with its own chain, builder and style.
 #pragma once
 
@@ -40,10 +40,9 @@ class WordsScratch {
 Status check_target_views(std::span<const MutableImageView> out,
                           const std::vector<TargetTensor>& tensors);
 
-// Copies `plane` (rows x cols values, row-major) into rows [first_row, first_row + rows) of `out`.
-template <class T>
-void copy_plane(const MutableImageView& out, int first_row, std::span<const T> plane, int rows,
-                int cols);
+// Rows [first_row, first_row + rows) of `view` as a view of their own (one channel of a target
+// tensor whose channels are stacked as rows); valid while `view` is.
+MutableImageView view_rows(const MutableImageView& view, int first_row, int rows);
 
 // mmocr's test pipelines: Resize(scale=(long, short), keep_ratio=True) (psenet 2240, fcenet 2260,
 // textsnake 1333 x 736) or PANet's ShortScaleAspectJitter(736, ratio 1, divisor 1), cv2 bilinear,

@@ -1,7 +1,8 @@
 // The panet family: mmocr's PANet training chain (augment/mmocr/family_chain.h) and a builder
-// that writes make_pan_targets's planes into the batch rows.
+// that draws the PANet targets straight into the batch rows.
 #include "augment/panet/family.h"
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -21,16 +22,16 @@ class PANetTargetBuilder final : public TargetBuilder {
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
                std::span<const unsigned char> labels, int side) override {
     TF_RETURN_IF_ERROR(mmocr::check_target_views(out, tensors(side)));
-    auto t = make_pan_targets(scratch_.words(words, labels, side));
-    if (!t.ok()) return t.status();
-    mmocr::copy_plane<float>(out[0], 0, t->text_instances(), side, side);
-    mmocr::copy_plane<float>(out[0], side, t->kernel_instances(), side, side);
-    mmocr::copy_plane<float>(out[1], 0, std::span<const float>(t->kernels.mask), side, side);
-    return Status();
+    const std::array<MutableImageView, 2> kernels = {mmocr::view_rows(out[0], 0, side),
+                                                     mmocr::view_rows(out[0], side, side)};
+    // The slot holds the previous batch's values: every plane is filled before it is drawn on.
+    const TextKernelPlanes planes{kernels, out[1], /*kernels_zeroed=*/false};
+    return draw_pan_targets(scratch_.words(words, labels, side), planes, kernel_scratch_);
   }
 
  private:
   mmocr::WordsScratch scratch_;
+  TextKernelScratch kernel_scratch_;
 };
 
 std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {

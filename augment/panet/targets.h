@@ -41,4 +41,14 @@ struct PanTargets {
 // (Clipper or GEOS failed). Thread-safety: reentrant.
 Result<PanTargets> make_pan_targets(const TextKernelWords& words);
 
+// What make_pan_targets refuses before it draws (kInvalidArgument, worded as it words it), so that
+// a caller can check the words before it allocates the planes.
+Status check_pan_words(const TextKernelWords& words);
+
+// make_pan_targets drawn into the caller's planes (draw_text_kernels: the text and kernel instance
+// planes and the mask, each written once). Errors: make_pan_targets's, and kInvalidArgument for
+// planes that do not match. Thread-safety: reentrant with one scratch per thread.
+Status draw_pan_targets(const TextKernelWords& words, const TextKernelPlanes& planes,
+                        TextKernelScratch& scratch);
+
 }  // namespace textfeed::augment

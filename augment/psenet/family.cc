@@ -1,7 +1,8 @@
 // The psenet family: mmocr's PSENet training chain (augment/mmocr/family_chain.h) and a builder
-// that writes make_pse_targets's planes into the batch rows.
+// that draws the PSENet targets straight into the batch rows.
 #include "augment/psenet/family.h"
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -23,18 +24,16 @@ class PSENetTargetBuilder final : public TargetBuilder {
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
                std::span<const unsigned char> labels, int side) override {
     TF_RETURN_IF_ERROR(mmocr::check_target_views(out, tensors(side)));
-    auto t = make_pse_targets(scratch_.words(words, labels, side));
-    if (!t.ok()) return t.status();
-    const size_t plane = static_cast<size_t>(side) * side;
-    const std::span<const float> kernels(t->kernels);
-    for (int k = 0; k < kPseKernels; ++k)
-      mmocr::copy_plane<float>(out[0], k * side, kernels.subspan(k * plane, plane), side, side);
-    mmocr::copy_plane<float>(out[1], 0, std::span<const float>(t->mask), side, side);
-    return Status();
+    std::array<MutableImageView, kPseKernels> kernels;
+    for (int k = 0; k < kPseKernels; ++k) kernels[k] = mmocr::view_rows(out[0], k * side, side);
+    // The slot holds the previous batch's values: every plane is filled before it is drawn on.
+    const TextKernelPlanes planes{kernels, out[1], /*kernels_zeroed=*/false};
+    return draw_pse_targets(scratch_.words(words, labels, side), planes, kernel_scratch_);
   }
 
  private:
   mmocr::WordsScratch scratch_;
+  TextKernelScratch kernel_scratch_;
 };
 
 std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {

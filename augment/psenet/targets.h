@@ -22,4 +22,14 @@ inline constexpr int64_t kPseMaxShrinkDistPx = 20;
 // Thread-safety: reentrant.
 Result<TextKernels> make_pse_targets(const TextKernelWords& words);
 
+// What make_pse_targets refuses before it draws (kInvalidArgument, worded as it words it), so that
+// a caller can check the words before it allocates the planes.
+Status check_pse_words(const TextKernelWords& words);
+
+// make_pse_targets drawn into the caller's planes (draw_text_kernels: 7 kernel planes and the
+// mask, each written once). Errors: make_pse_targets's, and kInvalidArgument for planes that do
+// not match. Thread-safety: reentrant with one scratch per thread.
+Status draw_pse_targets(const TextKernelWords& words, const TextKernelPlanes& planes,
+                        TextKernelScratch& scratch);
+
 }  // namespace textfeed::augment

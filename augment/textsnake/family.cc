@@ -1,5 +1,5 @@
 // The textsnake family: mmocr's TextSnake training chain (augment/mmocr/family_chain.h) and a
-// builder that writes make_textsnake_targets's planes into the batch rows.
+// builder that draws the TextSnake targets straight into the batch rows.
 #include "augment/textsnake/family.h"
 
 #include <memory>
@@ -23,21 +23,15 @@ class TextSnakeTargetBuilder final : public TargetBuilder {
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
                std::span<const unsigned char> labels, int side) override {
     TF_RETURN_IF_ERROR(mmocr::check_target_views(out, tensors(side)));
-    auto t = make_textsnake_targets(scratch_.words(words, labels, side));
-    if (!t.ok()) return t.status();
-    const auto u8 = [](const std::vector<uint8_t>& v) { return std::span<const uint8_t>(v); };
-    const auto f32 = [](const std::vector<float>& v) { return std::span<const float>(v); };
-    mmocr::copy_plane<uint8_t>(out[0], 0, u8(t->text_mask), side, side);
-    mmocr::copy_plane<uint8_t>(out[1], 0, u8(t->mask), side, side);
-    mmocr::copy_plane<uint8_t>(out[2], 0, u8(t->center_region_mask), side, side);
-    mmocr::copy_plane<float>(out[3], 0, f32(t->radius_map), side, side);
-    mmocr::copy_plane<float>(out[4], 0, f32(t->sin_map), side, side);
-    mmocr::copy_plane<float>(out[5], 0, f32(t->cos_map), side, side);
-    return Status();
+    // The slot holds the previous batch's values: every plane is filled before it is drawn on.
+    const TextSnakePlanes planes{out[0],          out[1], out[2], out[3], out[4], out[5],
+                                 /*zeroed=*/false};
+    return draw_textsnake_targets(scratch_.words(words, labels, side), planes, snake_scratch_);
   }
 
  private:
   mmocr::WordsScratch scratch_;
+  TextSnakeScratch snake_scratch_;
 };
 
 std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "augment/geometry/sidelines.h"
 #include "augment/geometry/text_kernels.h"
+#include "base/image.h"
 #include "base/status.h"
 
 namespace textfeed::augment {
@@ -35,5 +37,32 @@ struct TextSnakeTargets {
 // are dropped (mmocr raises AssertionError there: zero_area_repeated); a word whose sidelines
 // would resample to more than 4M points. Thread-safety: reentrant.
 Result<TextSnakeTargets> make_textsnake_targets(const TextKernelWords& words);
+
+// Where draw_textsnake_targets draws: planes of the caller's, one channel, the words' height x
+// width each (uint8 masks, float32 maps, as TextSnakeTargets), borrowed for the call.
+struct TextSnakePlanes {
+  MutableImageView text_mask, mask, center_region_mask, radius_map, sin_map, cos_map;
+  // True when every plane but `mask` already holds 0 (fresh np.zeros arrays): they are then only
+  // drawn on, so pages no word reaches stay untouched. False: each is filled with 0 first.
+  bool zeroed = false;
+};
+
+// Buffers draw_textsnake_targets reuses from call to call; what they hold between calls means
+// nothing. Not thread-safe: one per thread.
+struct TextSnakeScratch {
+  std::vector<int32_t> xy;                // one word's vertices truncated to int32
+  std::vector<CurvePoint<float>> points;  // one word's vertices
+};
+
+// What make_textsnake_targets refuses before it draws (kInvalidArgument, worded as it words it),
+// so that a caller can check the words before it allocates the planes.
+Status check_textsnake_words(const TextKernelWords& words);
+
+// make_textsnake_targets drawn into `planes`: each plane filled with its background once (mask 1,
+// the others 0 unless zeroed), then drawn on. Errors: make_textsnake_targets's, and
+// kInvalidArgument for planes that do not match the canvas; on an error the planes' contents are
+// unspecified. Thread-safety: reentrant with one scratch per thread.
+Status draw_textsnake_targets(const TextKernelWords& words, const TextSnakePlanes& planes,
+                              TextSnakeScratch& scratch);
 
 }  // namespace textfeed::augment
