@@ -55,7 +55,6 @@ constexpr int kMaxPixelInput = 1024;  // pixel ops run only on an input this sma
 constexpr int kMaxPixelOp = 2048;     // ... and when no op makes an image larger than this
 constexpr double kEdgeTolerancePx = 1e-3;
 
-
 // Reads the input front to back; past its end every byte reads as 0.
 struct Bytes {
   std::span<const uint8_t> in;
