@@ -137,6 +137,10 @@ struct ProfileEntry {
   // as PaddleOCR's DB maps, which a [B, 1, H, W] map would broadcast against in its loss); the
   // batch layout keeps [C, H, W] rows, and the Python Loader gives such maps as [B, H, W].
   bool maps_without_channel_axis = false;
+  // Whether training resizes the images to image_size first, so that a cache may store them so
+  // (cache build's default image_size). The mmocr profiles' image_size is the evaluation canvas
+  // only: their chains start from the original pixels, and a cache for them stores those.
+  bool trains_at_image_size = true;
   // The recipe checks of every mode that are the family's own (null: none; kInvalidArgument),
   // e.g. a chain that ends with images of one size only.
   Status (*validate_recipe)(const AugmentOptions& options) = nullptr;

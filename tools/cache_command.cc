@@ -221,7 +221,12 @@ loader::CacheBuildOptions build_options(const BuildArgs& a) {
   loader::CacheBuildOptions o;
   o.out = a.out;
   o.profile = *profile;
-  o.image_size = a.image_size_given ? a.image_size : augment::profile_defaults(*profile).image_size;
+  // A profile whose chain starts from the original pixels gets them stored (image_size 0).
+  const augment::ProfileEntry* entry = augment::find_profile(*profile);
+  o.image_size = a.image_size_given ? a.image_size
+                 : entry && !entry->trains_at_image_size
+                     ? 0
+                     : augment::profile_defaults(*profile).image_size;
   o.codec = a.codec == "jpeg" ? cache::PixelCodec::kJpeg : cache::PixelCodec::kRaw;
   o.jpeg_quality = a.quality;
   o.restart_rows = a.restart_rows;

@@ -19,6 +19,7 @@ constexpr ProfileEntry kProfiles[] = {
      .doc = "mmocr 1.x's FCENet training chain: per level (strides 8, 16, 32) text and centre "
             "regions, mask and Fourier coefficients",
      .maps_without_channel_axis = true,
+     .trains_at_image_size = false,
      .validate_recipe = fcenet_side},
 };
 

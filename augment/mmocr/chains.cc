@@ -9,11 +9,30 @@
 
 namespace textfeed::augment::mmocr {
 
+namespace {
+
+constexpr ChainKind kKinds[] = {ChainKind::kPsenet, ChainKind::kPanet, ChainKind::kFcenet,
+                                ChainKind::kTextsnake};
+
+}  // namespace
+
+std::string_view chain_name(ChainKind kind) {
+  switch (kind) {
+    case ChainKind::kPsenet:
+      return "psenet";
+    case ChainKind::kPanet:
+      return "panet";
+    case ChainKind::kFcenet:
+      return "fcenet";
+    case ChainKind::kTextsnake:
+      return "textsnake";
+  }
+  return "?";
+}
+
 Result<ChainKind> chain_kind(std::string_view name) {
-  if (name == "psenet") return ChainKind::kPsenet;
-  if (name == "panet") return ChainKind::kPanet;
-  if (name == "fcenet") return ChainKind::kFcenet;
-  if (name == "textsnake") return ChainKind::kTextsnake;
+  for (ChainKind kind : kKinds)
+    if (chain_name(kind) == name) return kind;
   return Status::invalid_argument("unknown mmocr chain '" + std::string(name) +
                                   "' (choose psenet, panet, fcenet or textsnake)");
 }

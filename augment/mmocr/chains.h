@@ -18,6 +18,9 @@ enum class ChainKind { kPsenet, kPanet, kFcenet, kTextsnake };
 // naming the chains.
 Result<ChainKind> chain_kind(std::string_view name);
 
+// The name of `kind` ("psenet", ...), as chain_kind takes it.
+std::string_view chain_name(ChainKind kind);
+
 // Runs chain `kind` on `state` drawing from `streams`. A sample the reference drops sets
 // state.dropped and returns OK. Errors: kInternal (GEOS failed).
 Status run_chain(ChainKind kind, ChainState& state, ChainStreams& streams);

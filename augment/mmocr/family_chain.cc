@@ -16,20 +16,6 @@ namespace {
 constexpr int kPseSide = 736;
 constexpr int kFceSide = 800;
 
-std::string_view chain_name(ChainKind kind) {
-  switch (kind) {
-    case ChainKind::kPsenet:
-      return "psenet";
-    case ChainKind::kPanet:
-      return "panet";
-    case ChainKind::kFcenet:
-      return "fcenet";
-    case ChainKind::kTextsnake:
-      return "textsnake";
-  }
-  return "?";
-}
-
 }  // namespace
 
 int chain_output_side(ChainKind kind) {
@@ -75,11 +61,18 @@ Status MmocrChain::plan(const SampleWords& sample, Rng& rng, uint64_t /*epoch*/,
         "profile " + std::string(chain_name(kind_)) + " ends with " + std::to_string(side) + "x" +
         std::to_string(side) + " images (mmocr's chain): crop_size must be " +
         std::to_string(side) + ", got " + std::to_string(options_.crop_size));
+  if (sample.pre_resized)
+    return Status::invalid_argument(
+        name_ + ": its pixels were resized when the cache was built, but profile " +
+        std::string(chain_name(kind_)) +
+        " trains from the original pixels (mmocr's chain resizes them itself); build the cache "
+        "with --image-size 0 (cache build's default for this profile)");
   gather_words(sample, xy_, points_, ignored_);
   const ChainInput input{sample.height, sample.width, xy_, points_, ignored_};
   for (int attempt = 0; attempt <= kMaxChainRedraws; ++attempt) {
     TF_RETURN_IF_ERROR(run_once(input, rng.next_u32()).with_context(name_));
-    if (state_.dropped.empty()) break;
+    // No word at all (psenet's FixInvalidPolygon) drops the sample whatever the draws.
+    if (state_.dropped.empty() || state_.dropped == "FixInvalidPolygon") break;
   }
   if (!state_.dropped.empty())
     return Status::invalid_argument(name_ + ": mmocr's " + std::string(chain_name(kind_)) +
@@ -108,7 +101,8 @@ Status MmocrChain::render(const PixelGrant& pixels, Rng& rng, uint64_t /*epoch*/
   auto t = StageClock::now();
   start_.reset(start_h_, start_w_, 3);
   TF_RETURN_IF_ERROR(warp_to_crop(start_.mutable_view(), pixels.pixels, pixels.matrix, pixels.scale,
-                                  warp_scratch_, pixels.frame));
+                                  warp_scratch_, pixels.frame)
+                         .with_context(name_));
   auto image = apply_pixel_ops(start_.view(),
                                std::span<const PixelOp>(state_.ops).subspan(first_op_), scratch_);
   if (!image.ok()) return image.status().with_context(name_);
@@ -121,7 +115,7 @@ Status MmocrChain::render(const PixelGrant& pixels, Rng& rng, uint64_t /*epoch*/
 
   t = StageClock::now();
   const ColorParams color = draw_color_params(options_, rng);
-  TF_RETURN_IF_ERROR(apply_photometric(out.image, *image, color, options_));
+  TF_RETURN_IF_ERROR(apply_photometric(out.image, *image, color, options_).with_context(name_));
   times.photometric += seconds_since(t);
 
   t = StageClock::now();

@@ -306,6 +306,7 @@ void source_image_pad(ChainState& state, ChainStreams& streams) {
   pad.out_w = kTargetPx;
   state.ops.push_back(pad);
   PixelOp fill = pad;
+  fill.code = 1;  // SourceImagePad's fill (chain_state.h)
   fill.kind = PixelOp::Kind::kFillPatch;
   fill.fill_y = static_cast<int>(fill_y);
   fill.fill_x = static_cast<int>(fill_x);

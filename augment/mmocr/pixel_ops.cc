@@ -28,29 +28,6 @@ cv::Rect clipped(const cv::Mat& m, int x0, int y0, int x1, int y1) {
   return cv::Rect(cv::Point(x0, y0), cv::Point(x1, y1)) & cv::Rect(0, 0, m.cols, m.rows);
 }
 
-// RandomRotate's fill: the patch resized to the canvas, added where the border mask is 1.
-void fill_rotation(cv::Mat& canvas, const cv::Mat& before, const PixelOp& warp, const PixelOp& op,
-                   PixelScratch& s) {
-  const cv::Rect cut =
-      clipped(before, op.fill_x, op.fill_y, op.fill_x + before.cols / kPatchDivisor,
-              op.fill_y + before.rows / kPatchDivisor);
-  if (cut.empty()) return;  // cv2 would refuse to resize an empty patch; nothing to add
-  cv::Mat patch = sized(s.patch, canvas.rows, canvas.cols);
-  cv::resize(before(cut), patch, patch.size(), 0, 0, cv::INTER_LINEAR);
-  cv::Mat mask = sized(s.mask, canvas.rows, canvas.cols);
-  const cv::Mat m(2, 3, CV_64F, const_cast<double*>(warp.matrix));  // NOLINT: read only
-  cv::warpAffine(cv::Mat::zeros(before.size(), CV_8UC3), mask, m, mask.size(), cv::INTER_LINEAR,
-                 cv::BORDER_CONSTANT, cv::Scalar::all(1));
-  // numpy's uint8 arithmetic: canvas + patch * mask, modulo 256.
-  for (int y = 0; y < canvas.rows; ++y) {
-    uint8_t* c = canvas.ptr<uint8_t>(y);
-    const uint8_t* p = patch.ptr<uint8_t>(y);
-    const uint8_t* k = mask.ptr<uint8_t>(y);
-    for (int x = 0; x < 3 * canvas.cols; ++x)
-      c[x] = static_cast<uint8_t>(c[x] + static_cast<uint8_t>(p[x] * k[x]));
-  }
-}
-
 // SourceImagePad's fill: the patch resized to the output, the old image at its top left.
 void fill_pad(cv::Mat& out, const cv::Mat& before, const PixelOp& op, PixelScratch& s) {
   const int y1 = static_cast<int>(op.fill_y + before.rows * kPatchRatio);
@@ -89,8 +66,11 @@ Result<bool> apply_one(const PixelOp& op, const PixelOp* prev, cv::Mat& cur, con
     return false;
   }
   if (op.kind == K::kFillPatch) {
-    if (prev != nullptr && prev->kind == K::kAffine) fill_rotation(cur, before, *prev, op, s);
-    if (prev != nullptr && prev->kind == K::kPad) fill_pad(cur, before, op, s);
+    // A rotation's fill (code 0) is applied with its warp (apply_folded); a pad's comes after it.
+    if (op.code != 1 || prev == nullptr || prev->kind != K::kPad)
+      return Status::invalid_argument("a fill patch of code " + std::to_string(op.code) +
+                                      " must follow its warp (code 0) or its pad (code 1)");
+    fill_pad(cur, before, op, s);
     return false;
   }
   if (op.kind == K::kCrop) {
@@ -261,9 +241,14 @@ size_t apply_folded(std::span<const PixelOp> ops, size_t i, const cv::Mat& cur, 
   }
   const FoldedOps f = fold_warp_prefix(ops.subspan(i), cur.cols, cur.rows);
   if (f.count < 2) return 0;
+  // Without a warp or a pad in the run, every output pixel lies on the image: its edge pixels are
+  // repeated rather than blended with black, as cv2.resize and a crop do.
+  bool blank_outside = false;
+  for (size_t k = i; k < i + f.count; ++k)
+    blank_outside = blank_outside || ops[k].kind == K::kAffine || ops[k].kind == K::kPad;
   cv::Mat out = sized(out_buffer, f.out_h, f.out_w);
-  cv::warpAffine(cur, out, matrix_of(f.matrix), out.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT,
-                 cv::Scalar::all(0));
+  cv::warpAffine(cur, out, matrix_of(f.matrix), out.size(), cv::INTER_LINEAR,
+                 blank_outside ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE, cv::Scalar::all(0));
   return f.count;
 }
 

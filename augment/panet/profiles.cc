@@ -19,6 +19,7 @@ constexpr ProfileEntry kProfiles[] = {
      .doc =
          "mmocr 1.x's PANet training chain: text and kernel instance maps and the effective mask",
      .maps_without_channel_axis = true,
+     .trains_at_image_size = false,
      .validate_recipe = panet_side},
 };
 

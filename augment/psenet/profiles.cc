@@ -19,6 +19,7 @@ constexpr ProfileEntry kProfiles[] = {
      .doc = "mmocr 1.x's PSENet training chain: text kernels at shrink ratios 1.0 to 0.4 and the "
             "effective mask",
      .maps_without_channel_axis = true,
+     .trains_at_image_size = false,
      .validate_recipe = psenet_side},
 };
 

@@ -19,6 +19,7 @@ constexpr ProfileEntry kProfiles[] = {
      .doc = "mmocr 1.x's TextSnake training chain: text and centre-line regions, mask, radius, sin "
             "and cos maps",
      .maps_without_channel_axis = true,
+     .trains_at_image_size = false,
      .validate_recipe = textsnake_side},
 };
 

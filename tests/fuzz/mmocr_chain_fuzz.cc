@@ -124,19 +124,19 @@ Decoded decode(std::span<const uint8_t> input) {
   d.seed = b.u32();
   const int polygons = b.u8() % (kMaxPolygons + 1);
   for (int i = 0; i < polygons; ++i) {
-    const uint8_t head = b.u8();
+    const uint8_t word = b.u8();
     const int n = kMinPoints + b.u16() % (kMaxPoints - kMinPoints + 1);
     d.points.push_back(static_cast<uint32_t>(n));
-    d.ignored.push_back(head >> 7);
-    if ((head & 3) == 2) {
+    d.ignored.push_back(word >> 7);
+    if ((word & 3) == 2) {
       ring_points(b, n, d.h, d.w, d.xy);
       continue;
     }
     for (int p = 0; p < n; ++p) {
       for (int axis = 0; axis < 2; ++axis) {
         const int side = axis == 0 ? d.w : d.h;
-        d.xy.push_back((head & 3) == 0   ? quarter_px(b, side)
-                       : (head & 3) == 1 ? raw_f32(b)
+        d.xy.push_back((word & 3) == 0   ? quarter_px(b, side)
+                       : (word & 3) == 1 ? raw_f32(b)
                                          : with_specials(b, side));
       }
     }

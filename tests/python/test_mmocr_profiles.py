@@ -150,3 +150,24 @@ def test_curved_words_keep_their_points_through_the_chain(tmp_path, profile):
             got = b.get(name)[0].numpy()
             assert np.array_equal(got, np.asarray(want[name]).reshape(got.shape)), (profile, epoch, name)
     assert most >= 10  # curved words stay polygons: no reduction to quads on the way
+
+
+def test_a_cache_keeps_the_original_pixels_and_a_resized_one_is_refused(tmp_path):
+    import subprocess
+
+    from support import TEXTFEED
+
+    kept, resized = tmp_path / "kept.tfc", tmp_path / "resized.tfc"
+    for out, extra in ((kept, []), (resized, ["--image-size", "2240"])):
+        subprocess.run([TEXTFEED, "cache", "build", "--dataset", str(SAMPLE), "--profile", "psenet", "--out",
+                        str(out), *extra], check=True, capture_output=True)
+    info = subprocess.run([TEXTFEED, "cache", "inspect", str(kept)], capture_output=True, text=True)
+    assert "image_size 0" in info.stdout, info.stdout + info.stderr
+    kw = dict(batch_size=2, profile="psenet", seed=11, threads=2, prefetch=2, pin_memory=False, shuffle=False)
+    with textfeed.Loader(dataset=str(kept), **kw) as cached, textfeed.Loader(dataset=str(SAMPLE), **kw) as raw:
+        a, b = next(iter(cached)), next(iter(raw))
+    for name in a.names:  # the cache's pixels are the dataset's: the same batches
+        assert torch.equal(a.get(name), b.get(name)), name
+    with pytest.raises(errors.TextfeedError, match="image-size 0"):
+        with textfeed.Loader(dataset=str(resized), on_bad_sample="fail", **kw) as loader:
+            next(iter(loader))
