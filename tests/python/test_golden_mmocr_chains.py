@@ -8,60 +8,27 @@ tests/golden/mmocr/chains (named layouts, the drops and the crop-flip quirk case
 """
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import pytest
-from numpy.typing import NDArray
 
 from textfeed import errors, reference
+from golden_mmocr_chains import SUBSET, Arrays, cases, load, ragged, same_ring
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "golden-mmocr-chains"
-SUBSET = ROOT / "tests" / "golden" / "mmocr" / "chains"
-FOLDER = SHARED if (SHARED / "index.json").is_file() else SUBSET
 TOL_PX = 1e-4
-Arrays = Dict[str, NDArray[Any]]
-
-
-def _cases() -> List[Any]:
-    replays = json.loads((FOLDER / "index.json").read_text())["replays"]
-    return [pytest.param(r, id=f"{Path(r['file']).stem}-{r['case']}") for r in replays]
-
-
-def _load(entry: Dict[str, Any]) -> Arrays:
-    with np.load(FOLDER / entry["file"]) as z:
-        return {k: z[k] for k in z.files}
-
-
-def _ragged(xy: NDArray[Any], lens: NDArray[Any]) -> List[NDArray[Any]]:
-    ends = np.cumsum(lens)
-    return [xy[e - n : e] for n, e in zip(lens, ends)]
 
 
 def _replay(ref: Arrays) -> Dict[str, Any]:
-    polys = [p.astype(np.float32) for p in _ragged(ref["polys_xy"], ref["polys_len"])]
+    polys = [p.astype(np.float32) for p in ragged(ref["polys_xy"], ref["polys_len"])]
     h, w = (int(v) for v in ref["image_hw"])
     out: Dict[str, Any] = reference.replay_mmocr_chain(str(ref["chain"]), (h, w), polys, ref["ignored"],
                                                        int(ref["seed"]))
     return out
 
 
-def _same_ring(a: NDArray[Any], b: NDArray[Any]) -> bool:
-    """Equal within TOL_PX point by point, or as rings (closing point dropped, any cyclic shift,
-    same direction): GEOS's first vertex is not a documented property (the goldens' README)."""
-    if a.shape != b.shape:
-        return False
-    if a.size == 0 or np.abs(a - b).max() <= TOL_PX:
-        return True
-    closed = len(a) > 1 and np.array_equal(a[0], a[-1]) and np.abs(b[0] - b[-1]).max() <= TOL_PX
-    ra, rb = (a[:-1], b[:-1]) if closed else (a, b)
-    return any(np.abs(np.roll(ra, k, axis=0) - rb).max() <= TOL_PX for k in range(len(ra)))
-
-
 def _draws(ref: Arrays) -> List[Tuple[str, str, str, List[float]]]:
-    values = _ragged(ref["draw_values"], ref["draw_len"]) if len(ref["draw_len"]) else []
+    values = ragged(ref["draw_values"], ref["draw_len"]) if len(ref["draw_len"]) else []
     rows = zip(ref["draw_step"], ref["draw_name"], ref["draw_rng"], values)
     return [(str(s), str(n), str(r), [float(v) for v in vals]) for s, n, r, vals in rows if str(r) != "torch"]
 
@@ -77,7 +44,7 @@ def _check_draws(ref: Arrays, got: Dict[str, Any]) -> None:
 def _check_trace(ref: Arrays, got: Dict[str, Any]) -> None:
     steps = [str(s) for s in ref["trace_step"]]
     assert [str(s) for s in got["trace_step"]] == steps
-    at_ref, at_got, polys_ref, polys_got = 0, 0, _ragged(ref["trace_xy"], ref["trace_len"]), _ragged(
+    at_ref, at_got, polys_ref, polys_got = 0, 0, ragged(ref["trace_xy"], ref["trace_len"]), ragged(
         got["trace_xy"], got["trace_len"])
     for i, step in enumerate(steps):
         n = int(ref["trace_npoly"][i])
@@ -87,22 +54,22 @@ def _check_trace(ref: Arrays, got: Dict[str, Any]) -> None:
             f"{step}: sources")
         for k in range(n):
             a, b = polys_got[at_got + k], polys_ref[at_ref + k]
-            assert _same_ring(a, b), f"{step}: polygon {k}: replay {a.tolist()} golden {b.tolist()}"
+            assert same_ring(a, b, TOL_PX), f"{step}: polygon {k}: replay {a.tolist()} golden {b.tolist()}"
         at_ref += n
         at_got += n
 
 
-@pytest.mark.parametrize("entry", _cases())
+@pytest.mark.parametrize("entry", cases())
 def test_chain_replay(entry: Dict[str, Any]) -> None:
-    ref = _load(entry)
+    ref = load(entry)
     got = _replay(ref)
     _check_draws(ref, got)
     _check_trace(ref, got)
     assert got["dropped"] == str(ref["dropped"])
     for field in ("out_hw", "out_len", "out_src", "out_labels", "out_ignored", "out_zero", "out_f32", "kept"):
         assert np.array_equal(np.asarray(got[field]).astype(np.int64), ref[field].astype(np.int64)), field
-    for k, (a, b) in enumerate(zip(_ragged(got["out_xy"], got["out_len"]), _ragged(ref["out_xy"], ref["out_len"]))):
-        assert _same_ring(a, b), f"output polygon {k}"
+    for k, (a, b) in enumerate(zip(ragged(got["out_xy"], got["out_len"]), ragged(ref["out_xy"], ref["out_len"]))):
+        assert same_ring(a, b, TOL_PX), f"output polygon {k}"
 
 
 def test_subset_is_listed_and_small() -> None:
