@@ -114,6 +114,9 @@ struct AugmentOptions {
   int min_text_size = 8;  // px; shorter words are ignored. [0, 16384]
   int total_epochs = 0;   // > 0: shrink ratio + 0.2 * epoch / total_epochs. [0, 2^30]
   InvalidPolygon invalid_polygon = InvalidPolygon::kKeep;
+  // The mmocr families (docs/targets.md §9.4): their 0/1 target tensors as uint8 instead of the
+  // reference's float32 (psenet's gt_kernels binarised and gt_mask, panet's gt_mask).
+  bool compact_masks = false;
 
   int map_size() const { return static_cast<int>(crop_size * map_scale); }
 };

@@ -447,6 +447,7 @@ struct Recipe {
   invalidPolygon @47 :InvalidPolygon;
   profile @48 :Text;            # a registered profile's name (augment/profile.h profile_entries()),
                                 # so that a new detector family needs no change here; empty: upstage
+  compactMasks @49 :Bool;       # the mmocr families' 0/1 targets as uint8
 }
 
 struct Sampler {

@@ -33,6 +33,12 @@ cv::Mat float_mat(const MutableImageView& v) {
   return cv::Mat(v.height, v.width, CV_32F, v.data, static_cast<size_t>(v.stride_bytes));
 }
 
+// A plane of the caller's as a cv::Mat of its own element type (float32 or uint8).
+cv::Mat plane_mat(const MutableImageView& v) {
+  return cv::Mat(v.height, v.width, v.dtype == DType::kU8 ? CV_8U : CV_32F, v.data,
+                 static_cast<size_t>(v.stride_bytes));
+}
+
 // poly.astype(np.int32) of every word (truncation toward zero, defined: the coordinates are
 // bounded), and where each starts.
 void truncate_words(const TextKernelWords& words, TextKernelScratch& s) {
@@ -86,16 +92,17 @@ Result<KernelPiece> shrunk_piece(TextKernelScratch& s, size_t k, size_t slots, i
 }
 
 // One _generate_kernels call drawn into `plane`: the words in order, later over earlier.
+// `binary`: every word fills 1 (a uint8 plane) instead of 1 + its index.
 Status draw_ratio(const TextKernelWords& words, TextKernelScratch& s, double ratio, int64_t max_px,
                   std::span<const uint8_t> skip, size_t slots, cv::Mat& plane,
-                  std::span<uint8_t> drawn, std::string_view who) {
+                  std::span<uint8_t> drawn, std::string_view who, bool binary = false) {
   for (size_t k = 0; k < words.npts.size(); ++k) {
     drawn[k] = 0;
     if (skip[k] != 0) continue;
     const int64_t distance = kernel_shrink_distance(s.rings[k], ratio, max_px);
     TF_ASSIGN_OR_RETURN(const KernelPiece piece, shrunk_piece(s, k, slots, distance, who));
     if (piece.size == 0) continue;
-    fill(plane, s.pieces.data() + piece.begin, piece.size, static_cast<double>(k + 1));
+    fill(plane, s.pieces.data() + piece.begin, piece.size, binary ? 1.0 : static_cast<double>(k + 1));
     drawn[k] = 1;
   }
   return Status();
@@ -123,23 +130,29 @@ Status check_polygon(const TextKernelWords& words, size_t k, size_t start, std::
 
 constexpr std::string_view kKernelsWho = "text kernels";
 
-Status check_plane(const MutableImageView& v, const TextKernelWords& words, const char* what) {
-  if (v.data == nullptr || v.dtype != DType::kF32 || v.channels != 1 || v.height != words.height ||
-      v.width != words.width ||
-      v.stride_bytes < static_cast<ptrdiff_t>(v.width) * static_cast<ptrdiff_t>(sizeof(float)))
+Status check_plane(const MutableImageView& v, const TextKernelWords& words, DType dtype,
+                   const char* what) {
+  const ptrdiff_t row = static_cast<ptrdiff_t>(v.width) * (dtype == DType::kU8 ? 1 : 4);
+  if (v.data == nullptr || v.dtype != dtype || v.channels != 1 || v.height != words.height ||
+      v.width != words.width || v.stride_bytes < row)
     return Status::invalid_argument(
-        std::string("text kernels: the ") + what + " plane is not a float32 plane of the " +
+        std::string("text kernels: the ") + what + " plane is not a " +
+        (dtype == DType::kU8 ? "uint8" : "float32") + " plane of the " +
         std::to_string(words.height) + " x " + std::to_string(words.width) + " canvas");
   return Status();
 }
 
+// The kernel planes share one dtype (the first's: float32 or uint8); the mask has its own.
 Status check_planes(const TextKernelWords& words, size_t ratios, const TextKernelPlanes& planes) {
   if (planes.kernels.size() != ratios)
     return Status::invalid_argument("text kernels: " + std::to_string(planes.kernels.size()) +
                                     " kernel planes for " + std::to_string(ratios) + " ratios");
+  auto kind = [](const MutableImageView& v) {
+    return v.dtype == DType::kU8 ? DType::kU8 : DType::kF32;
+  };
   for (const MutableImageView& v : planes.kernels)
-    TF_RETURN_IF_ERROR(check_plane(v, words, "kernel"));
-  return check_plane(planes.mask, words, "mask");
+    TF_RETURN_IF_ERROR(check_plane(v, words, kind(planes.kernels.front()), "kernel"));
+  return check_plane(planes.mask, words, kind(planes.mask), "mask");
 }
 
 }  // namespace
@@ -211,12 +224,13 @@ Status draw_text_kernels(const TextKernelWords& words, std::span<const double> s
   scratch.drawn.resize(n);
   TF_RETURN_IF_ERROR(prepare_words(words, scratch.none, slots, scratch, kKernelsWho));
   for (size_t k = 0; k < slots; ++k) {
-    cv::Mat m = float_mat(planes.kernels[k]);
+    cv::Mat m = plane_mat(planes.kernels[k]);
     if (!planes.kernels_zeroed) m.setTo(cv::Scalar(0));
     TF_RETURN_IF_ERROR(draw_ratio(words, scratch, shrink_ratios[k], max_shrink_dist_px,
-                                  scratch.none, slots, m, scratch.drawn, kKernelsWho));
+                                  scratch.none, slots, m, scratch.drawn, kKernelsWho,
+                                  planes.kernels[k].dtype == DType::kU8));
   }
-  cv::Mat mask = float_mat(planes.mask);
+  cv::Mat mask = plane_mat(planes.mask);
   mask.setTo(cv::Scalar(1));
   fill_flagged(scratch, words.ignored, mask);
   return Status();

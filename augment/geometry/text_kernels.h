@@ -63,8 +63,10 @@ inline MutableImageView dense_plane(uint8_t* data, int height, int width) {
   return {data, height, width, 1, static_cast<ptrdiff_t>(width), DType::kU8};
 }
 
-// Where draw_text_kernels draws: float32 planes of the caller's (dtype kF32, one channel, the
-// words' height x width, rows stride_bytes apart), borrowed for the call.
+// Where draw_text_kernels draws: planes of the caller's (one channel, the words' height x width,
+// rows stride_bytes apart), borrowed for the call. Each is float32 (kF32) or, for the 0/1 tensors
+// of the compact_masks option, uint8 (kU8): the kernel planes all of one dtype, the mask of its
+// own. A uint8 kernel plane holds 1 where a word's kernel covers it (the binarised instance ids).
 struct TextKernelPlanes {
   std::span<const MutableImageView> kernels;  // one per shrink ratio
   MutableImageView mask;

@@ -14,7 +14,16 @@ constexpr float kMean[3] = {123.675f / 255, 116.28f / 255, 103.53f / 255};
 constexpr float kStd[3] = {58.395f / 255, 57.12f / 255, 57.375f / 255};
 constexpr int kPadDivisor = 32;
 
+constexpr RecipeField kFields[] = {
+    bool_field("compact_masks", &AugmentOptions::compact_masks,
+               "0/1 targets as uint8, not float32 (psenet gt_kernels binarised, gt_mask; panet "
+               "gt_mask)",
+               "psenet, panet"),
+};
+
 }  // namespace
+
+std::span<const RecipeField> mmocr_fields() { return kFields; }
 
 void set_mmocr_defaults(AugmentOptions& o, int side, bool contrast, int eval_canvas) {
   o.image_size = eval_canvas;

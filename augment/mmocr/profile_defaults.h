@@ -2,6 +2,8 @@
 // their registration (augment/<family>/profiles.cc; no OpenCV).
 #pragma once
 
+#include <span>
+
 #include "augment/profile.h"
 
 namespace textfeed::augment::mmocr {
@@ -11,6 +13,9 @@ namespace textfeed::augment::mmocr {
 // `contrast` (FCENet), no hue; ImageNet mean and std on RGB planes (the data preprocessor's
 // bgr_to_rgb); targets at full size; the evaluation canvas `eval_canvas` px.
 void set_mmocr_defaults(AugmentOptions& o, int side, bool contrast, int eval_canvas);
+
+// The recipe rows the mmocr families read (compact_masks), registered once by the first of them.
+std::span<const RecipeField> mmocr_fields();
 
 // validate_eval of the mmocr profiles: image_size a multiple of 32 (the data preprocessor pads the
 // batch to one). Errors: kInvalidArgument.

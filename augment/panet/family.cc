@@ -13,10 +13,14 @@
 namespace textfeed::augment {
 namespace {
 
+// compact_masks: gt_mask uint8; the kernels stay float32 (they hold the instance ids the
+// embedding loss reads).
 class PANetTargetBuilder final : public TargetBuilder {
  public:
+  explicit PANetTargetBuilder(bool compact) : mask_(compact ? DType::kU8 : DType::kF32) {}
+
   std::vector<TargetTensor> tensors(int side) const override {
-    return {{"gt_kernels", DType::kF32, 2, side}, {"gt_mask", DType::kF32, 1, side}};
+    return {{"gt_kernels", DType::kF32, 2, side}, {"gt_mask", mask_, 1, side}};
   }
 
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
@@ -30,12 +34,13 @@ class PANetTargetBuilder final : public TargetBuilder {
   }
 
  private:
+  DType mask_;
   mmocr::WordsScratch scratch_;
   TextKernelScratch kernel_scratch_;
 };
 
-std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {
-  return std::make_unique<PANetTargetBuilder>();
+std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions& o) {
+  return std::make_unique<PANetTargetBuilder>(o.compact_masks);
 }
 
 constexpr Profile kProfile = Profile::kPanet;

@@ -15,10 +15,14 @@ namespace {
 
 constexpr int kPseKernels = 7;
 
+// compact_masks: both tensors uint8, the kernels binarised (PSEModuleLoss binarises them, > 0.5,
+// before its losses).
 class PSENetTargetBuilder final : public TargetBuilder {
  public:
+  explicit PSENetTargetBuilder(bool compact) : dtype_(compact ? DType::kU8 : DType::kF32) {}
+
   std::vector<TargetTensor> tensors(int side) const override {
-    return {{"gt_kernels", DType::kF32, kPseKernels, side}, {"gt_mask", DType::kF32, 1, side}};
+    return {{"gt_kernels", dtype_, kPseKernels, side}, {"gt_mask", dtype_, 1, side}};
   }
 
   Status build(std::span<const MutableImageView> out, const PolygonsView& words,
@@ -32,12 +36,13 @@ class PSENetTargetBuilder final : public TargetBuilder {
   }
 
  private:
+  DType dtype_;
   mmocr::WordsScratch scratch_;
   TextKernelScratch kernel_scratch_;
 };
 
-std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions&) {
-  return std::make_unique<PSENetTargetBuilder>();
+std::unique_ptr<TargetBuilder> make_builder(const AugmentOptions& o) {
+  return std::make_unique<PSENetTargetBuilder>(o.compact_masks);
 }
 
 constexpr Profile kProfile = Profile::kPsenet;

@@ -25,6 +25,7 @@ constexpr ProfileEntry kProfiles[] = {
 
 }  // namespace
 
-FamilyEntry psenet_entry() { return {"psenet", kProfiles, {}}; }
+// psenet registers the rows every mmocr family reads (they are listed once).
+FamilyEntry psenet_entry() { return {"psenet", kProfiles, mmocr::mmocr_fields()}; }
 
 }  // namespace textfeed::augment

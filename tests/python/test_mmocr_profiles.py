@@ -105,6 +105,45 @@ def test_a_daemon_streams_the_family_tensors_and_refuses_compact_rows(tmp_path):
         daemon.stop()
 
 
+@pytest.mark.parametrize("profile", ["psenet", "panet"])
+def test_compact_masks_are_the_float_targets_as_bytes(profile):
+    plain = _first(profile)
+    compact = _first(profile, recipe=textfeed.Recipe(compact_masks=True))
+    assert compact.names == plain.names
+    assert torch.equal(compact.get("image"), plain.get("image"))
+    mask = compact.get("gt_mask")
+    assert mask.dtype == torch.uint8 and torch.equal(mask, plain.get("gt_mask").to(torch.uint8))
+    assert int(mask.min()) == 0 or bool(torch.all(mask == 1))
+    kernels = compact.get("gt_kernels")
+    if profile == "psenet":
+        # PSEModuleLoss binarises the kernels (> 0.5) before its losses: the bytes are that.
+        assert kernels.dtype == torch.uint8
+        assert torch.equal(kernels, (plain.get("gt_kernels") > 0.5).to(torch.uint8))
+        assert int(kernels.max()) == 1
+    else:
+        # PANet's kernels hold the instance ids its embedding loss reads: they stay float32.
+        assert torch.equal(kernels, plain.get("gt_kernels"))
+
+
+def test_compact_masks_travel_to_a_daemon(tmp_path):
+    from support import Daemon
+
+    daemon = Daemon(tmp_path, threads=2)
+    daemon.start()
+    try:
+        kw = dict(batch_size=2, profile="psenet", seed=5, shuffle=False, prefetch=2, pin_memory=False,
+                  recipe=textfeed.Recipe(compact_masks=True))
+        with textfeed.Loader(daemon.endpoint, dataset="icdar", **kw) as remote:
+            served = next(iter(remote))
+        with textfeed.Loader(dataset=str(SAMPLE), threads=2, **kw) as local:
+            made = next(iter(local))
+        assert served.get("gt_kernels").dtype == torch.uint8
+        for name in made.names:
+            assert torch.equal(served.get(name), made.get(name)), name
+    finally:
+        daemon.stop()
+
+
 def _curve(x0, y0, length, height, points):
     """A curved word of `points` points: an upper arc left to right, then the lower one back."""
     t = np.linspace(0, 1, points // 2)

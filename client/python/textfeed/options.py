@@ -330,6 +330,8 @@ class Recipe:
         total_epochs (int in [0, 1073741824]; db only): > 0: the shrink ratio grows by 0.2 * epoch / total_epochs
             (PaddleOCR).
         invalid_polygon ("keep" | "repair" | "ignore"; db only): what a polygon that is not a valid ring becomes.
+        compact_masks (bool; psenet, panet only): 0/1 targets as uint8, not float32 (psenet gt_kernels binarised,
+            gt_mask; panet gt_mask).
     """
 
     image_size: Optional[int] = None
@@ -369,6 +371,7 @@ class Recipe:
     min_text_size: Optional[int] = None
     total_epochs: Optional[int] = None
     invalid_polygon: Optional[Literal["keep", "repair", "ignore"]] = None
+    compact_masks: Optional[bool] = None
     # END GENERATED: recipe
 
     def __post_init__(self) -> None:

@@ -234,5 +234,32 @@ TEST(PseTargetsTest, SizesThatDisagreeAndEmptyCanvasesAreRefused) {
   EXPECT_EQ(make_text_kernels(w.view(), bad_ratio, 20).status().code(), Code::kInvalidArgument);
 }
 
+// compact_masks: uint8 kernel planes hold 1 where the float ones hold an id, the uint8 mask the
+// float mask's values; kernel planes of two dtypes are refused.
+TEST(PseTargetsTest, Uint8PlanesHoldTheBinarisedKernelsAndTheMask) {
+  Words w(100, 100);
+  w.add(rect(10, 10, 60, 60)).add(rect(40, 40, 90, 90), /*ignore=*/true);
+  Result<TextKernels> f = make_pse_targets(w.view());
+  ASSERT_TRUE(f.ok());
+  constexpr int kPlane = 100 * 100;
+  std::vector<uint8_t> bytes(8 * kPlane, 7);  // stale values: every plane must be rewritten
+  std::vector<MutableImageView> kernels;
+  for (int k = 0; k < 7; ++k) kernels.push_back(dense_plane(bytes.data() + k * kPlane, 100, 100));
+  TextKernelScratch scratch;
+  const TextKernelPlanes planes{kernels, dense_plane(bytes.data() + 7 * kPlane, 100, 100), false};
+  ASSERT_TRUE(draw_pse_targets(w.view(), planes, scratch).ok());
+  for (int k = 0; k < 7; ++k)
+    for (int i = 0; i < kPlane; ++i)
+      ASSERT_EQ(bytes[k * kPlane + i], f->kernels[k * kPlane + i] > 0.5f ? 1 : 0) << k << " " << i;
+  for (int i = 0; i < kPlane; ++i) ASSERT_EQ(bytes[7 * kPlane + i], f->mask[i]) << i;
+
+  std::vector<float> one(kPlane);
+  kernels[3] = dense_plane(one.data(), 100, 100);
+  const TextKernelPlanes mixed{kernels, planes.mask, false};
+  const Status s = draw_pse_targets(w.view(), mixed, scratch);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("not a uint8 plane"), std::string::npos) << s.to_string();
+}
+
 }  // namespace
 }  // namespace textfeed::augment
