@@ -102,7 +102,8 @@ Status draw_ratio(const TextKernelWords& words, TextKernelScratch& s, double rat
     const int64_t distance = kernel_shrink_distance(s.rings[k], ratio, max_px);
     TF_ASSIGN_OR_RETURN(const KernelPiece piece, shrunk_piece(s, k, slots, distance, who));
     if (piece.size == 0) continue;
-    fill(plane, s.pieces.data() + piece.begin, piece.size, binary ? 1.0 : static_cast<double>(k + 1));
+    fill(plane, s.pieces.data() + piece.begin, piece.size,
+         binary ? 1.0 : static_cast<double>(k + 1));
     drawn[k] = 1;
   }
   return Status();
@@ -135,10 +136,10 @@ Status check_plane(const MutableImageView& v, const TextKernelWords& words, DTyp
   const ptrdiff_t row = static_cast<ptrdiff_t>(v.width) * (dtype == DType::kU8 ? 1 : 4);
   if (v.data == nullptr || v.dtype != dtype || v.channels != 1 || v.height != words.height ||
       v.width != words.width || v.stride_bytes < row)
-    return Status::invalid_argument(
-        std::string("text kernels: the ") + what + " plane is not a " +
-        (dtype == DType::kU8 ? "uint8" : "float32") + " plane of the " +
-        std::to_string(words.height) + " x " + std::to_string(words.width) + " canvas");
+    return Status::invalid_argument(std::string("text kernels: the ") + what + " plane is not a " +
+                                    (dtype == DType::kU8 ? "uint8" : "float32") + " plane of the " +
+                                    std::to_string(words.height) + " x " +
+                                    std::to_string(words.width) + " canvas");
   return Status();
 }
 
